@@ -1,0 +1,1 @@
+"""The audit engine: bounds, estimators, sampling, runner and CLI."""

@@ -1,0 +1,139 @@
+"""Certified bounds from event counts (DESIGN.md, "Statistics").
+
+Core reduction: (ε, δ)-DP implies, for every event S and both orders of a neighbour pair,
+
+    P[M(D) ∈ S] ≤ e^ε · P[M(D') ∈ S] + δ.
+
+With independent one-sided Clopper–Pearson bounds p_lo ≤ P and q_hi ≥ Q, each failing with
+probability ≤ β/2, the union bound gives, with probability ≥ 1 − β,
+
+    ε ≥ ln((p_lo − δ) / q_hi)         (epsilon_lower_bound)
+    δ ≥ p_lo − e^ε · q_hi             (delta_lower_bound at a given ε)
+
+Both follow from the same pair of intervals, so they hold *simultaneously* at 1 − β.
+
+One-sided Clopper–Pearson at level β: the lower bound is the β-quantile of
+Beta(k, n − k + 1) (0 when k = 0) and the upper bound the (1 − β)-quantile of
+Beta(k + 1, n − k) (1 when k = n). When the event never occurs on the Q side (k = 0), the
+upper bound is 1 − β^(1/n): the *infinite-witness* case, whose bound is finite only because n
+is. The largest ε any event can certify with n samples per side is therefore
+ln(((β/2)^(1/n) − δ) / (1 − (β/2)^(1/n))) ≈ ln(n / ln(2/β)).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+from scipy import special
+
+
+def _check_level(beta: float) -> None:
+    if not 0 < beta < 1:
+        raise ValueError(f"failure probability must be in (0, 1), got {beta}")
+
+
+def cp_lower(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
+    """One-sided Clopper–Pearson lower bound: P[p < cp_lower] ≤ beta.
+
+    Accepts real-valued k (used to *project* bounds at a larger n); exact for integer k.
+    """
+    _check_level(beta)
+    k_arr = np.asarray(k, dtype=float)
+    n_arr = np.broadcast_to(np.asarray(n, dtype=float), k_arr.shape)
+    out = np.zeros(np.broadcast(k_arr, n_arr).shape)
+    pos = k_arr > 0
+    if np.any(pos):
+        kk, nn = np.broadcast_arrays(k_arr, n_arr)
+        out[pos] = special.betaincinv(kk[pos], nn[pos] - kk[pos] + 1.0, beta)
+    return out
+
+
+def cp_upper(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
+    """One-sided Clopper–Pearson upper bound: P[p > cp_upper] ≤ beta."""
+    _check_level(beta)
+    k_arr = np.asarray(k, dtype=float)
+    n_arr = np.broadcast_to(np.asarray(n, dtype=float), k_arr.shape)
+    out = np.ones(np.broadcast(k_arr, n_arr).shape)
+    kk, nn = np.broadcast_arrays(k_arr, n_arr)
+    below = kk < nn
+    if np.any(below):
+        out[below] = special.betaincinv(kk[below] + 1.0, nn[below] - kk[below], 1.0 - beta)
+    return out
+
+
+def epsilon_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike, *, delta: float) -> NDArray[np.float64]:
+    """ln((p_lo − δ)/q_hi), −inf where p_lo ≤ δ (no evidence)."""
+    p = np.asarray(p_lo, dtype=float) - delta
+    q = np.asarray(q_hi, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p > 0, np.log(np.maximum(p, 1e-300)) - np.log(q), -np.inf)
+
+
+def delta_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike, *, epsilon: float) -> NDArray[np.float64]:
+    """max(0, p_lo − e^ε q_hi): a lower bound on the realised δ at ε."""
+    return np.maximum(0.0, np.asarray(p_lo, dtype=float) - math.exp(epsilon) * np.asarray(q_hi))
+
+
+def epsilon_lower_bound(
+    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, failure_probability: float
+) -> float:
+    """Certified ε lower bound from event counts (fails with probability ≤ failure_probability)."""
+    half = failure_probability / 2
+    p_lo = cp_lower(p_count, p_total, half)
+    q_hi = cp_upper(q_count, q_total, half)
+    return float(epsilon_from_bounds(p_lo, q_hi, delta=delta))
+
+
+def delta_lower_bound(
+    *, p_count: int, p_total: int, q_count: int, q_total: int, epsilon: float, failure_probability: float
+) -> float:
+    """Certified lower bound on δ at `epsilon` from event counts."""
+    half = failure_probability / 2
+    p_lo = cp_lower(p_count, p_total, half)
+    q_hi = cp_upper(q_count, q_total, half)
+    return float(delta_from_bounds(p_lo, q_hi, epsilon=epsilon))
+
+
+def epsilon_ceiling(num_samples: int, *, failure_probability: float, delta: float = 0.0) -> float:
+    """The largest ε any event can certify with `num_samples` per side.
+
+    Reached by an event seen in every sample on one side and never on the other:
+    ln(((β/2)^(1/n) − δ) / (1 − (β/2)^(1/n))) ≈ ln(n / ln(2/β)) for δ = 0.
+    """
+    if num_samples < 1:
+        raise ValueError("num_samples must be ≥ 1")
+    _check_level(failure_probability)
+    half = failure_probability / 2
+    p_lo = half ** (1.0 / num_samples)
+    q_hi = -math.expm1(math.log(half) / num_samples)
+    return math.log(p_lo - delta) - math.log(q_hi) if p_lo > delta else -math.inf
+
+
+def projected_epsilon(
+    p_count: ArrayLike,
+    q_count: ArrayLike,
+    *,
+    selection_total_p: int,
+    selection_total_q: int,
+    certify_total_p: int,
+    certify_total_q: int,
+    delta: float,
+    failure_probability: float,
+    pessimism: float = 0.01,
+) -> NDArray[np.float64]:
+    """Predict the certified ε an event would get on fresh samples, from selection counts.
+
+    Used only to *choose* events on the selection split (choice does not affect validity).
+    The selection frequencies are shaded by a one-sided `pessimism`-level Clopper–Pearson
+    bound (so an event seen 0 or 1 times on the Q side is not mistaken for an infinite
+    witness), then the certified bound is computed at the certification sample size with
+    real-valued counts.
+    """
+    p_est = cp_lower(p_count, selection_total_p, pessimism)
+    q_est = cp_upper(q_count, selection_total_q, pessimism)
+    half = failure_probability / 2
+    p_lo = cp_lower(p_est * certify_total_p, certify_total_p, half)
+    q_hi = cp_upper(q_est * certify_total_q, certify_total_q, half)
+    return epsilon_from_bounds(p_lo, q_hi, delta=delta)

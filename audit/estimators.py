@@ -1,0 +1,270 @@
+"""Distinguishers: events chosen on the selection split (DESIGN.md, "Statistics").
+
+A distinguisher looks at selection-split outputs from both sides of a pair and proposes
+candidate events S with their selection counts. `choose_event` scores every candidate in
+both directions by the ε it is *projected* to certify on fresh samples
+(`bounds.projected_epsilon`) and keeps the best. The chosen event is then certified on
+samples never used to choose it, which is what makes the final bound valid: scanning
+thresholds on the certification samples and reporting the maximum would not be.
+
+Events must be picklable: certification maps each streamed chunk to its indicator in a
+worker process.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from audit.bounds import projected_epsilon
+
+Array = NDArray[Any]
+
+
+def as_rows(outputs: Array) -> NDArray[np.float64]:
+    """Outputs as a 2-D float64 array (samples, features); -0.0 normalised to 0.0."""
+    arr = np.asarray(outputs, dtype=np.float64).reshape(outputs.shape[0], -1)
+    return arr + 0.0
+
+
+def row_keys(rows: NDArray[np.float64]) -> Array:
+    """One hashable/sortable key per row: the value itself (1 column) or its bytes."""
+    if rows.shape[1] == 1:
+        return rows[:, 0]
+    contiguous = np.ascontiguousarray(rows)
+    return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
+@runtime_checkable
+class Event(Protocol):
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]: ...
+
+    def describe(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdEvent:
+    """{s(x) ≥ t} or {s(x) ≤ t}, where s is one coordinate or a linear projection."""
+
+    threshold: float
+    upper: bool
+    coordinate: int | None = None
+    projection: tuple[float, ...] | None = None
+
+    def score(self, outputs: Array) -> NDArray[np.float64]:
+        rows = as_rows(outputs)
+        if self.projection is not None:
+            return rows @ np.asarray(self.projection)
+        return rows[:, self.coordinate or 0]
+
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
+        s = self.score(outputs)
+        return s >= self.threshold if self.upper else s <= self.threshold
+
+    def describe(self) -> str:
+        if self.projection is not None:
+            what = "w·x"
+        elif self.coordinate:
+            what = f"x[{self.coordinate}]"
+        else:
+            what = "x"
+        return f"{what} {'≥' if self.upper else '≤'} {self.threshold:.6g}"
+
+
+@dataclass(frozen=True, slots=True)
+class SetEvent:
+    """{x ∈ V} for a finite set V of exact output values (rows)."""
+
+    values: tuple[tuple[float, ...], ...]
+
+    def _keys(self) -> Array:
+        return np.sort(row_keys(np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1)))
+
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
+        if not self.values:
+            return np.zeros(outputs.shape[0], dtype=bool)
+        return np.isin(row_keys(as_rows(outputs)), self._keys())
+
+    def describe(self) -> str:
+        shown = ", ".join(
+            str(v[0]) if len(v) == 1 else "(" + ",".join(f"{x:g}" for x in v) + ")" for v in self.values[:6]
+        )
+        more = f", … ({len(self.values)} values)" if len(self.values) > 6 else ""
+        return f"x ∈ {{{shown}{more}}}"
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Candidate events with their selection counts on side a (dataset) and b (neighbor)."""
+
+    counts_a: NDArray[np.float64]
+    counts_b: NDArray[np.float64]
+    make_event: Callable[[int], Event]
+
+
+class Distinguisher(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None: ...
+
+
+def _threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
+    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
+    s = np.sort(pooled)
+    qs = np.quantile(s, np.linspace(0.0, 1.0, grid))
+    return np.unique(np.concatenate([qs, s[:tails], s[-tails:]]))
+
+
+def _threshold_counts(
+    sa: NDArray[np.float64], sb: NDArray[np.float64], ts: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    a, b = np.sort(sa), np.sort(sb)
+    ge_a = a.size - np.searchsorted(a, ts, side="left")
+    ge_b = b.size - np.searchsorted(b, ts, side="left")
+    le_a = np.searchsorted(a, ts, side="right")
+    le_b = np.searchsorted(b, ts, side="right")
+    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdDistinguisher:
+    """Tail events {s ≥ t}, {s ≤ t} on each coordinate, and on the standardised mean-difference
+    projection when outputs are vectors."""
+
+    name: str = "threshold"
+    grid: int = 2048
+    tails: int = 256
+    max_coordinates: int = 64
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
+        d = a.shape[1]
+        scores: list[
+            tuple[NDArray[np.float64], NDArray[np.float64], int | None, tuple[float, ...] | None]
+        ] = []
+        for j in range(min(d, self.max_coordinates)):
+            scores.append((a[:, j], b[:, j], j, None))
+        if d > 1:
+            sd = np.sqrt(0.5 * (a.var(axis=0) + b.var(axis=0))) + 1e-12
+            w = (a.mean(axis=0) - b.mean(axis=0)) / sd**2
+            if np.any(w != 0):
+                w = w / np.max(np.abs(w))
+                scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
+        ca, cb, specs = [], [], []
+        for sa, sb, coord, proj in scores:
+            ts = _threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
+            ge_a, ge_b, le_a, le_b = _threshold_counts(sa, sb, ts)
+            ca += [ge_a, le_a]
+            cb += [ge_b, le_b]
+            specs += [(float(t), True, coord, proj) for t in ts]
+            specs += [(float(t), False, coord, proj) for t in ts]
+
+        def make(i: int) -> Event:
+            t, upper, coord, proj = specs[i]
+            return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
+
+        return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+
+
+@dataclass(frozen=True, slots=True)
+class HistogramDistinguisher:
+    """Events = sets of exact output values ranked by selection-split likelihood ratio.
+
+    Applies when the pooled selection split has at most `max_bins` distinct outputs. The
+    candidates are the prefixes of the values sorted by smoothed ratio, in both orders.
+    """
+
+    name: str = "histogram"
+    max_bins: int = 4096
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
+        ka, kb = row_keys(a), row_keys(b)
+        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+        if uniq.size > self.max_bins:
+            return None
+        pooled_rows = np.concatenate([a, b])
+        first = np.zeros(uniq.size, dtype=np.intp)
+        first[inv[::-1]] = np.arange(inv.size)[::-1]
+        values = pooled_rows[first]
+        na = np.bincount(inv[: ka.size], minlength=uniq.size).astype(float)
+        nb = np.bincount(inv[ka.size :], minlength=uniq.size).astype(float)
+        ratio = np.log((na + 0.5) / a.shape[0]) - np.log((nb + 0.5) / b.shape[0])
+        orders = [np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")]
+        ca = np.concatenate([np.cumsum(na[o]) for o in orders])
+        cb = np.concatenate([np.cumsum(nb[o]) for o in orders])
+        m = uniq.size
+
+        def make(i: int) -> Event:
+            order = orders[i // m]
+            chosen = np.sort(order[: i % m + 1])
+            return SetEvent(tuple(tuple(float(x) for x in values[j]) for j in chosen))
+
+        return Candidates(ca, cb, make)
+
+
+DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (
+    HistogramDistinguisher(),
+    ThresholdDistinguisher(),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The event chosen on the selection split for one pair."""
+
+    event: Event
+    dataset_is_p: bool
+    projected_epsilon: float
+    distinguisher: str
+
+
+def choose_event(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    certify_total: int,
+    delta: float,
+    failure_probability: float,
+    distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
+) -> Selection:
+    """Pick the (event, direction) with the highest projected certified ε.
+
+    `a` are outputs on the pair's dataset, `b` on its neighbour (selection split only).
+    """
+    best: Selection | None = None
+    for dist in distinguishers:
+        cand = dist.propose(a, b)
+        if cand is None:
+            continue
+        fwd = projected_epsilon(
+            cand.counts_a,
+            cand.counts_b,
+            selection_total_p=a.shape[0],
+            selection_total_q=b.shape[0],
+            certify_total_p=certify_total,
+            certify_total_q=certify_total,
+            delta=delta,
+            failure_probability=failure_probability,
+        )
+        bwd = projected_epsilon(
+            cand.counts_b,
+            cand.counts_a,
+            selection_total_p=b.shape[0],
+            selection_total_q=a.shape[0],
+            certify_total_p=certify_total,
+            certify_total_q=certify_total,
+            delta=delta,
+            failure_probability=failure_probability,
+        )
+        for scores, dataset_is_p in ((fwd, True), (bwd, False)):
+            i = int(np.argmax(scores))
+            value = float(scores[i])
+            if best is None or value > best.projected_epsilon:
+                best = Selection(cand.make_event(i), dataset_is_p, value, dist.name)
+    if best is None:  # pragma: no cover - the threshold distinguisher always proposes
+        raise RuntimeError("no distinguisher applies to these outputs")
+    return best

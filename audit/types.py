@@ -1,0 +1,140 @@
+"""Audit configuration and result types (DESIGN.md, "Contracts": `audit.types`).
+
+All frozen, slotted, keyword-only dataclasses, validated at construction. The verdict is
+`VIOLATION_FOUND` or `NO_VIOLATION_FOUND`: a lower bound below the claim proves nothing more
+than "no violation found at this power", so there is no "passed".
+"""
+
+from __future__ import annotations
+
+import enum
+import math
+from dataclasses import dataclass, field
+
+from mechanisms.base import PrivacyClaim
+from neighbors.base import Relation
+
+
+class Verdict(enum.StrEnum):
+    VIOLATION_FOUND = "violation_found"
+    NO_VIOLATION_FOUND = "no_violation_found"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditConfig:
+    """How much to sample and at what confidence.
+
+    `num_samples` is per side and per pair, *including* the selection split; the selection
+    split is `selection_fraction` of it, clipped to [1000, max_selection_samples] and never
+    more than half. `chunk_size=None` picks a size from the output width so memory stays
+    O(chunk) whatever `num_samples` is.
+    """
+
+    num_samples: int = 1_000_000
+    seed: int = 0
+    failure_probability: float = 0.05
+    selection_fraction: float = 0.1
+    max_selection_samples: int = 200_000
+    chunk_size: int | None = None
+    jobs: int = 1
+    backend: str = "loky"
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.num_samples, int) or self.num_samples < 200:
+            raise ValueError(f"num_samples must be an integer ≥ 200, got {self.num_samples}")
+        if not isinstance(self.seed, int) or self.seed < 0:
+            raise ValueError(f"seed must be a non-negative integer, got {self.seed}")
+        if not 0 < self.failure_probability < 1:
+            raise ValueError(f"failure_probability must be in (0, 1), got {self.failure_probability}")
+        if not 0 < self.selection_fraction < 1:
+            raise ValueError("selection_fraction must be in (0, 1)")
+        if self.max_selection_samples < 100:
+            raise ValueError("max_selection_samples must be ≥ 100")
+        if self.chunk_size is not None and self.chunk_size < 1:
+            raise ValueError("chunk_size must be ≥ 1")
+        if self.jobs == 0 or self.jobs < -1:
+            raise ValueError("jobs must be ≥ 1 (or -1 for all cores)")
+
+    def split(self) -> tuple[int, int]:
+        """(selection samples, certification samples) per side."""
+        n_sel = math.ceil(self.selection_fraction * self.num_samples)
+        n_sel = min(max(n_sel, 1000), self.max_selection_samples, self.num_samples // 2)
+        return n_sel, self.num_samples - n_sel
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpsilonEstimate:
+    """The certified test of one pair: one event, one direction, fresh samples.
+
+    `p_*` refers to the side on which the event is more likely (the "P" of the reduction),
+    `q_*` to the other. `direction` is "dataset>neighbor" or "neighbor>dataset".
+    """
+
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    p_count: int
+    p_total: int
+    q_count: int
+    q_total: int
+    p_lower: float
+    q_upper: float
+    failure_probability: float
+    infinite_witness: bool
+    direction: str
+    event: str
+    distinguisher: str
+    selection_epsilon: float
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimCheck:
+    """One claim against the certified intervals of every pair it covers."""
+
+    claim: PrivacyClaim
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    exceeded: bool
+    pairs_checked: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PairResult:
+    index: int
+    description: str
+    relation: Relation
+    tags: tuple[str, ...]
+    claim: PrivacyClaim
+    estimate: EpsilonEstimate
+    violation: bool
+    claims_exceeded: tuple[int, ...] = ()
+    """Indices into AuditResult.claims of the claims this pair's bound exceeds."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class AuditResult:
+    mechanism: str
+    claim: PrivacyClaim
+    claims: tuple[ClaimCheck, ...]
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    failure_probability: float
+    per_test_failure_probability: float
+    verdict: Verdict
+    num_samples: int
+    selection_samples: int
+    certification_samples: int
+    seed: int
+    pairs: tuple[PairResult, ...]
+    elapsed_seconds: float
+    package_version: str
+    epsilon_ceiling: float
+    warnings: tuple[str, ...] = ()
+    findings: tuple[str, ...] = ()
+    parameters: tuple[tuple[str, str], ...] = ()
+    command: str = ""
+    seedable: bool = True
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def violation(self) -> bool:
+        return self.verdict is Verdict.VIOLATION_FOUND

@@ -1,0 +1,25 @@
+"""Neighbour relations, dataset types and pair generators (depends on numpy only)."""
+
+from neighbors.base import (
+    Dataset,
+    Domain,
+    NeighborGenerator,
+    NeighborPair,
+    Relation,
+    Subsampling,
+    SubsamplingKind,
+    are_neighbors,
+    is_neighbor,
+)
+
+__all__ = [
+    "Dataset",
+    "Domain",
+    "NeighborGenerator",
+    "NeighborPair",
+    "Relation",
+    "Subsampling",
+    "SubsamplingKind",
+    "are_neighbors",
+    "is_neighbor",
+]
