@@ -212,6 +212,21 @@ DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (
 )
 
 
+SCREEN_SIZE = 64
+
+
+def _rough_projection(
+    kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int, n_cert: int, delta: float
+) -> NDArray[np.float64]:
+    """Normal-approximation stand-in for `projected_epsilon`, used only to shortlist events."""
+    p = np.maximum(kp - 2.3 * np.sqrt(kp + 1), 0) / n_p
+    q = (kq + 2.3 * np.sqrt(kq + 1) + 1) / n_q
+    p_lo = p - 2.5 * np.sqrt(p / n_cert)
+    q_hi = q + 2.5 * np.sqrt(q / n_cert) + 1 / n_cert
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300) / q_hi), -np.inf)
+
+
 @dataclass(frozen=True, slots=True)
 class Selection:
     """The event chosen on the selection split for one pair."""
@@ -240,31 +255,27 @@ def choose_event(
         cand = dist.propose(a, b)
         if cand is None:
             continue
-        fwd = projected_epsilon(
-            cand.counts_a,
-            cand.counts_b,
-            selection_total_p=a.shape[0],
-            selection_total_q=b.shape[0],
-            certify_total_p=certify_total,
-            certify_total_q=certify_total,
-            delta=delta,
-            failure_probability=failure_probability,
-        )
-        bwd = projected_epsilon(
-            cand.counts_b,
-            cand.counts_a,
-            selection_total_p=b.shape[0],
-            selection_total_q=a.shape[0],
-            certify_total_p=certify_total,
-            certify_total_q=certify_total,
-            delta=delta,
-            failure_probability=failure_probability,
-        )
-        for scores, dataset_is_p in ((fwd, True), (bwd, False)):
-            i = int(np.argmax(scores))
-            value = float(scores[i])
+        for counts_p, counts_q, n_p, n_q, dataset_is_p in (
+            (cand.counts_a, cand.counts_b, a.shape[0], b.shape[0], True),
+            (cand.counts_b, cand.counts_a, b.shape[0], a.shape[0], False),
+        ):
+            # cheap normal-approximation screen, then the exact projection on the top few
+            rough = _rough_projection(counts_p, counts_q, n_p, n_q, certify_total, delta)
+            top = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
+            exact = projected_epsilon(
+                counts_p[top],
+                counts_q[top],
+                selection_total_p=n_p,
+                selection_total_q=n_q,
+                certify_total_p=certify_total,
+                certify_total_q=certify_total,
+                delta=delta,
+                failure_probability=failure_probability,
+            )
+            j = int(np.argmax(exact))
+            value = float(exact[j])
             if best is None or value > best.projected_epsilon:
-                best = Selection(cand.make_event(i), dataset_is_p, value, dist.name)
+                best = Selection(cand.make_event(int(top[j])), dataset_is_p, value, dist.name)
     if best is None:  # pragma: no cover - the threshold distinguisher always proposes
         raise RuntimeError("no distinguisher applies to these outputs")
     return best

@@ -11,8 +11,21 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-from mechanisms.base import PrivacyClaim
+from mechanisms.base import ClaimKind, PrivacyClaim
 from neighbors.base import Relation
+
+# Re-exported so result consumers (reports/) depend on audit.types only.
+__all__ = [
+    "AuditConfig",
+    "AuditResult",
+    "ClaimCheck",
+    "ClaimKind",
+    "EpsilonEstimate",
+    "PairResult",
+    "PrivacyClaim",
+    "Relation",
+    "Verdict",
+]
 
 
 class Verdict(enum.StrEnum):

@@ -1,0 +1,280 @@
+"""The `dpaudit` command (DESIGN.md, "CLI and JSON contract").
+
+Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
+stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, NoReturn
+
+from audit.runner import AuditInputError, run_audit
+from audit.types import AuditConfig, AuditResult
+from mechanisms.base import Mechanism, MechanismError, claims_of
+from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
+from neighbors.base import NeighborPair
+from neighbors.generators import BoundaryPairs
+from reports.markdown import fmt, render_index_markdown, render_markdown
+from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_json
+
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+FORMATS = ("json", "md")
+
+
+class UsageError(Exception):
+    """Bad command-line input (exit 2)."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
+    return value
+
+
+def _probability(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"expected a probability in (0, 1), got {text!r}")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
+    return value
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="dpaudit", description="Certified empirical privacy audits of DP mechanisms.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    sub.add_parser("list", help="list registered mechanisms, estimators and pair generators")
+
+    r = sub.add_parser("run", help="audit a mechanism (or --all registered correct mechanisms)")
+    r.add_argument("mechanism", nargs="?", help="registered name or package.module:attribute")
+    r.add_argument("--all", action="store_true", help="audit every registered correct mechanism")
+    r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
+    r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
+    r.add_argument("--seed", type=_seed, default=0)
+    r.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    r.add_argument("--failure-probability", type=_probability, default=0.05)
+    r.add_argument("--out", type=Path, help="directory for result files")
+    r.add_argument("--format", default="json,md", help="comma-separated: json,md")
+    r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
+
+    rep = sub.add_parser("report", help="render a result JSON")
+    rep.add_argument("result", type=Path)
+    rep.add_argument("--format", default="md", choices=["md", "json"])
+    rep.add_argument("--out", type=Path, help="write here instead of stdout")
+    return p
+
+
+def _parse_params(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param expects K=V, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def _formats(text: str) -> list[str]:
+    fmts = [f.strip() for f in text.split(",") if f.strip()]
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad:
+        raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
+    return fmts
+
+
+def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
+    """The mechanism's registered worst-case pairs, else boundary templates for its claims."""
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    if callable(registered):
+        pairs = list(registered())
+        if pairs:
+            return pairs
+    relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+    gen = BoundaryPairs()
+    return [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+
+
+def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int) -> str:
+    parts = ["dpaudit", "run", name]
+    for k, v in params.items():
+        parts += ["--param", f"{k}={v}"]
+    parts += ["--num-samples", str(n), "--seed", str(args.seed)]
+    parts += ["--failure-probability", f"{args.failure_probability:g}"]
+    return shlex.join(parts)
+
+
+def _audit_one(
+    spec: str, params: dict[str, str], args: argparse.Namespace, entry_default: int | None = None
+) -> AuditResult:
+    mechanism, entry = resolve(spec, params)
+    n = args.num_samples or (entry.default_num_samples if entry else None) or entry_default or 1_000_000
+    config = AuditConfig(
+        num_samples=n,
+        seed=args.seed,
+        failure_probability=args.failure_probability,
+        jobs=args.jobs,
+    )
+    result = run_audit(
+        mechanism,
+        pairs_for(mechanism),
+        config,
+        parameters=tuple(params.items()),
+        command=_command(spec, params, args, n),
+    )
+    for w in result.warnings:
+        print(f"dpaudit: warning: {result.mechanism}: {w}", file=sys.stderr)
+    return result
+
+
+def _summary(r: AuditResult) -> str:
+    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    c = r.claim
+    return (
+        f"{r.mechanism}: {verdict}\n"
+        f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
+        f"  certified ε ≥ {fmt(r.epsilon_lower_bound)} (δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
+        f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
+        f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
+        + "".join(f"\n  finding: {f}" for f in r.findings)
+    )
+
+
+def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    if "json" in fmts:
+        write_json(result, out / f"{result.mechanism}.json")
+    if "md" in fmts:
+        (out / f"{result.mechanism}.md").write_text(render_markdown(result), encoding="utf-8")
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    fmts = _formats(args.format)
+    params = _parse_params(args.param)
+    if args.jobs == 0 or args.jobs < -1:
+        raise UsageError("--jobs must be ≥ 1 or -1")
+    if args.all:
+        if args.mechanism or params:
+            raise UsageError("--all takes no MECHANISM and no --param")
+        return _run_all(args, fmts)
+    if not args.mechanism:
+        raise UsageError("run needs a MECHANISM (or --all); see `dpaudit list`")
+    result = _audit_one(args.mechanism, params, args)
+    if args.out:
+        _write(result, args.out, fmts)
+    if args.json:
+        sys.stdout.write(dumps(result))
+    else:
+        print(_summary(result))
+    return EXIT_VIOLATION if result.violation else EXIT_OK
+
+
+def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
+    selected: list[RegistryEntry] = [e for e in entries().values() if not e.buggy]
+    results = []
+    for i, entry in enumerate(selected, 1):
+        print(f"[{i}/{len(selected)}] {entry.name}", file=sys.stderr, flush=True)
+        result = _audit_one(entry.name, {}, args)
+        results.append(result)
+        if args.out:
+            _write(result, args.out, fmts)  # written as soon as done: a crash loses nothing finished
+        if not args.json:
+            print(_summary(result), flush=True)
+    if args.out:
+        (args.out / "index.md").write_text(render_index_markdown(results), encoding="utf-8")
+        index = [
+            {
+                "mechanism": r.mechanism,
+                "verdict": r.verdict.value,
+                "epsilon_lower_bound": to_json_dict(r)["epsilon_lower_bound"],
+                "claim": r.claim.to_dict(),
+                "file": f"{r.mechanism}.json",
+            }
+            for r in results
+        ]
+        (args.out / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+    if args.json:
+        sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
+    return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
+
+
+def _cmd_list(_: argparse.Namespace) -> int:
+    rows: list[tuple[str, ...]] = []
+    for e in entries().values():
+        try:
+            m = e.build()
+            c = m.claim
+            claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {c.relation.value}"
+        except Exception as exc:  # a broken entry should not hide the others
+            claim = f"(cannot build: {exc})"
+        kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
+        if e.buggy and not e.detectable:
+            kind += " (undetectable black-box)"
+        rows.append((e.name, e.family, kind, claim, f"{e.default_num_samples:,}"))
+    header = ("mechanism", "family", "kind", "claim", "default samples")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
+    print(
+        "\nestimators: histogram (discrete outputs), threshold (coordinates and mean-difference projection)"
+    )
+    print("pair generators: registered worst-case pairs per mechanism; boundary templates from the domain")
+    return EXIT_OK
+
+
+def _cmd_report(args: argparse.Namespace) -> int:
+    result = read_json(args.result)
+    text = render_markdown(result) if args.format == "md" else dumps(result)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+        handler: Any = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report}[args.command]
+        return int(handler(args))
+    except (UsageError, RegistryError, AuditInputError, MechanismError, SchemaError, ValueError) as exc:
+        message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        print(f"dpaudit: error: {message}", file=sys.stderr)
+        return EXIT_USAGE
+    except OSError as exc:
+        print(f"dpaudit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        print("dpaudit: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main())

@@ -1,0 +1,247 @@
+"""The versioned result JSON (DESIGN.md, "CLI and JSON contract").
+
+`to_json_dict(result)` and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
+ever added, never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
+Non-finite floats are written as the strings "inf" / "-inf" so the file is strict JSON.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+from typing import Any
+
+from audit.types import (
+    AuditResult,
+    ClaimCheck,
+    ClaimKind,
+    EpsilonEstimate,
+    PairResult,
+    PrivacyClaim,
+    Relation,
+    Verdict,
+)
+
+SCHEMA_VERSION = 1
+
+REQUIRED_KEYS = (
+    "schema_version",
+    "mechanism",
+    "claim",
+    "claims",
+    "epsilon_lower_bound",
+    "delta_lower_bound",
+    "failure_probability",
+    "verdict",
+    "num_samples",
+    "seed",
+    "pairs",
+    "elapsed_seconds",
+    "package_version",
+)
+
+
+class SchemaError(ValueError):
+    """A result file that is not a dpaudit result (one-line message)."""
+
+
+def _num(x: float) -> float | str:
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(x)
+
+
+def _float(x: Any) -> float:
+    if isinstance(x, str):
+        return float(x)  # "inf", "-inf", "nan"
+    return float(x)
+
+
+def claim_to_dict(c: PrivacyClaim) -> dict[str, Any]:
+    return c.to_dict()
+
+
+def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
+    return PrivacyClaim(
+        epsilon=_float(d["epsilon"]),
+        delta=_float(d["delta"]),
+        relation=Relation(d["relation"]),
+        reference=d["reference"],
+        kind=ClaimKind(d.get("kind", "proved")),
+        note=d.get("note", ""),
+    )
+
+
+def _estimate_to_dict(e: EpsilonEstimate) -> dict[str, Any]:
+    return {
+        "epsilon_lower_bound": _num(e.epsilon_lower_bound),
+        "delta_lower_bound": _num(e.delta_lower_bound),
+        "p_count": e.p_count,
+        "p_total": e.p_total,
+        "q_count": e.q_count,
+        "q_total": e.q_total,
+        "p_lower": _num(e.p_lower),
+        "q_upper": _num(e.q_upper),
+        "failure_probability": e.failure_probability,
+        "infinite_witness": e.infinite_witness,
+        "direction": e.direction,
+        "event": e.event,
+        "distinguisher": e.distinguisher,
+        "selection_epsilon": _num(e.selection_epsilon),
+    }
+
+
+def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
+    return EpsilonEstimate(
+        epsilon_lower_bound=_float(d["epsilon_lower_bound"]),
+        delta_lower_bound=_float(d["delta_lower_bound"]),
+        p_count=int(d["p_count"]),
+        p_total=int(d["p_total"]),
+        q_count=int(d["q_count"]),
+        q_total=int(d["q_total"]),
+        p_lower=_float(d["p_lower"]),
+        q_upper=_float(d["q_upper"]),
+        failure_probability=_float(d["failure_probability"]),
+        infinite_witness=bool(d["infinite_witness"]),
+        direction=d["direction"],
+        event=d["event"],
+        distinguisher=d["distinguisher"],
+        selection_epsilon=_float(d["selection_epsilon"]),
+    )
+
+
+def to_json_dict(r: AuditResult) -> dict[str, Any]:
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "mechanism": r.mechanism,
+        "parameters": dict(r.parameters),
+        "command": r.command,
+        "claim": claim_to_dict(r.claim),
+        "claims": [
+            {
+                **claim_to_dict(c.claim),
+                "epsilon_lower_bound": _num(c.epsilon_lower_bound),
+                "delta_lower_bound": _num(c.delta_lower_bound),
+                "exceeded": c.exceeded,
+                "pairs_checked": c.pairs_checked,
+            }
+            for c in r.claims
+        ],
+        "epsilon_lower_bound": _num(r.epsilon_lower_bound),
+        "delta_lower_bound": _num(r.delta_lower_bound),
+        "failure_probability": r.failure_probability,
+        "per_test_failure_probability": r.per_test_failure_probability,
+        "verdict": r.verdict.value,
+        "num_samples": r.num_samples,
+        "selection_samples": r.selection_samples,
+        "certification_samples": r.certification_samples,
+        "seed": r.seed,
+        "seedable": r.seedable,
+        "epsilon_ceiling": _num(r.epsilon_ceiling),
+        "pairs": [
+            {
+                "index": p.index,
+                "description": p.description,
+                "relation": p.relation.value,
+                "tags": list(p.tags),
+                "claim": claim_to_dict(p.claim),
+                "violation": p.violation,
+                "claims_exceeded": list(p.claims_exceeded),
+                "epsilon_lower_bound": _num(p.estimate.epsilon_lower_bound),
+                "delta_lower_bound": _num(p.estimate.delta_lower_bound),
+                "estimate": _estimate_to_dict(p.estimate),
+            }
+            for p in r.pairs
+        ],
+        "warnings": list(r.warnings),
+        "findings": list(r.findings),
+        "elapsed_seconds": r.elapsed_seconds,
+        "package_version": r.package_version,
+        "extra": r.extra,
+    }
+
+
+def from_json_dict(d: dict[str, Any]) -> AuditResult:
+    missing = [k for k in REQUIRED_KEYS if k not in d]
+    if missing:
+        raise SchemaError(f"not a dpaudit result: missing {', '.join(missing)}")
+    if int(d["schema_version"]) > SCHEMA_VERSION:
+        raise SchemaError(
+            f"result schema_version {d['schema_version']} is newer than this dpaudit ({SCHEMA_VERSION})"
+        )
+    try:
+        return AuditResult(
+            mechanism=d["mechanism"],
+            claim=claim_from_dict(d["claim"]),
+            claims=tuple(
+                ClaimCheck(
+                    claim=claim_from_dict(c),
+                    epsilon_lower_bound=_float(c["epsilon_lower_bound"]),
+                    delta_lower_bound=_float(c["delta_lower_bound"]),
+                    exceeded=bool(c["exceeded"]),
+                    pairs_checked=int(c["pairs_checked"]),
+                )
+                for c in d["claims"]
+            ),
+            epsilon_lower_bound=_float(d["epsilon_lower_bound"]),
+            delta_lower_bound=_float(d["delta_lower_bound"]),
+            failure_probability=_float(d["failure_probability"]),
+            per_test_failure_probability=_float(
+                d.get("per_test_failure_probability", d["failure_probability"])
+            ),
+            verdict=Verdict(d["verdict"]),
+            num_samples=int(d["num_samples"]),
+            selection_samples=int(d.get("selection_samples", 0)),
+            certification_samples=int(d.get("certification_samples", d["num_samples"])),
+            seed=int(d["seed"]),
+            pairs=tuple(
+                PairResult(
+                    index=int(p["index"]),
+                    description=p["description"],
+                    relation=Relation(p["relation"]),
+                    tags=tuple(p.get("tags", ())),
+                    claim=claim_from_dict(p["claim"]),
+                    estimate=_estimate_from_dict(p["estimate"]),
+                    violation=bool(p["violation"]),
+                    claims_exceeded=tuple(int(i) for i in p.get("claims_exceeded", ())),
+                )
+                for p in d["pairs"]
+            ),
+            elapsed_seconds=_float(d["elapsed_seconds"]),
+            package_version=d["package_version"],
+            epsilon_ceiling=_float(d.get("epsilon_ceiling", "inf")),
+            warnings=tuple(d.get("warnings", ())),
+            findings=tuple(d.get("findings", ())),
+            parameters=tuple((str(k), str(v)) for k, v in d.get("parameters", {}).items()),
+            command=d.get("command", ""),
+            seedable=bool(d.get("seedable", True)),
+            extra=dict(d.get("extra", {})),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise SchemaError(f"malformed dpaudit result: {type(exc).__name__}: {exc}") from None
+
+
+def dumps(r: AuditResult) -> str:
+    return json.dumps(to_json_dict(r), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+
+
+def write_json(r: AuditResult, path: Path) -> None:
+    """Write atomically (temp file + rename), so a crash never leaves a truncated result."""
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(dumps(r), encoding="utf-8")
+    tmp.replace(path)
+
+
+def read_json(path: Path) -> AuditResult:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise SchemaError(f"cannot read {path}: {exc.strerror}") from None
+    except json.JSONDecodeError as exc:
+        raise SchemaError(f"{path} is not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict):
+        raise SchemaError(f"{path} is not a dpaudit result (top level is not an object)")
+    return from_json_dict(data)

@@ -1,0 +1,134 @@
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from audit.runner import AuditInputError, run_audit
+from audit.types import AuditConfig, Verdict
+from mechanisms.base import MechanismError
+from mechanisms.reference import ExponentialMechanism, LaplaceSum, RandomizedResponse
+from neighbors.base import Dataset, NeighborPair, Relation
+from reports.schema import to_json_dict
+from tests import user_mechanisms as um
+
+
+def _strip_timing(d: dict) -> dict:
+    d = dict(d)
+    d.pop("elapsed_seconds")
+    return d
+
+
+def test_same_seed_same_result_any_jobs() -> None:
+    m = ExponentialMechanism()
+    cfg = dict(num_samples=60_000, seed=7, chunk_size=8192)
+    one = run_audit(m, m.neighbor_pairs(), AuditConfig(jobs=1, **cfg))
+    two = run_audit(m, m.neighbor_pairs(), AuditConfig(jobs=2, **cfg))
+    again = run_audit(m, m.neighbor_pairs(), AuditConfig(jobs=1, **cfg))
+    assert _strip_timing(to_json_dict(one)) == _strip_timing(to_json_dict(two))
+    assert _strip_timing(to_json_dict(one)) == _strip_timing(to_json_dict(again))
+    other = run_audit(m, m.neighbor_pairs(), AuditConfig(jobs=1, num_samples=60_000, seed=8, chunk_size=8192))
+    assert _strip_timing(to_json_dict(one)) != _strip_timing(to_json_dict(other))
+
+
+def test_certified_bound_below_exact_and_split_recorded() -> None:
+    m = RandomizedResponse(epsilon=1.5)
+    pairs = m.neighbor_pairs()
+    r = run_audit(m, pairs, AuditConfig(num_samples=200_000, seed=3))
+    exact = max(m.exact_epsilon(p) for p in pairs)
+    assert r.verdict is Verdict.NO_VIOLATION_FOUND
+    assert 0 < r.epsilon_lower_bound <= exact
+    assert r.per_test_failure_probability == pytest.approx(0.05 / len(pairs))
+    assert r.selection_samples + r.certification_samples == 200_000
+    for p in r.pairs:
+        assert p.estimate.p_total == r.certification_samples  # certified on the fresh split only
+
+
+def test_claim_checks_and_findings() -> None:
+    """A stated claim below the truth is a finding, never a violation, when the proof's claim holds."""
+    from dataclasses import dataclass
+
+    from mechanisms.base import ClaimKind, PrivacyClaim
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class Loose(LaplaceSum):
+        name: str = "loose"
+
+        @property
+        def claims(self) -> tuple[PrivacyClaim, ...]:
+            return (
+                PrivacyClaim(epsilon=2 * self.epsilon, relation=Relation.REPLACE_ONE, reference="proof"),
+                PrivacyClaim(
+                    epsilon=self.epsilon / 2,
+                    relation=Relation.REPLACE_ONE,
+                    reference="statement",
+                    kind=ClaimKind.STATED,
+                ),
+            )
+
+        @property
+        def claim(self) -> PrivacyClaim:
+            return self.claims[0]
+
+    m = Loose()
+    r = run_audit(m, m.neighbor_pairs()[:1], AuditConfig(num_samples=200_000, seed=1))
+    assert r.verdict is Verdict.NO_VIOLATION_FOUND
+    assert r.claim.reference == "proof"
+    stated = next(c for c in r.claims if c.claim.kind is ClaimKind.STATED)
+    assert stated.exceeded and stated.epsilon_lower_bound > 0.5
+    assert len(r.findings) == 1 and "statement" in r.findings[0]
+
+
+def test_bad_pairs_and_claims_are_input_errors() -> None:
+    m = LaplaceSum()
+    same = NeighborPair(
+        dataset=Dataset([[0.0]]), neighbor=Dataset([[0.0]]), relation=Relation.REPLACE_ONE, description="same"
+    )
+    with pytest.raises(AuditInputError, match="not a replace_one neighbour"):
+        run_audit(m, [same], AuditConfig(num_samples=1000))
+    outside = NeighborPair(
+        dataset=Dataset([[0.0]]), neighbor=Dataset([[5.0]]), relation=Relation.REPLACE_ONE, description="far"
+    )
+    with pytest.raises(AuditInputError, match="domain"):
+        run_audit(m, [outside], AuditConfig(num_samples=1000))
+    mech = um.add_remove_only()
+    with pytest.raises(AuditInputError, match="claims nothing under replace_one"):
+        run_audit(mech, mech.neighbor_pairs(), AuditConfig(num_samples=1000))  # type: ignore[attr-defined]
+    with pytest.raises(AuditInputError, match="no neighbour pairs"):
+        run_audit(m, [], AuditConfig(num_samples=1000))
+
+
+@pytest.mark.parametrize(
+    ("mech", "match"),
+    [(um.nan_mech, "NaN"), (um.raising_mech, "raised RuntimeError: kaboom"), (um.wrong_shape, "shape")],
+)
+def test_misbehaving_mechanisms_are_named(mech: object, match: str) -> None:
+    pair = NeighborPair(
+        dataset=Dataset([[0.0]]), neighbor=Dataset([[1.0]]), relation=Relation.REPLACE_ONE, description="p"
+    )
+    with pytest.raises(MechanismError, match=match) as info:
+        run_audit(mech, [pair], AuditConfig(num_samples=1000))  # type: ignore[arg-type]
+    assert mech.name in str(info.value)  # type: ignore[attr-defined]
+
+
+def test_ceiling_warning() -> None:
+    m = LaplaceSum(epsilon=9.0)
+    r = run_audit(m, m.neighbor_pairs()[:1], AuditConfig(num_samples=1000, seed=0))
+    assert r.epsilon_ceiling < 9.0
+    assert any("cannot find a violation" in w for w in r.warnings)
+
+
+def test_callable_adapter_matches_vectorised(rng: np.random.Generator) -> None:
+    out = um.laplace_callable.sample(Dataset([[1.0]]), 5000, rng=rng)
+    assert out.shape == (5000,)
+    assert abs(float(np.median(out)) - 1.0) < 0.1  # sd of the median ≈ 0.014: a 7σ margin
+
+
+def test_config_validation() -> None:
+    with pytest.raises(ValueError):
+        AuditConfig(num_samples=10)
+    with pytest.raises(ValueError):
+        AuditConfig(failure_probability=1.0)
+    with pytest.raises(ValueError):
+        AuditConfig(jobs=0)
+    n_sel, n_cert = AuditConfig(num_samples=10_000_000).split()
+    assert n_sel == 200_000 and n_cert == 9_800_000

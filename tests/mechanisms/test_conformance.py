@@ -1,0 +1,62 @@
+"""Conformance suite over every registered mechanism (DESIGN.md, "Tests")."""
+
+from __future__ import annotations
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+
+from mechanisms.base import Mechanism, claims_of
+from mechanisms.registry import entries
+from neighbors.base import is_neighbor
+
+NAMES = sorted(entries())
+
+
+@pytest.fixture(scope="module")
+def built() -> dict[str, Mechanism]:
+    return {name: entries()[name].build() for name in NAMES}
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_claims_have_references(name: str, built: dict[str, Mechanism]) -> None:
+    m = built[name]
+    assert isinstance(m, Mechanism)
+    assert m.name == name
+    for c in claims_of(m):
+        assert c.reference and math.isfinite(c.epsilon) and 0 <= c.delta < 1
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pairs_are_neighbours_in_domain(name: str, built: dict[str, Mechanism]) -> None:
+    m = built[name]
+    pairs = m.neighbor_pairs()  # type: ignore[attr-defined]
+    assert pairs, "every registered mechanism registers worst-case pairs"
+    for p in pairs:
+        assert is_neighbor(p), p.description
+        assert m.domain.check(p.dataset) is None, p.description
+        assert m.domain.check(p.neighbor) is None, p.description
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_sample_axis_seed_and_pickle(name: str, built: dict[str, Mechanism]) -> None:
+    m = built[name]
+    ds = m.neighbor_pairs()[0].dataset  # type: ignore[attr-defined]
+    a = m.sample(ds, 7, rng=np.random.default_rng(5))
+    b = m.sample(ds, 7, rng=np.random.default_rng(5))
+    assert isinstance(a, np.ndarray) and a.shape[0] == 7
+    assert np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_
+    assert np.all(np.isfinite(a.astype(float)))
+    assert np.array_equal(a, b), "same seed must give the same output"
+    clone = pickle.loads(pickle.dumps(m))
+    assert np.array_equal(clone.sample(ds, 7, rng=np.random.default_rng(5)), a)
+
+
+def test_every_twin_names_an_existing_correct_mechanism() -> None:
+    table = entries()
+    for e in table.values():
+        if e.buggy:
+            assert e.twin_of in table and not table[e.twin_of].buggy
+            assert e.bug

@@ -1,0 +1,114 @@
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from audit.cli import main
+from reports.schema import REQUIRED_KEYS
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_list(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "list")
+    assert code == 0 and "laplace_sum" in out and "buggy twin of laplace_sum" in out
+
+
+def test_run_correct_and_buggy_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "run", "laplace_sum", "--num-samples", "50000")
+    assert code == 0 and "no violation found at this power" in out
+    code, out, _ = run(capsys, "run", "laplace_sum_range_bug", "--num-samples", "50000")
+    assert code == 1 and "VIOLATION FOUND" in out
+
+
+def test_json_output_contract(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "run", "randomized_response", "--num-samples", "20000", "--seed", "4", "--json"
+    )
+    assert code == 0
+    data = json.loads(out)
+    for key in REQUIRED_KEYS:
+        assert key in data
+    assert set(data["claim"]) >= {"epsilon", "delta", "relation", "reference"}
+    assert data["claims"][0]["kind"] in {"proved", "stated"} and "exceeded" in data["claims"][0]
+    assert data["seed"] == 4 and data["num_samples"] == 20000
+    assert data["pairs"] and "description" in data["pairs"][0]
+
+
+def test_out_dir_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, "run", "exponential_mechanism", "--num-samples", "20000", "--out", str(tmp_path))
+    assert code == 0
+    result = tmp_path / "exponential_mechanism.json"
+    assert result.exists() and (tmp_path / "exponential_mechanism.md").exists()
+    code, out, _ = run(capsys, "report", str(result), "--format", "md")
+    assert code == 0 and "# dpaudit: `exponential_mechanism`" in out and "## Pairs" in out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needle"),
+    [
+        (["run", "no_such_mechanism"], "unknown mechanism"),
+        (["run", "laplace_sum", "--param", "nope=1"], "unknown parameter 'nope'"),
+        (["run", "laplace_sum", "--param", "epsilon=abc"], "bad value for parameter 'epsilon'"),
+        (["run", "laplace_sum", "--param", "epsilon"], "K=V"),
+        (["run", "laplace_sum", "--param", "epsilon=-1"], "cannot build"),
+        (["run", "laplace_sum", "--num-samples", "0"], "positive integer"),
+        (["run", "laplace_sum", "--num-samples", "-5"], "positive integer"),
+        (["run", "laplace_sum", "--failure-probability", "2"], "probability"),
+        (["run", "laplace_sum", "--format", "pdf"], "unknown format"),
+        (["run"], "needs a MECHANISM"),
+        (["run", "tests.user_mechanisms:nan_mech", "--num-samples", "1000"], "user_nan"),
+        (["run", "tests.user_mechanisms:raising_mech", "--num-samples", "1000"], "kaboom"),
+        (["run", "tests.user_mechanisms:wrong_shape", "--num-samples", "1000"], "shape"),
+        (["run", "tests.no_such_module:x"], "cannot import"),
+        (["run", "tests.user_mechanisms:missing"], "no attribute"),
+        (["report", "/nonexistent/result.json"], "cannot read"),
+        ([], "required"),
+        (["frobnicate"], "invalid choice"),
+    ],
+)
+def test_usage_errors_exit_2_one_line(
+    argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(capsys, *argv)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("dpaudit: error:")
+    assert needle in err
+    assert "Traceback" not in err
+
+
+def test_malformed_result_json(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{not json")
+    code, _, err = run(capsys, "report", str(bad))
+    assert code == 2 and "not valid JSON" in err
+    bad.write_text(json.dumps({"mechanism": "x"}))
+    code, _, err = run(capsys, "report", str(bad))
+    assert code == 2 and "missing" in err
+
+
+def test_user_mechanism_by_path(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "run", "tests.user_mechanisms:laplace_callable", "--num-samples", "2000")
+    assert code == 0 and "user_laplace" in out
+
+
+def test_python_dash_m_entry_point() -> None:
+    env = {**os.environ, "CI": "true"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "audit", "run", "no_such"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    assert proc.returncode == 2 and proc.stderr.strip().startswith("dpaudit: error:")
+    assert "Traceback" not in proc.stderr

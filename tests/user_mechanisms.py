@@ -1,0 +1,59 @@
+"""Third-party style mechanisms used by the CLI and runner tests (`tests.user_mechanisms:…`)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from mechanisms.base import PrivacyClaim, from_callable
+from neighbors.base import Dataset, Domain, Relation
+
+CLAIM = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test fixture")
+DOMAIN = Domain(num_features=1, feature_low=0.0, feature_high=1.0)
+
+
+def _laplace(ds: Dataset, rng: np.random.Generator) -> float:
+    return float(ds.X.sum() + rng.laplace(0.0, 1.0))
+
+
+def _nan(ds: Dataset, rng: np.random.Generator) -> float:
+    return float("nan")
+
+
+def _boom(ds: Dataset, rng: np.random.Generator) -> float:
+    raise RuntimeError("kaboom")
+
+
+laplace_callable = from_callable(_laplace, name="user_laplace", claim=CLAIM, domain=DOMAIN)
+nan_mech = from_callable(_nan, name="user_nan", claim=CLAIM, domain=DOMAIN)
+raising_mech = from_callable(_boom, name="user_raises", claim=CLAIM, domain=DOMAIN)
+
+
+class WrongShape:
+    name = "user_wrong_shape"
+    claim = CLAIM
+    domain = DOMAIN
+    seedable = True
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        return np.zeros(num_samples + 1)
+
+
+wrong_shape = WrongShape()
+
+
+def add_remove_only() -> object:
+    """A factory: a mechanism whose only claim is add/remove, with a replace-one pair."""
+    return from_callable(
+        _laplace,
+        name="user_add_remove",
+        claim=PrivacyClaim(epsilon=1.0, relation=Relation.ADD_REMOVE_ONE, reference="test fixture"),
+        domain=DOMAIN,
+        pairs=(
+            __import__("neighbors.base", fromlist=["NeighborPair"]).NeighborPair(
+                dataset=Dataset([[0.0]]),
+                neighbor=Dataset([[1.0]]),
+                relation=Relation.REPLACE_ONE,
+                description="replace",
+            ),
+        ),
+    )
