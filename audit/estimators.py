@@ -174,12 +174,16 @@ class ThresholdDistinguisher:
 class HistogramDistinguisher:
     """Events = sets of exact output values ranked by selection-split likelihood ratio.
 
-    Applies when the pooled selection split has at most `max_bins` distinct outputs. The
-    candidates are the prefixes of the values sorted by smoothed ratio, in both orders.
+    Applies when the pooled selection split has at most `max_bins` distinct outputs. Only
+    values seen at least `min_count` times in the pooled selection split may join an event:
+    a set built from values seen once is fitted to the selection noise (on continuous outputs
+    it would never recur on fresh samples). The candidates are the prefixes of the eligible
+    values sorted by smoothed ratio, in both orders.
     """
 
     name: str = "histogram"
     max_bins: int = 4096
+    min_count: int = 5
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
         ka, kb = row_keys(a), row_keys(b)
@@ -189,14 +193,18 @@ class HistogramDistinguisher:
         pooled_rows = np.concatenate([a, b])
         first = np.zeros(uniq.size, dtype=np.intp)
         first[inv[::-1]] = np.arange(inv.size)[::-1]
-        values = pooled_rows[first]
         na = np.bincount(inv[: ka.size], minlength=uniq.size).astype(float)
         nb = np.bincount(inv[ka.size :], minlength=uniq.size).astype(float)
+        eligible = np.flatnonzero(na + nb >= self.min_count)
+        if eligible.size == 0:
+            return None
+        values = pooled_rows[first[eligible]]
+        na, nb = na[eligible], nb[eligible]
         ratio = np.log((na + 0.5) / a.shape[0]) - np.log((nb + 0.5) / b.shape[0])
         orders = [np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")]
         ca = np.concatenate([np.cumsum(na[o]) for o in orders])
         cb = np.concatenate([np.cumsum(nb[o]) for o in orders])
-        m = uniq.size
+        m = eligible.size
 
         def make(i: int) -> Event:
             order = orders[i // m]

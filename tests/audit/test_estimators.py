@@ -63,3 +63,23 @@ def test_events_pickle_and_describe() -> None:
 def test_negative_zero_equals_zero() -> None:
     ev = SetEvent(((0.0,),))
     assert ev.indicator(np.array([-0.0, 0.0, 1.0])).tolist() == [True, True, False]
+
+
+def test_histogram_ignores_values_seen_once(rng: np.random.Generator) -> None:
+    """Regression: 2,000 continuous outputs per side are < max_bins distinct values; a set of
+    singletons fits the selection noise and never recurs, so the histogram must decline."""
+    a = as_rows(rng.laplace(0.0, 1.0, 2000))
+    b = as_rows(1.0 + rng.laplace(0.0, 1.0, 2000))
+    assert HistogramDistinguisher().propose(a, b) is None
+    sel = choose_event(a, b, certify_total=18_000, delta=0.0, failure_probability=0.025)
+    assert sel.distinguisher == "threshold"
+
+
+def test_small_budget_continuous_twin_is_flagged() -> None:
+    from audit.runner import run_audit
+    from audit.types import AuditConfig
+    from mechanisms.buggy import LaplaceSumRangeBug
+
+    m = LaplaceSumRangeBug()
+    r = run_audit(m, m.neighbor_pairs(), AuditConfig(num_samples=20_000, seed=3))
+    assert r.violation and r.epsilon_lower_bound > 1.5
