@@ -20,11 +20,13 @@ from mechanisms.base import Mechanism, MechanismError, claims_of
 from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
 from neighbors.base import NeighborPair
 from neighbors.generators import BoundaryPairs
+from reports.html import render_html, render_index_html
+from reports.junit import render_junit
 from reports.markdown import fmt, render_index_markdown, render_markdown
 from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_json
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
-FORMATS = ("json", "md")
+FORMATS = ("json", "md", "html")
 
 
 class UsageError(Exception):
@@ -81,12 +83,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
     r.add_argument("--failure-probability", type=_probability, default=0.05)
     r.add_argument("--out", type=Path, help="directory for result files")
-    r.add_argument("--format", default="json,md", help="comma-separated: json,md")
+    r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
 
     rep = sub.add_parser("report", help="render a result JSON")
     rep.add_argument("result", type=Path)
-    rep.add_argument("--format", default="md", choices=["md", "json"])
+    rep.add_argument("--format", default="md", choices=["md", "html", "junit", "json"])
     rep.add_argument("--out", type=Path, help="write here instead of stdout")
     return p
 
@@ -172,6 +174,8 @@ def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
         write_json(result, out / f"{result.mechanism}.json")
     if "md" in fmts:
         (out / f"{result.mechanism}.md").write_text(render_markdown(result), encoding="utf-8")
+    if "html" in fmts:
+        (out / f"{result.mechanism}.html").write_text(render_html(result), encoding="utf-8")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -207,7 +211,12 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
         if not args.json:
             print(_summary(result), flush=True)
     if args.out:
+        args.out.mkdir(parents=True, exist_ok=True)
         (args.out / "index.md").write_text(render_index_markdown(results), encoding="utf-8")
+        if "html" in fmts:
+            links = [f"{r.mechanism}.html" for r in results]
+            (args.out / "index.html").write_text(render_index_html(results, links), encoding="utf-8")
+        (args.out / "junit.xml").write_text(render_junit(results), encoding="utf-8")
         index = [
             {
                 "mechanism": r.mechanism,
@@ -250,7 +259,8 @@ def _cmd_list(_: argparse.Namespace) -> int:
 
 def _cmd_report(args: argparse.Namespace) -> int:
     result = read_json(args.result)
-    text = render_markdown(result) if args.format == "md" else dumps(result)
+    renderers = {"md": render_markdown, "html": render_html, "json": dumps}
+    text = render_junit([result]) if args.format == "junit" else renderers[args.format](result)
     if args.out:
         args.out.write_text(text, encoding="utf-8")
     else:

@@ -112,3 +112,13 @@ def test_python_dash_m_entry_point() -> None:
     )
     assert proc.returncode == 2 and proc.stderr.strip().startswith("dpaudit: error:")
     assert "Traceback" not in proc.stderr
+
+
+def test_out_dir_html_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, _ = run(capsys, "run", "laplace_sum", "--num-samples", "20000", "--out", str(tmp_path))
+    assert code == 0
+    page = (tmp_path / "laplace_sum.html").read_text()
+    assert page.startswith("<!DOCTYPE html>") or page.lower().startswith("<!doctype html>")
+    assert "No violation found at this power" in page
+    code, out, _ = run(capsys, "report", str(tmp_path / "laplace_sum.json"), "--format", "junit")
+    assert code == 0 and "<testsuite" in out
