@@ -1,0 +1,182 @@
+"""Learners of papers 000 ([ABMS], closure properties) and 001 ([LWY], realizable-to-agnostic)
+as audited mechanisms (issue 4). Spec: seeds-000-001.md with ERRATA F6, F7, F9.
+
+Modules: `em` (the generic EM learner over a finite class), `lwy` (A_Agnostic, private
+prediction), `abms` (A_RelabelAndLearn, A_PrivateAgnostic, A_ClosureLearn), `buggy_lwy`,
+`buggy_abms` (twins). Per ERRATA F9 the optional stability-histogram learner of spec §4(c)
+is not implemented or registered (its (ε, δ) is unproven).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from mechanisms.agnostic import buggy_abms, buggy_lwy
+from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from mechanisms.agnostic.em import EMLearner
+from mechanisms.agnostic.lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
+from mechanisms.base import Mechanism
+from mechanisms.registry import RegistryEntry
+
+FAMILY = "000,001"
+
+
+def _correct(name: str, factory: Callable[..., Mechanism], summary: str, n: int) -> RegistryEntry:
+    return RegistryEntry(
+        name=name,
+        factory=factory,
+        family=FAMILY,
+        summary=summary,
+        default_num_samples=n,
+    )
+
+
+def _twin(
+    name: str, factory: Callable[..., Mechanism], of: str, bug: str, n: int, detectable: bool = True
+) -> RegistryEntry:
+    return RegistryEntry(
+        name=name,
+        factory=factory,
+        family=FAMILY,
+        summary=bug,
+        buggy=True,
+        twin_of=of,
+        bug=bug,
+        detectable=detectable,
+        default_num_samples=n,
+    )
+
+
+REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
+    _correct(
+        "em_learner", EMLearner, "EM learner over a finite class (000 Prop. 3.13, 001 Lemma 2.9)", 1_000_000
+    ),
+    _correct(
+        "agnostic_learner",
+        AgnosticLearner,
+        "001 A_Agnostic (Alg. 2): ⌈εn⌉ uniform subset, A_Relabel, EM learner",
+        100_000,
+    ),
+    _correct(
+        "agnostic_learner_small_eps",
+        AgnosticLearnerSmallEps,
+        "001 A_Agnostic at ε = 0.02, n = 500 (k = 10)",
+        100_000,
+    ),
+    _correct(
+        "private_prediction",
+        PrivatePrediction,
+        "001 Thm 4.2: A_Agnostic + Lemma 4.1 vote aggregator, one query, one bit",
+        100_000,
+    ),
+    _correct("relabel_and_learn", RelabelAndLearn, "000 Alg. 3 / Lemma 5.3: 𝒜(A_Relabel(D, T))", 1_000_000),
+    _correct(
+        "private_agnostic",
+        PrivateAgnosticABMS,
+        "000 Alg. 4 / Thm 6.1: relabel, resample |D|/9 with replacement, learn",
+        200_000,
+    ),
+    _correct(
+        "closure_learner", ClosureLearn, "000 Alg. 5 / Thm 7.1: intervals as AND of two thresholds", 200_000
+    ),
+    _twin(
+        "em_learner_no_half",
+        buggy_abms.EMLearnerNoHalf,
+        "em_learner",
+        "exp(−ε·q) instead of exp(−ε·q/2) (true ε up to 2ε)",
+        1_000_000,
+    ),
+    _twin(
+        "agnostic_learner_first_k",
+        buggy_lwy.AgnosticFirstK,
+        "agnostic_learner_small_eps",
+        "T = the first ⌈εn⌉ records (deterministic subset)",
+        100_000,
+    ),
+    _twin(
+        "agnostic_learner_poisson_t",
+        buggy_lwy.AgnosticPoissonT,
+        "agnostic_learner",
+        "Poisson(ε) subset: random |T| (exceeds nominal only)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "agnostic_learner_release_relabelled",
+        buggy_lwy.AgnosticReleaseRelabelled,
+        "agnostic_learner",
+        "also releases the relabelled subsample T^h (ε = ∞)",
+        100_000,
+    ),
+    _twin(
+        "agnostic_learner_no_half",
+        buggy_lwy.AgnosticNoHalf,
+        "agnostic_learner",
+        "both EMs without their /2 (exceeds nominal only)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "agnostic_learner_patterns_from_all",
+        buggy_lwy.AgnosticPatternsFromAll,
+        "agnostic_learner",
+        "candidate set H from patterns on T∪W (exceeds nominal only)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "agnostic_learner_half_split",
+        buggy_lwy.AgnosticHalfSplit,
+        "agnostic_learner",
+        "|T| = ⌊n/2⌋ instead of ⌈εn⌉ (exceeds nominal only)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "private_prediction_all_queries",
+        buggy_lwy.PredictionAllQueries,
+        "private_prediction",
+        "answers every domain point from one run under the one-query claim (composition loss is "
+        "real but not certifiable above 2.81 by the histogram/threshold distinguishers at 10^5)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "private_prediction_overlapping",
+        buggy_lwy.PredictionBootstrap,
+        "private_prediction",
+        "overlapping portions (vote sensitivity 2)",
+        100_000,
+        detectable=False,
+    ),
+    _twin(
+        "relabel_and_learn_argmin",
+        buggy_abms.RelabelAndLearnArgmin,
+        "relabel_and_learn",
+        "deterministic ERM relabelling instead of the EM",
+        200_000,
+    ),
+    _twin(
+        "relabel_and_learn_release",
+        buggy_abms.RelabelAndLearnRelease,
+        "relabel_and_learn",
+        "also releases the relabelled D̃ (ε = ∞)",
+        200_000,
+    ),
+    _twin(
+        "private_agnostic_no_half",
+        buggy_abms.PrivateAgnosticNoHalf,
+        "private_agnostic",
+        "relabelling EM exp(−q) instead of exp(−q/2)",
+        200_000,
+        detectable=False,
+    ),
+    _twin(
+        "closure_learner_reuse",
+        buggy_abms.ClosureLearnReuse,
+        "closure_learner",
+        "both closure steps reuse all of S (data reuse)",
+        200_000,
+        detectable=False,
+    ),
+)

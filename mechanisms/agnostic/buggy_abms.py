@@ -1,0 +1,115 @@
+"""Buggy twins of the [ABMS] learners (000_ed369e7bc84e5ca0.txt; spec seeds-000-001.md §6).
+
+Each twin subclasses the correct mechanism, overrides one method and keeps the correct
+(PROVED) claim ε_𝒜 + 1 + 2 ln 2 = 3.386. True ε on the registered pairs comes from the exact
+oracle (`exact_epsilon`) and is printed by `benchmarks/agnostic.py`.
+
+| twin | bug (spec id) | detectable |
+|---|---|---|
+| em_learner_no_half | EM weights exp(−ε·q) instead of exp(−ε·q/2) (spec §2.1, B000-3) | yes (1.964 vs 1) |
+| relabel_and_learn_argmin | relabel with the deterministic ERM pattern instead of the EM (B000-2) | yes |
+| relabel_and_learn_release | also releases the relabelled D̃ (cell counts) (B000-1) | yes (ε = ∞) |
+| private_agnostic_no_half | relabelling EM exp(−q) instead of exp(−q/2) (B000-3) | no (realised ≪ 3.386) |
+| closure_learner_reuse | both closure steps read the whole S (B000-5, data reuse) | no (realised ≪ 3.386) |
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mechanisms.agnostic._common import F64, cell_counts, cells_of, error_counts
+from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from mechanisms.agnostic.em import EMLearner
+from mechanisms.analytic import discrete_epsilon
+from neighbors.base import Dataset, NeighborPair
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RelabelAndLearnArgmin(RelabelAndLearn):
+    """A_Relabel picks the first error-minimising concept on D (no exponential mechanism)."""
+
+    name: str = "relabel_and_learn_argmin"
+
+    def relabel_law(self, cD: F64, cT: F64) -> F64:
+        q = error_counts(self.matrix, cD[None])[0]
+        out = np.zeros(q.size)
+        out[int(np.argmin(q))] = 1.0
+        return out
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RelabelAndLearnRelease(RelabelAndLearn):
+    """Releases (𝒜's index, D̃ as cell counts): D̃ reveals D's points, so ε = ∞."""
+
+    name: str = "relabel_and_learn_release"
+
+    def _joint(self, dataset: Dataset) -> dict[tuple[int, ...], float]:
+        C = self.matrix
+        cD, cT = self.split(dataset)
+        ph = self.relabel_law(cD, cT)
+        sx = (cD + cT).sum(axis=1)
+        dx = cD.sum(axis=1)
+        law: dict[tuple[int, ...], float] = {}
+        for h in np.flatnonzero(ph > 0):
+            errs = ((C[h][None] != C) * sx[None]).sum(axis=1).astype(float)
+            w = np.exp(-(self.epsilon_learner / 2) * (errs - errs.min()))
+            pg = w / w.sum()
+            relab = np.stack([dx * (1 - C[h]), dx * C[h]], axis=1).astype(int).ravel().tolist()
+            for g in range(C.shape[0]):
+                key = (g, *relab)
+                law[key] = law.get(key, 0.0) + ph[h] * pg[g]
+        return law
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        law = self._joint(dataset)
+        keys = list(law)
+        p = np.array([law[k] for k in keys])
+        idx = rng.choice(len(keys), size=num_samples, p=p / p.sum())
+        return np.asarray(keys, dtype=np.int64)[idx]
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        a, b = self._joint(pair.dataset), self._joint(pair.neighbor)
+        keys = sorted(set(a) | set(b))
+        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateAgnosticNoHalf(PrivateAgnosticABMS):
+    """The relabelling EM uses exp(−q) (the factor 1/2 dropped)."""
+
+    name: str = "private_agnostic_no_half"
+
+    def relabel_coefficient(self) -> float:
+        return 1.0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClosureLearnReuse(ClosureLearn):
+    """Both steps use the whole S (S_1 = S_2 = S, each split in halves D, T): a change now
+    reaches both steps (k-fold composition instead of parallel composition)."""
+
+    name: str = "closure_learner_reuse"
+
+    def parts(self, dataset: Dataset) -> list[tuple[NDArray[np.int64], F64, F64]]:
+        cells = cells_of(dataset, self.d)
+        x = dataset.X[:, 0].astype(np.int64)
+        q = dataset.n // 2
+        part = (x[:q], cell_counts(cells[:q], self.d), cell_counts(cells[q:], self.d))
+        return [part, part]
+
+    def resample_size(self) -> int:
+        return self.m
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EMLearnerNoHalf(EMLearner):
+    """The standalone EM learner without its /2: exact 1.964 on the boundary pair (spec §B1)."""
+
+    name: str = "em_learner_no_half"
+
+    def coefficient(self) -> float:
+        return self.epsilon
