@@ -1,0 +1,199 @@
+"""Unit tests for mechanisms.decision_lists (003: private decision lists, DP-Winnow, online DL)."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from mechanisms.analytic import discrete_epsilon
+from mechanisms.decision_lists import REGISTRY_ENTRIES, DPWinnow, OnlineDecisionList, PrivateDecisionList
+from neighbors.base import Dataset, Relation, is_neighbor
+
+NAMES = [e.name for e in REGISTRY_ENTRIES]
+
+
+@pytest.fixture
+def rng() -> np.random.Generator:
+    return np.random.default_rng(20240303)
+
+
+def test_decision_list_claims_follow_the_formulas() -> None:
+    m = PrivateDecisionList()
+    assert m.weight() == m.accounted_weight() == 0.5  # ERRATA F4: claim uses the code's exponent
+    cover = math.expm1(0.5) * math.log(math.e / 1e-5)
+    eps = {(c.relation, c.kind.value, round(c.epsilon, 9)) for c in m.claims}
+    assert (Relation.ADD_REMOVE_ONE, "proved", round(cover, 9)) in eps
+    assert (Relation.ADD_REMOVE_ONE, "proved", 2.0) in eps  # (|F|+1)·c = 4·0.5
+    assert (Relation.REPLACE_ONE, "proved", 4.0) in eps  # (|F|+1)·2c
+    assert (Relation.REPLACE_ONE, "proved", round(2 * cover, 9)) in eps
+    assert m.claim.epsilon == 2.0 and m.claim.relation is Relation.ADD_REMOVE_ONE
+    assert abs(cover - 8.117) < 1e-3  # the spec's DL-tiny number
+
+
+def test_winnow_claims_follow_the_formulas() -> None:
+    m = DPWinnow()
+    K, m_, e0, es, d2 = 2, 8, 0.5, 0.2, 0.5e-5
+    adv = (
+        math.sqrt(2 * K * math.log(1 / d2)) * e0
+        + K * e0 * math.expm1(e0)
+        + math.sqrt(2 * K * m_ * math.log(1 / d2)) * es
+        + K * m_ * es * math.expm1(es)
+    )
+    vals = sorted(c.epsilon for c in m.claims if c.kind.value == "proved")
+    assert vals == pytest.approx(sorted([adv, K * e0 + K * m_ * es]))
+    assert m.claim.epsilon == pytest.approx(4.2)
+    assert OnlineDecisionList().claims == OnlineDecisionList().claims  # deterministic
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_pairs_are_neighbours_in_domain_and_sampling_is_seeded(name: str) -> None:
+    entry = next(e for e in REGISTRY_ENTRIES if e.name == name)
+    m = entry.build()
+    pairs = m.neighbor_pairs()
+    assert pairs
+    for p in pairs:
+        assert is_neighbor(p)
+        assert m.domain.check(p.dataset) is None and m.domain.check(p.neighbor) is None
+        assert p.relation.is_covered_by(m.claim.relation) or any(c.covers(p.relation) for c in m.claims)
+    a = m.sample(pairs[0].dataset, 50, rng=np.random.default_rng(7))
+    b = m.sample(pairs[0].dataset, 50, rng=np.random.default_rng(7))
+    assert a.shape[0] == 50 and np.array_equal(a, b) and np.all(np.isfinite(a))
+
+
+def test_decision_list_sampler_matches_enumeration(rng: np.random.Generator) -> None:
+    m = PrivateDecisionList()
+    N = 100_000
+    for pair in m.neighbor_pairs():
+        dist = m.output_distribution(pair.dataset)
+        assert sum(dist.values()) == pytest.approx(1.0, abs=1e-12)
+        out = m.sample(pair.dataset, N, rng=rng)
+        keys, counts = np.unique(out, axis=0, return_counts=True)
+        seen = {tuple(int(v) for v in k): c for k, c in zip(keys, counts, strict=True)}
+        assert set(seen) <= set(dist)
+        # per-cell normal approximation, z for a 1e-6 total false-failure rate over ≤ 3·256 cells
+        z = stats.norm.isf(1e-6 / (2 * 3 * 256))
+        for key, p in dist.items():
+            f = seen.get(key, 0) / N
+            assert abs(f - p) <= z * math.sqrt(p * (1 - p) / N) + 3 / N
+
+
+def test_decision_list_oracle_is_below_claims() -> None:
+    m = PrivateDecisionList()
+    for p in m.neighbor_pairs():
+        claim = min(c.epsilon for c in m.claims if c.kind.value == "proved" and c.covers(p.relation))
+        assert 0 < m.exact_epsilon(p) <= claim
+
+
+def test_realizability_gives_zero_score_candidate() -> None:
+    # 003 Prop. 3.3: a consistent list exists, so an ε0 → ∞ learner has zero training errors
+    m = PrivateDecisionList(epsilon0=200.0)
+    X = np.array(list(itertools.product((0.0, 1.0), repeat=3)))
+    y = np.where(X[:, 1] > 0, 0.0, np.where(X[:, 2] > 0, 1.0, 0.0))  # list (x2→0, x3→1, TRUE→0)
+    out = m.sample(Dataset(X, y), 20, rng=np.random.default_rng(1))
+    assert np.all(out == y[None, :].astype(np.int8))
+
+
+def test_decision_list_utility_meets_lemma_a4_and_occam(rng: np.random.Generator) -> None:
+    """Accuracy promise at the stated n: training errors ≤ Lemma A.4's (|F|+1)(2/ε0)ln(2(|F|+1)²/β)
+    w.p. ≥ 1−β, and by Hoeffding + a union over |F-DL| ≤ (|F|+1)! 2^{|F|+1} lists the population
+    error is ≤ errors/n + sqrt((ln|F-DL| + ln(1/β))/(2n)) w.p. ≥ 1−β. Target: 3-decision-list
+    features (k = 1 literals with negations, d = 3), ε0 = 1, β = 0.1, n = 2000."""
+    m = PrivateDecisionList(epsilon0=1.0, negations=True, max_size=10_000)
+    steps, beta, n, reps = m.num_steps, 0.1, 2000, 60
+    err_bound = steps * (2 / m.epsilon0) * math.log(2 * steps**2 / beta)
+    log_h = math.lgamma(steps + 1) + steps * math.log(2)
+    alpha = err_bound / n + math.sqrt((log_h + math.log(1 / beta)) / (2 * n))
+    probe = m.probe
+    target = np.where(probe[:, 0] > 0, 1.0, np.where(probe[:, 2] < 1, 0.0, 1.0))  # (x1→1, ¬x3→0, TRUE→1)
+    failures = 0
+    for _ in range(reps):
+        idx = rng.integers(0, probe.shape[0], size=n)
+        pred = m.sample(Dataset(probe[idx], target[idx]), 1, rng=rng)[0]
+        train_err = int(np.sum(pred[idx] != target[idx]))
+        pop_err = float(np.mean(pred != target))  # uniform distribution over the 8 points
+        failures += (train_err > err_bound) or (pop_err > alpha)
+    # each repetition fails w.p. ≤ 2β = 0.2 by the two bounds; P[Bin(60, 0.2) > 22] ≈ 2e-3
+    assert failures <= 22, failures
+    assert alpha < 0.5  # the bound is non-vacuous at this n
+
+
+def test_winnow_oracle_binomial_and_sampler(rng: np.random.Generator) -> None:
+    m = DPWinnow()
+    w1 = m.neighbor_pairs()[0]
+    p = 1 / (1 + math.exp(-0.1))
+    ks = np.arange(17)
+    expected = discrete_epsilon(stats.binom.pmf(ks, 16, p), stats.binom.pmf(ks, 16, 1 - p), 1e-5)
+    assert m.exact_epsilon(w1, 1e-5) == pytest.approx(expected) == pytest.approx(1.392, abs=1e-3)
+    assert m.exact_epsilon(w1, 1e-5) < m.claim.epsilon
+    out = m.sample(w1.dataset, 20_000, rng=rng)
+    fired = out[:, 1] <= m.horizon  # the second update happened
+    tot = out[fired][:, [2, 4]].sum(axis=1)  # counts on coordinate 1 over both updates
+    # Bin(16, p) mean 16p, sd 2·sqrt(p(1−p)); 6-sigma tolerance (false failure < 1e-8)
+    nf = int(fired.sum())
+    assert nf > 19_000
+    assert abs(tot.mean() - 16 * p) <= 6 * math.sqrt(16 * p * (1 - p) / nf)
+    with pytest.raises(NotImplementedError):
+        m.exact_epsilon(m.neighbor_pairs()[1])
+
+
+def _mistakes(m: DPWinnow, X: np.ndarray, y: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """Rebuild w̃_t from the encoded release and count rounds with y_t⟨w̃_t, φ(x_t)⟩ ≤ 0."""
+    Z = m.features(X)
+    R, T, K, d = out.shape[0], m.horizon, m.max_updates, Z.shape[1]
+    times = out[:, :K].astype(int)
+    counts = out[:, K:].reshape(R, K, d)
+    wt = np.full((R, d), 1 / d)
+    mistakes = np.zeros(R, dtype=int)
+    for t in range(T):
+        mistakes += (y[t] * (wt @ Z[t])) <= 0
+        for j in range(K):
+            hit = times[:, j] == t + 1
+            wt[hit] = counts[hit, j] / m.num_draws
+    return mistakes
+
+
+def test_winnow_mistake_bound_on_margin_stream(rng: np.random.Generator) -> None:
+    """003 Thm 4.5 [R]: mistakes ≤ (K*+1)(L + α + 1), α = 8 ln(2T/β)/ε0, K* = ln d/(η(1−c)ρ − η²/2),
+    m = 2 ln(2T/β)/(ρ/4)² (Lemma 4.6), with c = 3/4, η = (1−c)ρ; utility-calibrated parameters."""
+    T, rho, beta, eps0, d = 1500, 0.5, 0.1, 20.0, 2
+    eta = 0.25 * rho
+    k_star = math.log(d) / (eta * 0.25 * rho - eta**2 / 2)
+    alpha = 8 * math.log(2 * T / beta) / eps0
+    m_draws = math.ceil(2 * math.log(2 * T / beta) / (rho / 4) ** 2)
+    m = DPWinnow(
+        horizon=T,
+        max_updates=math.ceil(k_star),
+        num_draws=m_draws,
+        learning_rate=eta,
+        epsilon0=eps0,
+        threshold=alpha,
+        margin=rho,
+    )
+    bound = (k_star + 1) * (alpha + alpha + 1)
+    X = rng.uniform(-1, 1, size=(T, d))
+    X[:, 0] = np.sign(X[:, 0]) * np.maximum(np.abs(X[:, 0]), rho)  # margin ρ w.r.t. v = e_1
+    y = np.sign(X[:, 0])
+    out = m.sample(Dataset(X, y), 40, rng=rng)
+    mistakes = _mistakes(m, X, y, out)
+    # Thm 4.5 holds w.p. ≥ 1−β per run; P[Bin(40, 0.1) > 12] < 1e-3
+    assert np.sum(mistakes > bound) <= 12
+    assert bound < T  # non-vacuous
+
+
+def test_online_decision_list_feature_map_and_margin() -> None:
+    m = OnlineDecisionList(num_features=3)
+    Z = m.features(np.array([[1.0, 0.0, 1.0]]))
+    assert Z.tolist() == [[1.0, 0.0, 1.0, 1.0, -1.0, -0.0, -1.0, -1.0]]
+    # Lemma 4.10 construction for the list (x1 → +1, x2 → −1, default +1), r = 2 alternations:
+    # block weights ±(k+1)^{r−b} give |w·z| ≥ 1 with the right sign and margin ≥ (k+1)^{−(r+1)}
+    k, r = 2, 2
+    w = np.zeros(8)
+    w[0], w[1], w[3] = (k + 1) ** 2, -((k + 1) ** 1), 1.0
+    X = np.array(list(itertools.product((0.0, 1.0), repeat=3)))
+    y = np.where(X[:, 0] > 0, 1.0, np.where(X[:, 1] > 0, -1.0, 1.0))
+    margins = y * (m.features(X) @ w) / np.abs(w).sum()
+    assert np.all(margins >= (k + 1) ** (-(r + 1)) - 1e-12)
