@@ -111,6 +111,33 @@ def epsilon_ceiling(num_samples: int, *, failure_probability: float, delta: floa
     return math.log(p_lo - delta) - math.log(q_hi) if p_lo > delta else -math.inf
 
 
+def projected_bounds(
+    p_count: ArrayLike,
+    q_count: ArrayLike,
+    *,
+    selection_total_p: int,
+    selection_total_q: int,
+    certify_total_p: int,
+    certify_total_q: int,
+    failure_probability: float,
+    pessimism: float = 0.01,
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Predict the certified (p_lo, q_hi) an event would get on fresh samples, from selection counts.
+
+    Used only to *choose* events on the selection split (the choice does not affect validity).
+    The selection frequencies are shaded by a one-sided `pessimism`-level Clopper–Pearson
+    bound, against the winner's curse over many candidates and so that an event seen 0 or 1
+    times on the Q side is not mistaken for an infinite witness; the certified bounds are then
+    computed at the certification sample size with real-valued counts.
+    """
+    p_est = cp_lower(p_count, selection_total_p, pessimism)
+    q_est = cp_upper(q_count, selection_total_q, pessimism)
+    half = failure_probability / 2
+    p_lo = cp_lower(p_est * certify_total_p, certify_total_p, half)
+    q_hi = cp_upper(q_est * certify_total_q, certify_total_q, half)
+    return p_lo, q_hi
+
+
 def projected_epsilon(
     p_count: ArrayLike,
     q_count: ArrayLike,
@@ -123,17 +150,15 @@ def projected_epsilon(
     failure_probability: float,
     pessimism: float = 0.01,
 ) -> NDArray[np.float64]:
-    """Predict the certified ε an event would get on fresh samples, from selection counts.
-
-    Used only to *choose* events on the selection split (choice does not affect validity).
-    The selection frequencies are shaded by a one-sided `pessimism`-level Clopper–Pearson
-    bound (so an event seen 0 or 1 times on the Q side is not mistaken for an infinite
-    witness), then the certified bound is computed at the certification sample size with
-    real-valued counts.
-    """
-    p_est = cp_lower(p_count, selection_total_p, pessimism)
-    q_est = cp_upper(q_count, selection_total_q, pessimism)
-    half = failure_probability / 2
-    p_lo = cp_lower(p_est * certify_total_p, certify_total_p, half)
-    q_hi = cp_upper(q_est * certify_total_q, certify_total_q, half)
+    """The certified ε at `delta` that `projected_bounds` predicts."""
+    p_lo, q_hi = projected_bounds(
+        p_count,
+        q_count,
+        selection_total_p=selection_total_p,
+        selection_total_q=selection_total_q,
+        certify_total_p=certify_total_p,
+        certify_total_q=certify_total_q,
+        failure_probability=failure_probability,
+        pessimism=pessimism,
+    )
     return epsilon_from_bounds(p_lo, q_hi, delta=delta)

@@ -68,6 +68,13 @@ def _seed(text: str) -> int:
     return value
 
 
+def _float_list(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(x) for x in text.split(",") if x.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected comma-separated numbers, got {text!r}") from None
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Certified empirical privacy audits of DP mechanisms.")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -85,6 +92,26 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--out", type=Path, help="directory for result files")
     r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
+    r.add_argument(
+        "--profile-deltas",
+        type=_float_list,
+        default=(),
+        metavar="D1,D2",
+        help="also certify ε at each δ (privacy profile)",
+    )
+    r.add_argument(
+        "--profile-epsilons",
+        type=_float_list,
+        default=(),
+        metavar="E1,E2",
+        help="also certify δ at each ε (privacy profile)",
+    )
+    r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
+    r.add_argument(
+        "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
+    )
+    r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
+    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
 
     rep = sub.add_parser("report", help="render a result JSON")
     rep.add_argument("result", type=Path)
@@ -142,13 +169,20 @@ def _audit_one(
         seed=args.seed,
         failure_probability=args.failure_probability,
         jobs=args.jobs,
+        backend=args.backend,
+        profile_deltas=args.profile_deltas,
+        profile_epsilons=args.profile_epsilons,
+        gdp=args.gdp,
     )
+    checkpoint = args.out / ".checkpoints" / f"{mechanism.name}.jsonl" if args.out else None
     result = run_audit(
         mechanism,
         pairs_for(mechanism),
         config,
         parameters=tuple(params.items()),
         command=_command(spec, params, args, n),
+        checkpoint_path=checkpoint,
+        resume=args.resume,
     )
     for w in result.warnings:
         print(f"dpaudit: warning: {result.mechanism}: {w}", file=sys.stderr)
@@ -168,6 +202,11 @@ def _summary(r: AuditResult) -> str:
     )
 
 
+def _drop_checkpoint(out: Path, mechanism: str) -> None:
+    """The result is written: its checkpoint is no longer needed."""
+    (out / ".checkpoints" / f"{mechanism}.jsonl").unlink(missing_ok=True)
+
+
 def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     if "json" in fmts:
@@ -179,6 +218,12 @@ def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
+    if args.resume and not args.out:
+        raise UsageError("--resume needs --out (checkpoints live under the output directory)")
+    if args.scheduler and args.backend != "dask":
+        raise UsageError("--scheduler needs --backend dask")
+    if args.backend == "dask":
+        _connect_dask(args.scheduler)
     fmts = _formats(args.format)
     params = _parse_params(args.param)
     if args.jobs == 0 or args.jobs < -1:
@@ -192,6 +237,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
     result = _audit_one(args.mechanism, params, args)
     if args.out:
         _write(result, args.out, fmts)
+        _drop_checkpoint(args.out, result.mechanism)
     if args.json:
         sys.stdout.write(dumps(result))
     else:
@@ -208,6 +254,7 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
         results.append(result)
         if args.out:
             _write(result, args.out, fmts)  # written as soon as done: a crash loses nothing finished
+            _drop_checkpoint(args.out, result.mechanism)
         if not args.json:
             print(_summary(result), flush=True)
     if args.out:
@@ -231,6 +278,18 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     if args.json:
         sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
+
+
+def _connect_dask(address: str | None) -> None:
+    """Register joblib's Dask backend on a client (a scheduler address, or a local cluster)."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise UsageError("--backend dask needs the dask extra: pip install 'dpaudit[dask]'") from None
+    try:
+        Client(address) if address else Client(processes=False)
+    except OSError as exc:
+        raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 
 def _cmd_list(_: argparse.Namespace) -> int:

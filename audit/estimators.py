@@ -20,7 +20,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.bounds import projected_epsilon
+from audit.bounds import projected_bounds
+from audit.objectives import EpsilonAt, Objective
 
 Array = NDArray[Any]
 
@@ -65,6 +66,15 @@ class ThresholdEvent:
         s = self.score(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
+    def to_spec(self) -> dict[str, Any]:
+        return {
+            "type": "threshold",
+            "threshold": self.threshold,
+            "upper": self.upper,
+            "coordinate": self.coordinate,
+            "projection": None if self.projection is None else list(self.projection),
+        }
+
     def describe(self) -> str:
         if self.projection is not None:
             what = "w·x"
@@ -89,12 +99,44 @@ class SetEvent:
             return np.zeros(outputs.shape[0], dtype=bool)
         return np.isin(row_keys(as_rows(outputs)), self._keys())
 
+    def to_spec(self) -> dict[str, Any]:
+        return {"type": "set", "values": [list(v) for v in self.values]}
+
     def describe(self) -> str:
         shown = ", ".join(
             str(v[0]) if len(v) == 1 else "(" + ",".join(f"{x:g}" for x in v) + ")" for v in self.values[:6]
         )
         more = f", … ({len(self.values)} values)" if len(self.values) > 6 else ""
         return f"x ∈ {{{shown}{more}}}"
+
+
+def event_from_spec(spec: dict[str, Any]) -> Event:
+    """Rebuild an event from `event.to_spec()` (stored in results, checkpoints and baselines)."""
+    kind = spec.get("type")
+    if kind == "threshold":
+        proj = spec.get("projection")
+        return ThresholdEvent(
+            threshold=float(spec["threshold"]),
+            upper=bool(spec["upper"]),
+            coordinate=None if spec.get("coordinate") is None else int(spec["coordinate"]),
+            projection=None if proj is None else tuple(float(x) for x in proj),
+        )
+    if kind == "set":
+        return SetEvent(tuple(tuple(float(x) for x in v) for v in spec["values"]))
+    factory = EVENT_TYPES.get(str(kind))
+    if factory is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    return factory(spec)
+
+
+EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
+"""Extra event types (e.g. learned scores) register a `from_spec` here under their `type`."""
+
+
+def event_spec(event: Event) -> dict[str, Any] | None:
+    """The event's spec, or None if it cannot be serialised."""
+    to_spec = getattr(event, "to_spec", None)
+    return to_spec() if callable(to_spec) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,21 +265,22 @@ DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (
 SCREEN_SIZE = 64
 
 
-def _rough_projection(
-    kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int, n_cert: int, delta: float
-) -> NDArray[np.float64]:
-    """Normal-approximation stand-in for `projected_epsilon`, used only to shortlist events."""
+def _rough_bounds(
+    kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int, n_cert: int
+) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Normal-approximation stand-in for `projected_bounds`, used only to shortlist events."""
     p = np.maximum(kp - 2.3 * np.sqrt(kp + 1), 0) / n_p
-    q = (kq + 2.3 * np.sqrt(kq + 1) + 1) / n_q
-    p_lo = p - 2.5 * np.sqrt(p / n_cert)
-    q_hi = q + 2.5 * np.sqrt(q / n_cert) + 1 / n_cert
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(p_lo > delta, np.log(np.maximum(p_lo - delta, 1e-300) / q_hi), -np.inf)
+    q = np.minimum((kq + 2.3 * np.sqrt(kq + 1) + 1) / n_q, 1.0)
+    p_lo = np.maximum(p - 2.5 * np.sqrt(p / n_cert), 0.0)
+    q_hi = np.minimum(q + 2.5 * np.sqrt(q / n_cert) + 1 / n_cert, 1.0)
+    return p_lo, q_hi
 
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """The event chosen on the selection split for one pair."""
+    """The event chosen on the selection split for one pair and objective.
+
+    `projected_epsilon` is the projected value of the objective (ε for the default one)."""
 
     event: Event
     dataset_is_p: bool
@@ -250,14 +293,17 @@ def choose_event(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    delta: float,
     failure_probability: float,
+    delta: float = 0.0,
+    objective: Objective | None = None,
     distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
 ) -> Selection:
-    """Pick the (event, direction) with the highest projected certified ε.
+    """Pick the (event, direction) whose projected certified interval maximises `objective`
+    (default: ε at `delta`).
 
     `a` are outputs on the pair's dataset, `b` on its neighbour (selection split only).
     """
+    obj: Objective = objective if objective is not None else EpsilonAt(delta)
     best: Selection | None = None
     for dist in distinguishers:
         cand = dist.propose(a, b)
@@ -268,17 +314,18 @@ def choose_event(
             (cand.counts_b, cand.counts_a, b.shape[0], a.shape[0], False),
         ):
             # cheap normal-approximation screen, then the exact projection on the top few
-            rough = _rough_projection(counts_p, counts_q, n_p, n_q, certify_total, delta)
+            rough = obj.score(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
             top = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
-            exact = projected_epsilon(
-                counts_p[top],
-                counts_q[top],
-                selection_total_p=n_p,
-                selection_total_q=n_q,
-                certify_total_p=certify_total,
-                certify_total_q=certify_total,
-                delta=delta,
-                failure_probability=failure_probability,
+            exact = obj.score(
+                *projected_bounds(
+                    counts_p[top],
+                    counts_q[top],
+                    selection_total_p=n_p,
+                    selection_total_q=n_q,
+                    certify_total_p=certify_total,
+                    certify_total_q=certify_total,
+                    failure_probability=failure_probability,
+                )
             )
             j = int(np.argmax(exact))
             value = float(exact[j])

@@ -75,16 +75,17 @@ def sample_rows(
     return as_rows(draw(mechanism, dataset, size, seed, key))
 
 
-def count_event(
+def count_events(
     mechanism: Mechanism,
     dataset: Dataset,
-    event: Event,
+    events: Sequence[Event],
     size: int,
     seed: int,
     key: tuple[int, ...],
-) -> int:
-    """Number of samples of one chunk that fall in `event`."""
-    return int(np.count_nonzero(event.indicator(draw(mechanism, dataset, size, seed, key))))
+) -> list[int]:
+    """Number of samples of one chunk that fall in each event (one draw serves all events)."""
+    out = draw(mechanism, dataset, size, seed, key)
+    return [int(np.count_nonzero(e.indicator(out))) for e in events]
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,6 +23,7 @@ __all__ = [
     "EpsilonEstimate",
     "PairResult",
     "PrivacyClaim",
+    "ProfilePoint",
     "Relation",
     "Verdict",
 ]
@@ -51,6 +52,12 @@ class AuditConfig:
     chunk_size: int | None = None
     jobs: int = 1
     backend: str = "loky"
+    profile_deltas: tuple[float, ...] = ()
+    """Also certify ε at each of these δ (the empirical privacy profile)."""
+    profile_epsilons: tuple[float, ...] = ()
+    """Also certify δ at each of these ε."""
+    gdp: bool = False
+    """Also certify a Gaussian-DP μ lower bound (refutes μ-GDP claims only)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -67,6 +74,12 @@ class AuditConfig:
             raise ValueError("chunk_size must be ≥ 1")
         if self.jobs == 0 or self.jobs < -1:
             raise ValueError("jobs must be ≥ 1 (or -1 for all cores)")
+        if any(not 0 <= d < 1 for d in self.profile_deltas):
+            raise ValueError("profile deltas must be in [0, 1)")
+        if any(not (e >= 0 and math.isfinite(e)) for e in self.profile_epsilons):
+            raise ValueError("profile epsilons must be finite and ≥ 0")
+        object.__setattr__(self, "profile_deltas", tuple(float(d) for d in self.profile_deltas))
+        object.__setattr__(self, "profile_epsilons", tuple(float(e) for e in self.profile_epsilons))
 
     def split(self) -> tuple[int, int]:
         """(selection samples, certification samples) per side."""
@@ -100,6 +113,19 @@ class EpsilonEstimate:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ProfilePoint:
+    """An extra certified test: `objective` ("epsilon" at δ = `parameter`, "delta" at
+    ε = `parameter`, or "gdp_mu") with its certified `value` on one pair's chosen event."""
+
+    objective: str
+    parameter: float | None
+    label: str
+    value: float
+    pair_index: int
+    estimate: EpsilonEstimate
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class ClaimCheck:
     """One claim against the certified intervals of every pair it covers."""
 
@@ -121,6 +147,9 @@ class PairResult:
     violation: bool
     claims_exceeded: tuple[int, ...] = ()
     """Indices into AuditResult.claims of the claims this pair's bound exceeds."""
+    profile: tuple[ProfilePoint, ...] = ()
+    event_spec: dict[str, object] | None = None
+    """The certified event, serialised (None if its distinguisher cannot serialise it)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -146,6 +175,8 @@ class AuditResult:
     parameters: tuple[tuple[str, str], ...] = ()
     command: str = ""
     seedable: bool = True
+    profile: tuple[ProfilePoint, ...] = ()
+    """Per extra objective, the best certified value over pairs."""
     extra: dict[str, object] = field(default_factory=dict)
 
     @property

@@ -64,6 +64,11 @@ def render_markdown(r: AuditResult) -> str:
             f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} "
             f"({fmt(e.q_upper)}) | {fmt(e.epsilon_lower_bound)}{witness} | {fmt(e.delta_lower_bound)} |"
         )
+    if r.profile:
+        lines += ["", "## Privacy profile (certified, same confidence as above)", ""]
+        lines += ["| test | certified value | pair | event |", "|---|---|---|---|"]
+        for pt in r.profile:
+            lines.append(f"| {pt.label} | {fmt(pt.value)} | {pt.pair_index + 1} | `{pt.estimate.event}` |")
     lines += _section("Findings about the paper", r.findings)
     lines += _section("Warnings", r.warnings)
     return "\n".join(lines) + "\n"

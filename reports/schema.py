@@ -19,6 +19,7 @@ from audit.types import (
     EpsilonEstimate,
     PairResult,
     PrivacyClaim,
+    ProfilePoint,
     Relation,
     Verdict,
 )
@@ -113,6 +114,28 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
     )
 
 
+def _profile_to_dict(p: ProfilePoint) -> dict[str, Any]:
+    return {
+        "objective": p.objective,
+        "parameter": None if p.parameter is None else _num(p.parameter),
+        "label": p.label,
+        "value": _num(p.value),
+        "pair_index": p.pair_index,
+        "estimate": _estimate_to_dict(p.estimate),
+    }
+
+
+def _profile_from_dict(d: dict[str, Any]) -> ProfilePoint:
+    return ProfilePoint(
+        objective=d["objective"],
+        parameter=None if d.get("parameter") is None else _float(d["parameter"]),
+        label=d["label"],
+        value=_float(d["value"]),
+        pair_index=int(d["pair_index"]),
+        estimate=_estimate_from_dict(d["estimate"]),
+    )
+
+
 def to_json_dict(r: AuditResult) -> dict[str, Any]:
     return {
         "schema_version": SCHEMA_VERSION,
@@ -153,9 +176,12 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
                 "epsilon_lower_bound": _num(p.estimate.epsilon_lower_bound),
                 "delta_lower_bound": _num(p.estimate.delta_lower_bound),
                 "estimate": _estimate_to_dict(p.estimate),
+                "event_spec": p.event_spec,
+                "profile": [_profile_to_dict(x) for x in p.profile],
             }
             for p in r.pairs
         ],
+        "profile": [_profile_to_dict(x) for x in r.profile],
         "warnings": list(r.warnings),
         "findings": list(r.findings),
         "elapsed_seconds": r.elapsed_seconds,
@@ -207,6 +233,8 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
                     estimate=_estimate_from_dict(p["estimate"]),
                     violation=bool(p["violation"]),
                     claims_exceeded=tuple(int(i) for i in p.get("claims_exceeded", ())),
+                    profile=tuple(_profile_from_dict(x) for x in p.get("profile", ())),
+                    event_spec=p.get("event_spec"),
                 )
                 for p in d["pairs"]
             ),
@@ -218,6 +246,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             parameters=tuple((str(k), str(v)) for k, v in d.get("parameters", {}).items()),
             command=d.get("command", ""),
             seedable=bool(d.get("seedable", True)),
+            profile=tuple(_profile_from_dict(x) for x in d.get("profile", ())),
             extra=dict(d.get("extra", {})),
         )
     except (KeyError, TypeError, ValueError) as exc:
