@@ -1,0 +1,207 @@
+# ruff: noqa: E501  (the module docstring holds a wide Markdown table)
+"""Buggy twins of the 002 learners (spec seed-002 §10 catalogue). Each keeps its sibling's claims.
+
+| twin | spec id | bug | true ε on the registered pairs | detectable |
+|---|---|---|---|---|
+| geo_halfplane_grid4_no_eps_split | B1 | ε̂ = ε instead of ε/(2 ln(e/δ)) | ≈ 4.1 (single pos vs ∅, spec §12) vs proved 1.8 | yes |
+| geo_halfplane_grid4_early_stop | B2 | stop once no covered-side example remains | ∞ ("one neg vs ∅": output length differs) | yes |
+| geo_halfplane_grid4_argmax | B3 | deterministic greedy (argmax q) selection | ∞ (deterministic, data-dependent output) | yes |
+| geo_halfplane_grid4_t_from_n | B7 | α = max(α, 1/(n+1)), T from it | ∞ (∅ vs one point: T = 4 vs 8, −1 padding) | yes |
+| geo_halfplane_grid4_keep_positives | B9 | excluded positives not deleted | ≈ 0.19 at δ = 1e-3 (spec §12) < proved 1.8 | no (spec §10: weak at T = 12) |
+| geo_halfplane_grid4_shared_noise | B10 | one w for all T iterations | extra ≈ ε̂T/k (spec §10) | no (code review only) |
+| geo_halfplane_grid4_sens2_score | B11 | q = cover − protect, no min/cap | ≤ 3ε proof-level under relabel (spec §10) | no (one-signed, weak) |
+| geo_conj_small_consistent_candidates | B14 | EM only over literals consistent with the positives | ∞ (add a positive: support changes) | yes |
+| geo_union_grid3_wrong_or_deletion | B13 | OR form deletes h = 0 instead of h = 1 | utility broken; leak accumulates like B9 | no (not measured above the claim) |
+| geo_select_halfplane_count_weight | B4 | regions of S's arrangement weighted by count, not area | exact: see exact_epsilon (two negatives vs one) | yes |
+| geo_select_halfplane_centroid | B5 | releases the centroid of S's region, not a uniform point | ∞ (δ ≈ 1: outputs on a data-dependent finite set) | yes |
+| geo_select_halfplane_drop_small_cells | B6 | regions of area < 1% of the box dropped | ∞ (support mismatch) | yes |
+| geo_select_halfplane_eps_label | B8 | SelectHalfplane(ε) labelled ε-DP | 1.546 (asymmetric replace) vs claim 1 | yes |
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mechanisms.base import ClaimKind, PrivacyClaim
+from mechanisms.geometric.arrangement import halfplane_cells
+from mechanisms.geometric.learners import ConjunctionLearner, ConvexKGonLearner, UnionOfPolygonsLearner
+from mechanisms.geometric.scl import iterations
+from mechanisms.geometric.select import SelectHalfplane
+from neighbors.base import Dataset, Relation
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoEpsSplit(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_no_eps_split"
+
+    def selection_eps(self) -> float:
+        return self.epsilon
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EarlyStop(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_early_stop"
+
+    def running(self, alive_covered: NDArray[np.float64], step: int) -> NDArray[np.bool_] | None:
+        return np.asarray(alive_covered.sum(axis=1) > 0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Argmax(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_argmax"
+
+    def select(self, logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+        return np.asarray(np.argmax(logits, axis=1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TFromN(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_t_from_n"
+
+    def num_iterations(self, n: int) -> int:
+        return iterations(self.k, max(self.alpha, 1.0 / (n + 1)))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class KeepPositives(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_keep_positives"
+
+    def protected_alive(self, alive: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.ones_like(alive)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SharedNoise(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_shared_noise"
+
+    def noise(self, rng: np.random.Generator, runs: int, steps: int) -> NDArray[np.float64]:
+        w = np.floor(rng.laplace(0.0, self.noise_scale, size=(runs, 1)))
+        return np.repeat(w, steps, axis=1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Sens2Score(ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_sens2_score"
+
+    def score(self, cover: NDArray[np.float64], prot: NDArray[np.float64], b: NDArray[np.float64]) -> Any:
+        return cover - prot
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsistentCandidates(ConjunctionLearner):
+    name: str = "geo_conj_small_consistent_candidates"
+
+    def candidate_log_base(
+        self, support_labels: NDArray[np.uint8], n1: NDArray[np.float64], n0: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        lb = self.log_base().copy()
+        prot = n1 if self.form == "and" else n0
+        rem = (1 - support_labels) if self.form == "and" else support_labels
+        bad = (rem.astype(float) @ prot) > 0
+        if not np.all(bad):
+            lb[bad] = -np.inf
+        return lb
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class WrongOrDeletion(UnionOfPolygonsLearner):
+    name: str = "geo_union_grid3_wrong_or_deletion"
+
+    def delete(self, alive: NDArray[np.float64], removed: NDArray[np.float64], table: Any) -> Any:
+        return alive * removed  # deletes the examples with h_j(x) = 0 (AND-form deletion)
+
+
+def _regions(mech: SelectHalfplane, dataset: Dataset) -> NDArray[np.intp]:
+    """Region id of every cell in the arrangement of S's dual lines (per copy z)."""
+    labels, _ = mech._table()
+    C = labels.shape[0]
+    z = (np.arange(C) >= C // 2).astype(np.uint8)[:, None]
+    sup = np.unique(mech._index(dataset.X)) if dataset.n else np.zeros(0, np.intp)
+    key = np.concatenate([z, labels[:, sup]], axis=1)
+    _, reg = np.unique(key, axis=0, return_inverse=True)
+    return np.asarray(reg).reshape(-1)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CountWeight(SelectHalfplane):
+    name: str = "geo_select_halfplane_count_weight"
+
+    def log_weights(self, dataset: Dataset) -> NDArray[np.float64]:
+        _, log_area = self._table()
+        reg = _regions(self, dataset)
+        reg_area = np.full(reg.max() + 1, -np.inf)
+        np.logaddexp.at(reg_area, reg, log_area)
+        # each region weight 1 (count), uniform (∝ area) inside it
+        return log_area - reg_area[reg] + self.epsilon * self.scores(dataset)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DropSmallCells(SelectHalfplane):
+    name: str = "geo_select_halfplane_drop_small_cells"
+    tolerance: float = 0.01
+
+    def log_weights(self, dataset: Dataset) -> NDArray[np.float64]:
+        _, log_area = self._table()
+        reg = _regions(self, dataset)
+        reg_area = np.full(reg.max() + 1, -np.inf)
+        np.logaddexp.at(reg_area, reg, log_area)
+        small = reg_area[reg] < np.log(self.tolerance * 16 * self.d**4)
+        out = super(DropSmallCells, self).log_weights(dataset)
+        return np.where(small, -np.inf, out)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ContinuousSelectHalfplane(SelectHalfplane):
+    """SelectHalfplane releasing the continuous (â, b) (Step 6: uniform point in the chosen cell)."""
+
+    output: str = "continuous"
+    name: str = "geo_select_halfplane_continuous"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Centroid(ContinuousSelectHalfplane):
+    name: str = "geo_select_halfplane_centroid"
+
+    def release(self, cells: NDArray[np.intp], dataset: Dataset, rng: np.random.Generator) -> NDArray[Any]:
+        cells_tab = halfplane_cells(self.d)
+        reg = _regions(self, dataset)
+        area = np.exp(cells_tab.log_area - cells_tab.log_area.max())
+        G = reg.max() + 1
+        tot = np.bincount(reg, weights=area, minlength=G)
+        cx = np.bincount(reg, weights=area * cells_tab.centroid[:, 0], minlength=G) / tot
+        cy = np.bincount(reg, weights=area * cells_tab.centroid[:, 1], minlength=G) / tot
+        r = reg[cells]
+        return np.column_stack([cx[r], cy[r]])
+
+    def exact_epsilon(self, pair: Any, delta: float = 0.0) -> float:
+        """Outputs lie on the finite set of S's region centroids; when the two sides' centroid sets
+        differ, an output of one side has probability 0 on the other: ε = ∞."""
+        cells = np.arange(halfplane_cells(self.d).num_cells)
+        a = np.unique(self.release(cells, pair.dataset, np.random.default_rng(0)), axis=0)
+        b = np.unique(self.release(cells, pair.neighbor, np.random.default_rng(0)), axis=0)
+        same = a.shape == b.shape and bool(np.allclose(a, b))
+        return SelectHalfplane.exact_epsilon(self, pair, delta) if same else math.inf
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpsLabel(SelectHalfplane):
+    name: str = "geo_select_halfplane_eps_label"
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return tuple(
+            PrivacyClaim(
+                epsilon=self.epsilon,
+                delta=0.0,
+                relation=r,
+                reference=self.reference,
+                kind=ClaimKind.PROVED,
+                note="mislabelled: exp(ε·q) is 2ε-DP, not ε-DP",
+            )
+            for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
+        )

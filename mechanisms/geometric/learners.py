@@ -1,0 +1,314 @@
+# ruff: noqa: E501  (the module docstring holds a wide Markdown table)
+"""The learners of 002_f29981ba9423ff4d.txt as audited mechanisms (SetCoverLearner instances).
+
+| class | paper | hypothesis class H | form | selection | preset (spec seed-002 §8.1) |
+|---|---|---|---|---|---|
+| ConjunctionLearner | Thm 1.2 / 3.6 | 2d_b literals {v_i, ¬v_i} | AND | EM, counting base, exp(ε̂q) | conj-small |
+| DisjunctionLearner | Thm 1.3 / 3.6 (OR, §5 sentence) | 2d_b literals | OR | EM, counting base | conj-small on OR |
+| ConvexKGonLearner | §4, Claim 4.4, Thm 4.8 | HALFPLANE_d | AND | SelectHalfplane (area base) | halfplane-grid4 (+ corrected) |
+| UnionOfPolygonsLearner | §5, Thm 5.1 | TRIANGLE = HALFPLANE^{∧3} | OR | SelectTriangle (product-area base) | union-grid3 |
+
+Decisions (spec §13, checked against the paper text):
+- H for conjunctions has no constant-true hypothesis (spec §13.5; the paper's H = CONJ_{1,d} is the
+  2d literals, Example 2.8).
+- SelectHalfplane inside SCL (Thm 4.8) is the exponential mechanism with density ∝ exp(ε̂·q) on
+  F × D; by the cell-table identity (arrangement.py) it is "cell ∝ area·exp(ε̂q)". The released h_j
+  is encoded by its cell id on the full grid (every cell has a distinct labelling of X_d²), which
+  determines h_j's restriction to the domain; the uniform point inside the cell is a function of
+  fresh randomness independent of the data given the cell, so omitting it from the learner's
+  encoded output loses nothing for the privacy loss (SelectHalfplane standalone releases it).
+- SCL's k for unions of polygons: the paper's k (spec §13.6); union-grid3 uses k = 2.
+- Datasets: features on the grid {0..d}² (integers) or the cube {0,1}^{d_b}; labels in {0, 1}.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mechanisms.base import PrivacyClaim
+from mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
+from mechanisms.geometric.scl import PAPER, SetCoverLearner, epsilon_from_losses
+from neighbors.base import Dataset, Domain, NeighborPair, Relation
+
+
+def labelled(points: list[Any], labels: list[int], width: int) -> Dataset:
+    X = np.asarray(points, dtype=float).reshape(len(points), width)
+    return Dataset(X, np.asarray(labels, dtype=float))
+
+
+def pair(
+    a: tuple[list[Any], list[int]],
+    b: tuple[list[Any], list[int]],
+    width: int,
+    relation: Relation,
+    description: str,
+    *tags: str,
+) -> NeighborPair:
+    return NeighborPair(
+        dataset=labelled(a[0], a[1], width),
+        neighbor=labelled(b[0], b[1], width),
+        relation=relation,
+        description=description,
+        tags=tags,
+    )
+
+
+def checklist_pairs(
+    width: int,
+    xstar: tuple[float, ...],
+    near: tuple[float, ...],
+    cluster: tuple[float, ...],
+    far: tuple[float, ...],
+    many_negatives: int,
+    flip: bool,
+) -> tuple[NeighborPair, ...]:
+    """The spec §9 checklist for one geometry. `flip` swaps labels (OR form: roles swap, §3b/§6.6)."""
+    P, N = (0, 1) if flip else (1, 0)
+    AR, RL, RP = Relation.ADD_REMOVE_ONE, Relation.RELABEL_ONE, Relation.REPLACE_ONE
+    x, c, f, nr = list(xstar), list(cluster), list(far), list(near)
+    return (
+        pair(([x], [P]), ([], []), width, AR, "§9.1 single protected-side example x* vs ∅", "9.1"),
+        pair(
+            ([c] * 20 + [x], [P] * 21),
+            ([c] * 20, [P] * 20),
+            width,
+            AR,
+            "§9.2 20-cluster + far x* (easily removed) vs without x*",
+            "9.2",
+        ),
+        pair(
+            ([c] * 5 + [nr], [P] * 6),
+            ([c] * 5, [P] * 5),
+            width,
+            AR,
+            "§9.2 5-cluster + x* adjacent to it (hard to remove) vs without",
+            "9.2",
+        ),
+        pair(
+            ([c] * 5 + [f] * 3 + [x], [P] * 5 + [N] * 3 + [P]),
+            ([c] * 5 + [f] * 3 + [x], [P] * 5 + [N] * 3 + [N]),
+            width,
+            RL,
+            "§9.3 relabel x* (protected → covered side) with clusters",
+            "9.3",
+        ),
+        pair(([x], [P]), ([x], [N]), width, RL, "§9.3 relabel x* alone", "9.3"),
+        pair(
+            ([c] * 5 + [f] * many_negatives + [x], [P] * 5 + [N] * many_negatives + [N]),
+            ([c] * 5 + [f] * many_negatives, [P] * 5 + [N] * many_negatives),
+            width,
+            AR,
+            f"§9.4 negatives regime: {many_negatives} covered-side examples (≈ Δ), add one at x*",
+            "9.4",
+        ),
+        pair(
+            ([c] * 5 + [f], [P] * 5 + [N]),
+            ([c] * 5 + [nr], [P] * 5 + [N]),
+            width,
+            RP,
+            "§9.5 replace a covered-side example far → near the protected cluster",
+            "9.5",
+        ),
+        pair(([f], [N]), ([], []), width, AR, "§9.6 one covered-side example vs ∅", "9.6"),
+        pair(([f, x], [N, N]), ([f], [N]), width, AR, "§9.6 two covered-side examples vs one", "9.6"),
+        pair(
+            ([x] * 4, [P] * 4),
+            ([x] * 3, [P] * 3),
+            width,
+            AR,
+            "§9.9 x* already present 3 times, add one",
+            "9.9",
+        ),
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConjunctionLearner(SetCoverLearner):
+    """Thm 3.6: SCL(AND) over the 2d_b literals with the exponential mechanism (preset conj-small)."""
+
+    num_variables: int = 16
+    k: int = 3
+    alpha: float = 0.1
+    name: str = "geo_conj_small"
+    form: ClassVar[str] = "and"
+    reference: ClassVar[str] = PAPER + ", Claim 3.4 / Thm 3.6"
+
+    @property
+    def stated_reference(self) -> str:
+        return PAPER + ", Thm 1.2 / Thm 3.6 (via Claim 3.4)"
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(
+            num_features=self.num_variables,
+            feature_low=0.0,
+            feature_high=1.0,
+            integer_features=True,
+            labels=(0.0, 1.0),
+        )
+
+    def hypothesis_labels(self, points: NDArray[np.float64]) -> NDArray[np.uint8]:
+        x = np.asarray(points, dtype=np.uint8).reshape(-1, self.num_variables).T  # (d_b, n)
+        return np.concatenate([x, 1 - x]).astype(np.uint8)
+
+    def log_base(self) -> NDArray[np.float64]:
+        return np.zeros(2 * self.num_variables)
+
+    def probe_points(self) -> NDArray[np.float64]:
+        d = self.num_variables
+        rows = [np.zeros(d), np.ones(d)]
+        for j in (1, 4, 8):
+            r = np.zeros(d)
+            r[:j] = 1
+            rows.append(r)
+        return np.array(rows)
+
+    def geometry(self) -> dict[str, tuple[float, ...]]:
+        d = self.num_variables
+        pJ = tuple([1.0] * 4 + [0.0] * (d - 4))
+        p1 = tuple([1.0] + [0.0] * (d - 1))
+        return {"xstar": (0.0,) * d, "near": p1, "cluster": pJ, "far": (1.0,) * d}
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        g = self.geometry()
+        return checklist_pairs(
+            self.num_variables,
+            g["xstar"],
+            g["near"],
+            g["cluster"],
+            g["far"],
+            math.ceil(self.Delta),
+            self.form == "or",
+        )
+
+    def exact_epsilon(
+        self, pair: NeighborPair, delta: float = 0.0, *, num_paths: int = 4000, seed: int = 0
+    ) -> float:
+        return oracle_epsilon(self, pair, delta, num_paths=num_paths, seed=seed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DisjunctionLearner(ConjunctionLearner):
+    """Thm 1.3 / 3.6 OR form: SCL(OR) over the literals (spec §3b); pairs are the AND pairs with
+    labels swapped (the OR form is the AND form on flipped labels with the negated class)."""
+
+    name: str = "geo_disj_small"
+    form: ClassVar[str] = "or"
+
+    @property
+    def stated_reference(self) -> str:
+        return PAPER + ", Thm 1.3 / Thm 3.6 (via Claim 3.4)"
+
+
+def oracle_epsilon(
+    mech: SetCoverLearner, pair: NeighborPair, delta: float, *, num_paths: int, seed: int
+) -> float:
+    """Spec §8.4 white-box reference: ε(δ) from exact per-path privacy losses (both directions).
+
+    This is a Monte Carlo estimate over `num_paths` exact-likelihood paths, not a closed form;
+    the relative Monte Carlo error of δ(ε) is ≈ 1/√(num_paths·δ)."""
+    rng = np.random.default_rng(seed)
+    a = mech.privacy_loss(pair, num_paths, rng=rng)
+    b = mech.privacy_loss(pair.swapped(), num_paths, rng=rng)
+    return epsilon_from_losses(a, b, delta)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConvexKGonLearner(SetCoverLearner):
+    """Thm 4.8: SCL(AND) with SelectHalfplane over X_d² (preset halfplane-grid4)."""
+
+    d: int = 4
+    k: int = 2
+    alpha: float = 0.25
+    name: str = "geo_halfplane_grid4"
+    form: ClassVar[str] = "and"
+    reference: ClassVar[str] = PAPER + ", Claim 3.4 / Claim 4.4"
+
+    @property
+    def stated_reference(self) -> str:
+        return PAPER + ", Claim 4.4 / Thm 4.8 (via Claim 3.4)"
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(
+            num_features=2,
+            feature_low=0.0,
+            feature_high=float(self.d),
+            integer_features=True,
+            labels=(0.0, 1.0),
+        )
+
+    def _cells(self) -> tuple[NDArray[np.uint8], NDArray[np.float64], tuple[tuple[int, int], ...]]:
+        c = halfplane_cells(self.d)
+        return c.labels, c.log_area, c.points
+
+    def hypothesis_labels(self, points: NDArray[np.float64]) -> NDArray[np.uint8]:
+        labels, _, pts = self._cells()
+        idx = [(int(x) * (self.d + 1) + int(y)) for x, y in np.asarray(points).reshape(-1, 2)]
+        assert all(
+            pts[i] == (int(p[0]), int(p[1]))
+            for i, p in zip(idx, np.asarray(points).reshape(-1, 2), strict=True)
+        )
+        return labels[:, idx]
+
+    def log_base(self) -> NDArray[np.float64]:
+        return self._cells()[1]
+
+    def probe_points(self) -> NDArray[np.float64]:
+        return np.asarray(self._cells()[2], dtype=float)
+
+    def geometry(self) -> dict[str, tuple[float, ...]]:
+        d = float(self.d)
+        m = float(self.d // 2)
+        return {"xstar": (d, d), "near": (m, m + 1), "cluster": (m, m), "far": (0.0, 0.0)}
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        g = self.geometry()
+        return checklist_pairs(
+            2, g["xstar"], g["near"], g["cluster"], g["far"], math.ceil(self.Delta), self.form == "or"
+        )
+
+    def exact_epsilon(
+        self, pair: NeighborPair, delta: float = 0.0, *, num_paths: int = 4000, seed: int = 0
+    ) -> float:
+        return oracle_epsilon(self, pair, delta, num_paths=num_paths, seed=seed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrectedConvexKGonLearner(ConvexKGonLearner):
+    """ERRATA F1 corrected preset: scale 2T/ε, ε̂ = ε/(4 ln(e/δ)); proved claim (ε, δ)."""
+
+    corrected: bool = True
+    name: str = "geo_halfplane_grid4_corrected"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnionOfPolygonsLearner(ConvexKGonLearner):
+    """Thm 5.1: SCL(OR) with SelectTriangle over X_d² (preset union-grid3).
+
+    Hypotheses are the triangle labellings π of the full grid with base weight W_π (arrangement.py);
+    h_j is released as its pattern id (a function of the sampled triple of halfplanes)."""
+
+    d: int = 3
+    k: int = 2
+    alpha: float = 0.25
+    name: str = "geo_union_grid3"
+    form: ClassVar[str] = "or"
+    reference: ClassVar[str] = PAPER + ", Claim 3.4 / Thm 5.1"
+
+    @property
+    def stated_reference(self) -> str:
+        return PAPER + ", Thm 5.1 (via Claim 3.4)"
+
+    def _cells(self) -> tuple[NDArray[np.uint8], NDArray[np.float64], tuple[tuple[int, int], ...]]:
+        t = triangle_patterns(self.d)
+        return t.labels, t.log_weight, t.points
+
+
+def claims_summary(claims: tuple[PrivacyClaim, ...]) -> str:
+    return "; ".join(f"{c.kind.value} ({c.epsilon:.3g}, {c.delta:.3g}) {c.relation.value}" for c in claims)

@@ -1,0 +1,468 @@
+"""SetCoverLearner (002_f29981ba9423ff4d.txt, §3 algorithm box; OR form §5) as a vectorised engine.
+
+Algorithm (AND form, verbatim up to the [C] choices of spec seed-002 §3/§13):
+
+    for j in 1..T:                        # always exactly T iterations
+        S1, S0 = remaining positives / negatives
+        w_j = floor(Lap(scale)); b_j = |S0| + w_j − Δ
+        q(h) = min(#_{h→0}(S0) − b_j/k, −#_{h→0}(S1))
+        h_j ~ base(h)·exp(ε̂·q(h))        # EM as the paper runs it: exp(ε̂ q), not exp(ε̂ q/2)
+        delete every example (either label) with h_j(x) = 0
+    return h_1 ∧ … ∧ h_T
+
+The OR form (the paper's "straightforward modification", spec §3b) swaps the roles: the positive
+count is noised, q(h) = min(#_{h→1}(S1) − b_j/k, −#_{h→1}(S0)), examples with h_j(x) = 1 are deleted
+and h_fin = h_1 ∨ … ∨ h_T. Both forms share one engine: a "removal" matrix M (AND: 1 − h(x),
+OR: h(x)), a *covered* side (AND: negatives, OR: positives) and a *protected* side.
+
+Constants ([C], spec §13.1, log base unspecified in the paper): T = ⌈2k·log₂(2/α)⌉ (public,
+never a function of n); scale = T/ε (the paper's (2k/ε)·log(2/α) with the same T, so the
+coupling of Claim 3.4 costs ≤ e^{ε}); Δ = scale·ln(T/β) (natural log makes the Claim 3.1 tail
+exact); ε̂ = ε/(2 ln(e/δ)) (Claim 3.4; Claim 4.4 gives only O(·), the same constant is used for
+SelectHalfplane/SelectTriangle, spec §13.4). The "corrected" preset (ERRATA F1) uses
+scale = 2T/ε and ε̂ = ε/(4 ln(e/δ)).
+
+Claims (ERRATA F1–F3). Claim 3.4's proof ends with "≤ e^{2ε}·Pr[SCL(S') ∈ F] + δ": the
+floored-Laplace coupling w'_j = w_j − 1 (j ≤ t) costs e^{ε} (≤ T draws of scale T/ε, each
+shifted by 1), and the selection product Π_{j≤t}(1 + (e^{ε̂} − 1)p_j) ≤ exp(2ε̂(ln(1/δ) + 1)) = e^{ε}
+on ln(1/δ)-good outputs, the bad ones having probability ≤ δ by Lemma 3.5. Hence:
+- PROVED (2ε, δ) under ADD_REMOVE_ONE (the proof's relation);
+- PROVED (2ε, δ) under RELABEL_ONE: with b_j coupled, relabelling x* moves q of every
+  hypothesis that removes x* by exactly +1 (both terms of the min move) — the case (b) argument;
+- PROVED (4ε, (1 + e^{2ε})δ) under REPLACE_ONE: group privacy over one removal plus one addition;
+- STATED (ε, δ) under ADD_REMOVE_ONE (Claim 3.4 / Thm 3.6 / Thm 4.8 / Thm 5.1 as written) and
+  STATED (ε, δ) under REPLACE_ONE (Def 2.9 "differ on a single entry").
+With the corrected constants every factor halves: PROVED (ε, δ) add/remove and relabel,
+(2ε, (1 + e^{ε})δ) replace-one.
+
+Implementation (spec §8.2, §8.5): the learner is symmetric in the examples, so a dataset is
+reduced to counts (n_covered, n_protected) on the support of its points; hypotheses that agree
+on the support have the same q in every iteration, so the exponential mechanism is sampled in
+two exact stages: a support-labelling group ∝ Σ_group base·exp(ε̂ q), then a hypothesis inside the
+group ∝ base. Runs are vectorised (batches of `_BATCH` runs × groups); randomness only from `rng`.
+
+Released output (spec §8.3): the T hypothesis ids h_1..h_T (−1 for an iteration that did not
+run, which only the early-stopping twin produces) followed by h_fin's labels on a fixed,
+data-independent probe set (the points the registered pairs use). Both are functions of h⃗.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, ClassVar
+
+import numpy as np
+from numpy.typing import NDArray
+
+from mechanisms.base import ClaimKind, PrivacyClaim
+from neighbors.base import Dataset, NeighborPair, Relation
+
+PAPER = "002_f29981ba9423ff4d.txt"
+_BATCH = 8192
+
+
+def iterations(k: int, alpha: float) -> int:
+    """T = ⌈2k·log₂(2/α)⌉ (spec §13.1)."""
+    return math.ceil(2 * k * math.log2(2 / alpha) - 1e-12)
+
+
+@dataclass(frozen=True, slots=True)
+class Table:
+    """A dataset reduced to what SCL reads: hypothesis groups on the data support."""
+
+    removal: NDArray[np.float64]  # (G, S): 1 where a hypothesis of group g removes support point s
+    log_base: NDArray[np.float64]  # (G,) log Σ base over the group (−inf if the group is empty)
+    covered: NDArray[np.float64]  # (S,) counts of the noised/covered side (AND: negatives)
+    protected: NDArray[np.float64]  # (S,) counts of the protected side (AND: positives)
+    group_of: NDArray[np.intp]  # (H,) group of each hypothesis
+    order: NDArray[np.intp]  # hypotheses sorted by group
+    key: NDArray[np.float64]  # group + cumulative within-group probability, aligned with `order`
+
+
+def build_table(
+    support_labels: NDArray[np.uint8],
+    log_base: NDArray[np.float64],
+    n1: NDArray[np.float64],
+    n0: NDArray[np.float64],
+    form: str,
+) -> Table:
+    """Group hypotheses by their labelling of the support (exact two-stage EM sampling)."""
+    H = support_labels.shape[0]
+    rem = (1 - support_labels) if form == "and" else support_labels
+    if rem.shape[1] == 0:
+        grp = np.zeros(H, dtype=np.intp)
+        uniq = np.zeros((1, 0), dtype=rem.dtype)
+    else:
+        uniq, grp = np.unique(rem, axis=0, return_inverse=True)
+        grp = grp.reshape(-1)
+    G = uniq.shape[0]
+    lb = np.full(G, -np.inf)
+    np.logaddexp.at(lb, grp, log_base)
+    fin = np.isfinite(log_base)
+    within = np.zeros(H)
+    within[fin] = np.exp(log_base[fin] - lb[grp][fin])
+    order = np.argsort(grp, kind="stable")
+    cum = np.zeros(H)
+    g_sorted = grp[order]
+    w_sorted = within[order]
+    starts = np.flatnonzero(np.r_[True, g_sorted[1:] != g_sorted[:-1]])
+    run = np.cumsum(w_sorted)
+    base_at_start = np.repeat(run[starts] - w_sorted[starts], np.diff(np.r_[starts, H]))
+    cum = run - base_at_start
+    key = g_sorted + np.minimum(cum, 1.0)
+    covered, protected = (n0, n1) if form == "and" else (n1, n0)
+    return Table(
+        removal=uniq.astype(np.float64),
+        log_base=lb,
+        covered=covered,
+        protected=protected,
+        group_of=grp,
+        order=order,
+        key=key.astype(np.float64),
+    )
+
+
+def categorical(logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+    """One draw per row from softmax(logits) by inverse CDF (−inf entries never drawn)."""
+    m = logits.max(axis=1, keepdims=True)
+    p = np.exp(logits - m)
+    cum = np.cumsum(p, axis=1)
+    u = rng.random(logits.shape[0]) * cum[:, -1]
+    idx = (cum <= u[:, None]).sum(axis=1)
+    return np.minimum(idx, logits.shape[1] - 1)
+
+
+def lap_floor_logpmf(w: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
+    """log P(⌊L⌋ = w), L ~ Lap(scale): F(w+1) − F(w) with the Laplace CDF F (spec §2.1)."""
+    w = np.asarray(w, dtype=np.float64)
+    # w ≥ 0: ½e^{−w/s}(1 − e^{−1/s});  w ≤ −1: ½e^{(w+1)/s}(1 − e^{−1/s})
+    c = math.log(0.5) + math.log(-math.expm1(-1.0 / scale))
+    return np.where(w >= 0, c - w / scale, c + (w + 1) / scale)
+
+
+def lap_floor_logcdf_le(w: float, scale: float) -> float:
+    """log P(⌊L⌋ ≤ w) = log F(w + 1)."""
+    x = w + 1
+    return math.log(0.5) + x / scale if x < 0 else math.log1p(-0.5 * math.exp(-x / scale))
+
+
+def lap_floor_logsf_ge(w: float, scale: float) -> float:
+    """log P(⌊L⌋ ≥ w) = log(1 − F(w))."""
+    return math.log(0.5) - w / scale if w >= 0 else math.log1p(-0.5 * math.exp(w / scale))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SetCoverLearner:
+    """Shared engine; concrete learners fix the hypothesis class, the form and the presets."""
+
+    epsilon: float = 0.9
+    delta: float = 1e-3
+    k: int = 2
+    alpha: float = 0.25
+    beta: float = 0.1
+    corrected: bool = False
+    name: str = "geo_set_cover"
+    seedable: ClassVar[bool] = True
+    output_kind: ClassVar[str] = "discrete"
+    form: ClassVar[str] = "and"
+    reference: ClassVar[str] = PAPER + ", Claim 3.4"
+
+    def __post_init__(self) -> None:
+        if not 0 < self.epsilon < 1:
+            raise ValueError("Claim 3.4 needs ε ∈ (0, 1)")
+        if not 0 < self.delta < 1 / math.e:
+            raise ValueError("Claim 3.4 needs δ < 1/e")
+        if self.k < 1 or not 0 < self.alpha < 1 or not 0 < self.beta < 1:
+            raise ValueError("need k ≥ 1, α ∈ (0, 1), β ∈ (0, 1)")
+
+    # ------------------------------------------------------------------ constants
+    @property
+    def T(self) -> int:
+        return iterations(self.k, self.alpha)
+
+    @property
+    def noise_scale(self) -> float:
+        return (2 if self.corrected else 1) * self.T / self.epsilon
+
+    @property
+    def Delta(self) -> float:
+        return self.T / self.epsilon * math.log(self.T / self.beta)
+
+    @property
+    def eps_hat(self) -> float:
+        return self.epsilon / ((4 if self.corrected else 2) * math.log(math.e / self.delta))
+
+    # ------------------------------------------------------------------ claims
+    @property
+    def claim(self) -> PrivacyClaim:
+        return self.claims[0]
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        e, d, ref = self.epsilon, self.delta, self.reference
+        if self.corrected:
+            base = e
+            note = (
+                "corrected preset (ERRATA F1): scale 2T/ε, ε̂ = ε/(4 ln(e/δ)) halve both factors of the proof"
+            )
+        else:
+            base = 2 * e
+            note = (
+                "ERRATA F1: the proof's last line is e^{2ε}·Pr[…] + δ (Laplace coupling e^ε × selection e^ε)"
+            )
+        out = [
+            PrivacyClaim(
+                epsilon=base,
+                delta=d,
+                relation=Relation.ADD_REMOVE_ONE,
+                reference=ref + " (proof)",
+                kind=ClaimKind.PROVED,
+                note=note,
+            ),
+            PrivacyClaim(
+                epsilon=base,
+                delta=d,
+                relation=Relation.RELABEL_ONE,
+                reference=ref + " case (b) argument (ERRATA F3)",
+                kind=ClaimKind.PROVED,
+                note="relabel moves q by exactly +1 on hypotheses removing x* once b_j is coupled",
+            ),
+            PrivacyClaim(
+                epsilon=2 * base,
+                delta=min((1 + math.exp(base)) * d, 0.999),
+                relation=Relation.REPLACE_ONE,
+                reference=ref + " + group privacy (ERRATA F2)",
+                kind=ClaimKind.PROVED,
+                note="replace = remove + add: (2ε', (1 + e^{ε'})δ) from the proved (ε', δ)",
+            ),
+        ]
+        if not self.corrected:
+            out += [
+                PrivacyClaim(
+                    epsilon=e,
+                    delta=d,
+                    relation=Relation.ADD_REMOVE_ONE,
+                    reference=self.stated_reference,
+                    kind=ClaimKind.STATED,
+                    note="the paper's statement; its proof gives 2ε",
+                ),
+                PrivacyClaim(
+                    epsilon=e,
+                    delta=d,
+                    relation=Relation.REPLACE_ONE,
+                    reference=PAPER + ", Def 2.9 + " + self.stated_reference.split(", ", 1)[1],
+                    kind=ClaimKind.STATED,
+                    note="Def 2.9 neighbours differ on one entry; no replace-one proof in the paper",
+                ),
+            ]
+        return tuple(out)
+
+    @property
+    def stated_reference(self) -> str:
+        return PAPER + ", Claim 3.4"
+
+    # ------------------------------------------------------------------ class-specific hooks
+    def hypothesis_labels(self, points: NDArray[np.float64]) -> NDArray[np.uint8]:
+        """(H, len(points)) labels of every hypothesis on the given points."""
+        raise NotImplementedError
+
+    def log_base(self) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def probe_points(self) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    # ---------------------------------------------------------- engine hooks (buggy twins override one)
+    def num_iterations(self, n: int) -> int:
+        return self.T
+
+    def output_iterations(self) -> int:
+        return self.T
+
+    def selection_eps(self) -> float:
+        return self.eps_hat
+
+    def noise(self, rng: np.random.Generator, runs: int, steps: int) -> NDArray[np.float64]:
+        return np.floor(rng.laplace(0.0, self.noise_scale, size=(runs, steps)))
+
+    def score(self, cover: NDArray[np.float64], prot: NDArray[np.float64], b: NDArray[np.float64]) -> Any:
+        return np.minimum(cover - b[:, None] / self.k, -prot)
+
+    def select(self, logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+        return categorical(logits, rng)
+
+    def candidate_log_base(
+        self, support_labels: NDArray[np.uint8], n1: NDArray[np.float64], n0: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Per-hypothesis log base measure of the candidate set (always all of H: data-independent)."""
+        return self.log_base()
+
+    def protected_alive(self, alive: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Which protected-side examples still count (correct: the same deletions as the covered side)."""
+        return alive
+
+    def running(self, alive_covered: NDArray[np.float64], step: int) -> NDArray[np.bool_] | None:
+        """Runs still iterating (None: all, always exactly T iterations)."""
+        return None
+
+    def delete(self, alive: NDArray[np.float64], removed: NDArray[np.float64], table: Table) -> Any:
+        return alive * (1.0 - removed)
+
+    # ------------------------------------------------------------------ data reduction
+    def reduce(
+        self, dataset: Dataset
+    ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+        """(support points, positive counts, negative counts)."""
+        if dataset.n == 0:
+            return np.zeros((0, dataset.num_features)), np.zeros(0), np.zeros(0)
+        pts, inv = np.unique(dataset.X, axis=0, return_inverse=True)
+        inv = inv.reshape(-1)
+        y = np.zeros(dataset.n) if dataset.y is None else dataset.y
+        n1 = np.bincount(inv, weights=(y == 1).astype(float), minlength=len(pts))
+        n0 = np.bincount(inv, weights=(y == 0).astype(float), minlength=len(pts))
+        return pts, n1.astype(np.float64), n0.astype(np.float64)
+
+    def table(self, dataset: Dataset) -> tuple[Table, NDArray[np.uint8]]:
+        pts, n1, n0 = self.reduce(dataset)
+        lab = self.hypothesis_labels(pts)
+        tab = build_table(lab, self.candidate_log_base(lab, n1, n0), n1, n0, self.form)
+        return tab, lab
+
+    # ------------------------------------------------------------------ sampling
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        tab, _ = self.table(dataset)
+        probe = self.hypothesis_labels(self.probe_points()).astype(bool)  # (H, P0)
+        Tw = self.output_iterations()
+        out = np.empty((num_samples, Tw + probe.shape[1]))
+        for lo in range(0, num_samples, _BATCH):
+            hi = min(num_samples, lo + _BATCH)
+            out[lo:hi] = self._run(tab, probe, hi - lo, dataset.n, Tw, rng)
+        return out
+
+    def _run(
+        self, tab: Table, probe: NDArray[np.bool_], R: int, n: int, Tw: int, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        T = self.num_iterations(n)
+        S = tab.covered.shape[0]
+        alive = np.ones((R, S))
+        ids = np.full((R, Tw), -1.0)
+        fin = (
+            np.ones((R, probe.shape[1]), bool) if self.form == "and" else np.zeros((R, probe.shape[1]), bool)
+        )
+        W = self.noise(rng, R, T)
+        eps = self.selection_eps()
+        for j in range(T):
+            ct = alive * tab.covered
+            cp = self.protected_alive(alive) * tab.protected
+            cover = ct @ tab.removal.T
+            prot = cp @ tab.removal.T
+            b = ct.sum(axis=1) + W[:, j] - self.Delta
+            logits = tab.log_base + eps * self.score(cover, prot, b)
+            g = self.select(logits, rng)
+            pos = np.searchsorted(tab.key, g + rng.random(R), side="right")
+            h = tab.order[np.minimum(pos, tab.order.size - 1)]
+            act = self.running(ct, j)
+            if act is None:
+                act = np.ones(R, bool)
+            ids[act, j] = h[act]
+            lab = probe[h]
+            if self.form == "and":
+                fin &= lab | ~act[:, None]
+            else:
+                fin |= lab & act[:, None]
+            alive = np.where(act[:, None], self.delete(alive, tab.removal[g], tab), alive)
+        return np.concatenate([ids, fin.astype(np.float64)], axis=1)
+
+    # ------------------------------------------------------------------ white-box oracle (spec §8.4)
+    def privacy_loss(
+        self, pair: NeighborPair, num_paths: int, *, rng: np.random.Generator
+    ) -> NDArray[np.float64]:
+        """Samples of the privacy loss L = ln P_D(h⃗)/P_D'(h⃗), h⃗ ~ SCL(D), D = pair.dataset.
+
+        Exact per-path likelihoods: P(h_j | state) = Σ_w pmf(w)·softmax_w(h_j) with the floored
+        Laplace noise summed out (two constant lumps below/above the range where q depends on
+        w, explicit terms inside). Hypotheses are grouped on the union support of D and D', so
+        the within-group factor cancels in the ratio. Valid for the correct learner only.
+        """
+        pts_a, n1a, n0a = self.reduce(pair.dataset)
+        pts_b, n1b, n0b = self.reduce(pair.neighbor)
+        pts = np.unique(np.concatenate([pts_a, pts_b]), axis=0)
+
+        def counts(p: NDArray[np.float64], c: NDArray[np.float64]) -> NDArray[np.float64]:
+            out = np.zeros(len(pts))
+            for row, v in zip(p, c, strict=True):
+                out[np.flatnonzero(np.all(pts == row, axis=1))[0]] += v
+            return out
+
+        lab = self.hypothesis_labels(pts)
+        ta = build_table(lab, self.log_base(), counts(pts_a, n1a), counts(pts_a, n0a), self.form)
+        tb = build_table(lab, self.log_base(), counts(pts_b, n1b), counts(pts_b, n0b), self.form)
+        loss = np.zeros(num_paths)
+        alive = np.ones((num_paths, len(pts)))
+        for _ in range(self.T):
+            la = self._step_logprob(ta, alive)
+            lb = self._step_logprob(tb, alive)
+            g = categorical(la, rng)
+            r = np.arange(num_paths)
+            loss += la[r, g] - lb[r, g]
+            alive = alive * (1.0 - ta.removal[g])
+        return loss
+
+    def _step_logprob(self, tab: Table, alive: NDArray[np.float64]) -> NDArray[np.float64]:
+        """(paths, G) log P(group | state), the floored-Laplace noise summed out."""
+        ct = alive * tab.covered
+        cover = ct @ tab.removal.T
+        prot = (alive * tab.protected) @ tab.removal.T
+        n_cov = ct.sum(axis=1)
+        k, s, eps = self.k, self.noise_scale, self.eps_hat
+        # q_c(w) = −prot_c for w ≤ k(cover_c + prot_c) − n_cov + Δ, else cover_c − b/k
+        thr = k * (cover + prot) - n_cov[:, None] + self.Delta
+        finite = np.isfinite(tab.log_base)
+        tf = np.where(finite[None, :], thr, np.nan)
+        w_lo = math.floor(np.nanmin(tf)) if np.any(finite) else 0
+        w_hi = math.ceil(np.nanmax(tf)) + 1 if np.any(finite) else 1
+        out = np.full(cover.shape, -np.inf)
+
+        def soft(w: float | NDArray[np.float64]) -> NDArray[np.float64]:
+            b = n_cov[:, None] + np.asarray(w)[None, ...] - self.Delta
+            if np.ndim(w) == 0:
+                q = np.minimum(cover - b / k, -prot)
+            else:
+                q = np.minimum(cover[:, None, :] - b[:, :, None] / k, -prot[:, None, :])
+            lg = tab.log_base + eps * q
+            m = lg.max(axis=-1, keepdims=True)
+            return lg - m - np.log(np.exp(lg - m).sum(axis=-1, keepdims=True))
+
+        out = np.logaddexp(out, lap_floor_logcdf_le(w_lo, s) + soft(float(w_lo)))
+        out = np.logaddexp(out, lap_floor_logsf_ge(w_hi, s) + soft(float(w_hi)))
+        mid = np.arange(w_lo + 1, w_hi, dtype=np.float64)
+        for lo in range(0, mid.size, 64):
+            ws = mid[lo : lo + 64]
+            terms = lap_floor_logpmf(ws, s)[None, :, None] + soft(ws)
+            m = terms.max(axis=1)
+            mm = np.where(np.isfinite(m), m, 0.0)
+            out = np.logaddexp(out, mm + np.log(np.exp(terms - mm[:, None, :]).sum(axis=1)))
+        return out
+
+
+def epsilon_from_losses(loss_pq: NDArray[np.float64], loss_qp: NDArray[np.float64], delta: float) -> float:
+    """ε(δ) from privacy-loss samples of both directions: smallest ε with
+    max(E_P[(1 − e^{ε−L})_+], E_Q[(1 − e^{ε−L'})_+]) ≤ δ (Monte Carlo estimate)."""
+
+    def dlt(e: float) -> float:
+        return max(
+            float(np.mean(np.maximum(0.0, -np.expm1(e - loss_pq)))),
+            float(np.mean(np.maximum(0.0, -np.expm1(e - loss_qp)))),
+        )
+
+    if dlt(0.0) <= delta:
+        return 0.0
+    lo, hi = 0.0, float(max(loss_pq.max(), loss_qp.max()))
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        if dlt(mid) > delta:
+            lo = mid
+        else:
+            hi = mid
+    return hi
