@@ -15,11 +15,12 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from audit.runner import AuditInputError, run_audit
+from audit.search import search_and_certify
 from audit.types import AuditConfig, AuditResult
 from mechanisms.base import Mechanism, MechanismError, claims_of
 from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
 from neighbors.base import NeighborPair
-from neighbors.generators import BoundaryPairs
+from neighbors.generators import BoundaryPairs, check_amplification
 from reports.html import render_html, render_index_html
 from reports.junit import render_junit
 from reports.markdown import fmt, render_index_markdown, render_markdown
@@ -106,6 +107,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="E1,E2",
         help="also certify δ at each ε (privacy profile)",
     )
+    r.add_argument(
+        "--pairs",
+        choices=["registered", "search", "all"],
+        default="registered",
+        help="registered worst-case pairs, a pilot search over generated pairs, or a search whose pool "
+        "includes the registered pairs",
+    )
     r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
     r.add_argument(
         "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
@@ -139,15 +147,19 @@ def _formats(text: str) -> list[str]:
 
 
 def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
-    """The mechanism's registered worst-case pairs, else boundary templates for its claims."""
+    """The mechanism's registered worst-case pairs, else boundary templates for its claims.
+
+    A mechanism whose claim relies on subsampling amplification under one relation cannot be
+    audited on pairs of another: that is an input error, never a silent audit."""
     registered = getattr(mechanism, "neighbor_pairs", None)
-    if callable(registered):
-        pairs = list(registered())
-        if pairs:
-            return pairs
-    relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
-    gen = BoundaryPairs()
-    return [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+    pairs: list[NeighborPair] = list(registered()) if callable(registered) else []
+    if not pairs:
+        relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+        gen = BoundaryPairs()
+        pairs = [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+    for rel in dict.fromkeys(p.relation for p in pairs):
+        check_amplification(mechanism.domain, rel)
+    return pairs
 
 
 def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int) -> str:
@@ -174,6 +186,15 @@ def _audit_one(
         profile_epsilons=args.profile_epsilons,
         gdp=args.gdp,
     )
+    if args.pairs != "registered":
+        found = search_and_certify(
+            mechanism,
+            config,
+            registered=pairs_for(mechanism) if args.pairs == "all" else (),
+            parameters=tuple(params.items()),
+            command=_command(spec, params, args, n) + f" --pairs {args.pairs}",
+        )
+        return found.certified
     checkpoint = args.out / ".checkpoints" / f"{mechanism.name}.jsonl" if args.out else None
     result = run_audit(
         mechanism,

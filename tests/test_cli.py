@@ -122,3 +122,12 @@ def test_out_dir_html_and_junit(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert "No violation found at this power" in page
     code, out, _ = run(capsys, "report", str(tmp_path / "laplace_sum.json"), "--format", "junit")
     assert code == 0 and "<testsuite" in out
+
+
+def test_pairs_search_option(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "run", "laplace_sum_range_bug", "--pairs", "search", "--num-samples", "20000", "--json"
+    )
+    assert code == 1
+    data = json.loads(out)
+    assert data["verdict"] == "violation_found" and "search" in data["extra"]
