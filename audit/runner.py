@@ -104,6 +104,9 @@ def _plan(mechanism: Mechanism, pairs: Sequence[NeighborPair]) -> list[_Plan]:
                 raise AuditInputError(
                     f"pair {pair.description!r} is outside {mechanism.name!r}'s domain: {reason}"
                 )
+        reason = mechanism.domain.check_pair(pair)
+        if reason is not None:
+            raise AuditInputError(f"pair {pair.description!r} cannot be audited: {reason}")
         claim = applicable_claim(claims, pair.relation)
         if claim is None:
             raise AuditInputError(

@@ -81,6 +81,10 @@ its bounds near the point estimates, so small-budget pilots still separate weak 
 (at a strict level every weak pair certifies ε ≤ 0 and the ranking is uninformative)."""
 
 
+class SearchUnsupportedError(ValueError):
+    """The search cannot respect this mechanism's domain (one-line message)."""
+
+
 class SearchBudgetError(ValueError):
     """num_samples too small for a pilot plus certification (one-line message)."""
 
@@ -212,6 +216,11 @@ def search_and_certify(
     `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
     relation other than a claimed one, `SearchBudgetError` when num_samples is too small.
     """
+    if mechanism.domain.private_rows is not None:
+        raise SearchUnsupportedError(
+            f"{mechanism.name!r} declares a public part (private rows {mechanism.domain.private_rows}); "
+            "the search does not yet restrict itself to private rows: use --pairs registered"
+        )
     if not 0 < pilot_fraction < 1:
         raise ValueError(f"pilot_fraction must be in (0, 1), got {pilot_fraction}")
     if top_k < 1:

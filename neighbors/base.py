@@ -229,6 +229,9 @@ class Domain:
     max_size: int | None = None
     ordered: bool = False
     subsampling: Subsampling = field(default_factory=lambda: Subsampling(kind=SubsamplingKind.NONE))
+    private_rows: tuple[int, int] | None = None
+    """Positions [start, stop) of the private part when the claim is "DP w.r.t. U for any public
+    V, W" (001 Claim 3.5, 000 Lemma 5.3): only pairs that change a private row are covered."""
 
     def __post_init__(self) -> None:
         if self.num_features < 1:
@@ -238,6 +241,8 @@ class Domain:
             raise ValueError("feature_low must be ≤ feature_high")
         if self.max_size is not None and self.max_size < self.min_size:
             raise ValueError("max_size must be ≥ min_size")
+        if self.private_rows is not None and not 0 <= self.private_rows[0] < self.private_rows[1]:
+            raise ValueError("private_rows must be (start, stop) with 0 ≤ start < stop")
 
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         lo = np.broadcast_to(np.asarray(self.feature_low, dtype=float), (self.num_features,))
@@ -263,6 +268,19 @@ class Domain:
             and not np.all(np.isin(dataset.y, np.asarray(self.labels)))
         ):
             return f"labels must be in {self.labels}"
+        return None
+
+    def check_pair(self, pair: NeighborPair) -> str | None:
+        """None if the pair changes only rows the claim covers (see `private_rows`), else why not."""
+        if self.private_rows is None:
+            return None
+        a, b = pair.dataset, pair.neighbor
+        if a.n != b.n:
+            return "the claim covers a private part only; add/remove changes every later position"
+        start, stop = self.private_rows
+        outside = [int(i) for i in _row_mismatches(a, b) if not start <= i < stop]
+        if outside:
+            return f"changes public row(s) {outside}; the claim covers rows [{start}, {stop}) only"
         return None
 
 

@@ -132,3 +132,38 @@ def test_config_validation() -> None:
         AuditConfig(jobs=0)
     n_sel, n_cert = AuditConfig(num_samples=10_000_000).split()
     assert n_sel == 200_000 and n_cert == 9_800_000
+
+
+def test_public_rows_are_never_audited_and_search_refuses() -> None:
+    """A claim 'DP w.r.t. U for any public V, W' says nothing about a change in V or W: such a
+    pair must be an input error, never a (false) violation."""
+    import dataclasses
+
+    from audit.search import SearchUnsupportedError, search_and_certify
+
+    @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+    class PublicTail(LaplaceSum):
+        name: str = "public_tail"
+
+        @property
+        def domain(self):  # type: ignore[no-untyped-def]
+            return dataclasses.replace(LaplaceSum.domain.fget(self), private_rows=(0, 2))  # type: ignore[attr-defined]
+
+    m = PublicTail()
+    private = NeighborPair(
+        dataset=Dataset([[0.0], [0.0], [0.0]]),
+        neighbor=Dataset([[1.0], [0.0], [0.0]]),
+        relation=Relation.REPLACE_ONE,
+        description="private row 0",
+    )
+    public = NeighborPair(
+        dataset=Dataset([[0.0], [0.0], [0.0]]),
+        neighbor=Dataset([[0.0], [0.0], [1.0]]),
+        relation=Relation.REPLACE_ONE,
+        description="public row 2",
+    )
+    assert run_audit(m, [private], AuditConfig(num_samples=2000)).pairs
+    with pytest.raises(AuditInputError, match="public row"):
+        run_audit(m, [public], AuditConfig(num_samples=2000))
+    with pytest.raises(SearchUnsupportedError, match="public part"):
+        search_and_certify(m, AuditConfig(num_samples=20_000))
