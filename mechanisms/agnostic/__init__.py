@@ -2,8 +2,9 @@
 as audited mechanisms (issue 4). Spec: seeds-000-001.md with ERRATA F6, F7, F9.
 
 Modules: `em` (the generic EM learner over a finite class), `lwy` (A_Agnostic, private
-prediction), `abms` (A_RelabelAndLearn, A_PrivateAgnostic, A_ClosureLearn), `buggy_lwy`,
-`buggy_abms` (twins). Per ERRATA F9 the optional stability-histogram learner of spec §4(c)
+prediction), `auxiliary` (A_Auxiliary, 001 Alg. 3, and its B001-9 twin), `abms`
+(A_RelabelAndLearn, A_PrivateAgnostic, A_ClosureLearn), `buggy_lwy`, `buggy_abms` (twins).
+Per ERRATA F9 the optional stability-histogram learner of spec §4(c)
 is not implemented or registered (its (ε, δ) is unproven).
 """
 
@@ -13,6 +14,7 @@ from collections.abc import Callable
 
 from mechanisms.agnostic import buggy_abms, buggy_lwy
 from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
 from mechanisms.agnostic.em import EMLearner
 from mechanisms.agnostic.lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
 from mechanisms.base import Mechanism
@@ -68,6 +70,12 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         PrivatePrediction,
         "001 Thm 4.2: A_Agnostic + Lemma 4.1 vote aggregator, one query, one bit",
         100_000,
+    ),
+    _correct(
+        "auxiliary_learner",
+        AuxiliaryLearner,
+        "001 A_Auxiliary (Alg. 3, Claim 3.5): 𝒜(T^h) ⊕ h̄(V^h), DP w.r.t. U (V, W public)",
+        200_000,
     ),
     _correct("relabel_and_learn", RelabelAndLearn, "000 Alg. 3 / Lemma 5.3: 𝒜(A_Relabel(D, T))", 1_000_000),
     _correct(
@@ -137,7 +145,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         buggy_lwy.PredictionAllQueries,
         "private_prediction",
         "answers every domain point from one run under the one-query claim (composition loss is "
-        "real but not certifiable above 2.81 by the histogram/threshold distinguishers at 10^5)",
+        "real but not certifiable above 2.81: 0.297 at 10^6 on a pair built for it, see buggy_lwy)",
         100_000,
         detectable=False,
     ),
@@ -148,6 +156,13 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "overlapping portions (vote sensitivity 2)",
         100_000,
         detectable=False,
+    ),
+    _twin(
+        "auxiliary_learner_hbar_from_t",
+        AuxiliaryHbarFromT,
+        "auxiliary_learner",
+        "h̄ consistent with T^h = U^h∘V^h instead of V^h (B001-9; ε = ∞)",
+        200_000,
     ),
     _twin(
         "relabel_and_learn_argmin",

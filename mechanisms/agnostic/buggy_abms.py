@@ -11,6 +11,14 @@ oracle (`exact_epsilon`) and is printed by `benchmarks/agnostic.py`.
 | relabel_and_learn_release | also releases the relabelled D̃ (cell counts) (B000-1) | yes (ε = ∞) |
 | private_agnostic_no_half | relabelling EM exp(−q) instead of exp(−q/2) (B000-3) | no (realised ≪ 3.386) |
 | closure_learner_reuse | both closure steps read the whole S (B000-5, data reuse) | no (realised ≪ 3.386) |
+
+Re-check of closure_learner_reuse (issue 4 follow-up): the twin has an exact oracle, so its
+realised ε bounds any certified bound. Registered pairs: 0.038 and 0.000. A random search with
+the oracle (420 s, random and 3-valued interval datasets at n = 72, d = 12, random changed
+index, 7 replacements each) found at most 0.338 — an order of magnitude below the proved
+3.386. Each step's 𝒜 sees only |Q| = m = 2 resampled points (a changed record enters Q with
+probability ≈ 2/36), so even two composed steps stay far below the claim. No pair exists at
+these parameters that a black-box audit could flag; detectable stays False.
 """
 
 from __future__ import annotations

@@ -12,8 +12,8 @@ Algorithms
   where 𝒜 is the EM learner (`em.py`) with ε_𝒜 = 1 run on T^h — the spec's recommended
   faithful (1, 0)-DP empirical learner (§3.2 "Concrete instantiation"). Released: the index
   of 𝒜's concept in C.
-- A_Auxiliary (Alg. 3, Claim 3.5, (1 + ε_𝒜 + 2 ln 2, 4eδ_𝒜) w.r.t. U for public V, W) is
-  NOT implemented yet (an analysis device; cut for time, see the issue report).
+- A_Auxiliary (Alg. 3, Claim 3.5, (1 + ε_𝒜 + 2 ln 2, 4eδ_𝒜) w.r.t. U for public V, W) lives
+  in `auxiliary.py` and reuses this module's A_Relabel and 𝒜.
 - Private prediction (Lemma 4.1, Thm 4.2): A_Agnostic whose 𝒜 is the 1-DP prediction
   mechanism of Lemma 4.1: T^h is split into r = ⌈6 ln(4/α)⌉ disjoint portions, 𝒜' on each
   portion outputs the first concept of C consistent with it (the smallest consistent t for
@@ -57,6 +57,12 @@ Decisions
 - Worst pairs follow spec §5 recipes 1, 2, 4, 6, 7; exact values come from `exact_epsilon`,
   which enumerates every sub-multiset T (multivariate hypergeometric weights) and the
   closed-form EM distributions.
+- Private prediction has an exact oracle too (`PrivatePrediction.probabilities`): T's
+  composition is enumerated as above, h by A_Relabel's closed form, and the random portion
+  order is integrated out exactly by a generating function over (value counts, votes) —
+  a portion's vote depends only on its multiset of x values, and the number of orders giving
+  a sequence of portion types is a product of multinomials (`vote_table`). Feasible when the
+  dataset has few distinct x (the registered pairs have ≤ 3; < 0.5 s per dataset).
 """
 
 from __future__ import annotations
@@ -194,9 +200,18 @@ class AgnosticLearner:
         return random_subsets(n, self.subset_size(n), num, rng)
 
     def draw_t(self, cells: NDArray[np.int64], num: int, rng: np.random.Generator) -> F64:
-        """Cell counts of T for `num` independent runs (num, d, 2)."""
-        idx = self.draw_subsets(cells.size, num, rng)
-        return cell_counts(cells[idx], self.d)
+        """Cell counts of T = S_I for `num` independent runs (num, d, 2).
+
+        A_Relabel and the EM learner read T only through its cell counts, so the counts are
+        drawn directly from their law under a uniform k-subset I (multivariate
+        hypergeometric over the dataset's distinct cells): the same distribution as drawing
+        I with `draw_subsets` and counting S_I, at O(#cells) instead of O(n) per run.
+        """
+        uniq, mult = np.unique(cells, return_counts=True)
+        comp = rng.multivariate_hypergeometric(mult, self.subset_size(cells.size), size=num)
+        counts = np.zeros((num, 2 * self.d))
+        counts[:, uniq] = comp
+        return counts.reshape(num, self.d, 2)
 
     def t_law(self, cells: NDArray[np.int64]) -> tuple[F64, F64]:
         """Exact law of T's cell counts: (weights, counts)."""
@@ -505,11 +520,107 @@ class PrivatePrediction(AgnosticLearner):
         votes = self.run(dataset, num_samples, rng)[:, self.query]
         return self.aggregate(votes, rng)
 
-    def probabilities(self, dataset: Dataset) -> F64:  # pragma: no cover - no exact oracle
-        raise NotImplementedError("no exact oracle for private prediction (random portion order)")
+    # ----------------------------------------------------------------- exact oracle
+    def vote_table(
+        self, values: NDArray[np.int64], caps: tuple[int, ...], h_row: NDArray[np.int8], k: int
+    ) -> F64:
+        """Exact law of the vote count c given T's value counts, for one relabelling h.
 
-    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:  # pragma: no cover
-        raise NotImplementedError("no exact oracle for private prediction")
+        Returns G (M_1+1, …, M_R+1, r+1) with Pr[c | m] = G[m, c]·(n'!)^r·rem!·Π_v m_v!/k!,
+        where `values` are the R distinct x of the dataset and m_v ≤ M_v = min(count, k) the
+        number of T's records at x = values[v] (`caps` = (M_v), the truncation).
+
+        Why: T is placed in uniformly random order and cut into r consecutive portions of n'
+        (plus a remainder of rem = k − r·n' unused records). For T's value counts m, every
+        value sequence is equally likely (prob Π m_v!/k!), and the number of sequences whose
+        portions have value-types τ_1..τ_r and remainder ρ is Π_i n'!/Π_v τ_i(v)! ·
+        rem!/Π_v ρ(v)!. A portion's vote depends only on its type (the first concept of C
+        agreeing with h on the portion's points, evaluated at the query). So
+        Σ_{sequences} w^{c} = (n'!)^r rem! · [z^m] (Σ_τ z^τ w^{vote(τ)}/τ!)^r · Σ_ρ z^ρ/ρ!,
+        a generating function over (value counts, votes) computed by r+1 sparse
+        polynomial products — no enumeration of orders.
+        """
+        C = self.matrix
+        r = self.num_portions
+        size = k // r
+        rem = k - r * size
+        R = values.size
+        shape = (*[c + 1 for c in caps], r + 1)
+        if int(np.prod(shape)) > 50_000_000:
+            raise NotImplementedError(f"vote generating function too large ({shape})")
+
+        def types(total: int) -> list[tuple[int, ...]]:
+            out: list[tuple[int, ...]] = []
+
+            def rec(i: int, left: int, cur: list[int]) -> None:
+                if i == R - 1:
+                    out.append((*cur, left))
+                    return
+                for c in range(left + 1):
+                    rec(i + 1, left - c, [*cur, c])
+
+            rec(0, total, [])
+            return out
+
+        def vote(tau: tuple[int, ...]) -> int:
+            pts = values[np.asarray(tau) > 0]
+            cons = np.all(C[:, pts] == h_row[pts][None, :], axis=1)
+            return int(C[int(np.argmax(cons)), self.query])
+
+        def multiply(G: F64, terms: list[tuple[tuple[int, ...], float, int]]) -> F64:
+            out = np.zeros_like(G)
+            for tau, coef, v in terms:
+                if any(t > c for t, c in zip(tau, caps, strict=True)):
+                    continue
+                dst = (*(slice(t, None) for t in tau), slice(v, None))
+                src = tuple(slice(0, c + 1 - t) for t, c in zip(tau, caps, strict=True))
+                src = (*src, slice(0, r + 1 - v))
+                out[dst] += coef * G[src]
+            return out
+
+        def inv_fact(tau: tuple[int, ...]) -> float:
+            return 1.0 / float(np.prod([math.factorial(t) for t in tau]))
+
+        portion = [(tau, inv_fact(tau), vote(tau)) for tau in types(size)]
+        G = np.zeros(shape)
+        G[(0,) * (R + 1)] = 1.0
+        for _ in range(r):
+            G = multiply(G, portion)
+        return multiply(G, [(rho, inv_fact(rho), 0) for rho in types(rem)])
+
+    def probabilities(self, dataset: Dataset) -> F64:
+        """Exact law of the released bit (Pr[0], Pr[1]): Σ_T Pr[T] Σ_h Pr[h | T] Σ_c Pr[c | T, h]
+        σ(ε_agg(c − r/2)), T over every sub-multiset (multivariate hypergeometric), h over
+        A_Relabel's closed-form law, c from `vote_table` (cached per pattern of h on the data)."""
+        from scipy.special import gammaln
+
+        C = self.matrix
+        cells = cells_of(dataset, self.d)
+        x = dataset.X[:, 0].astype(np.int64)
+        values, counts = np.unique(x, return_counts=True)
+        k, r = self.subset_size(dataset.n), self.num_portions
+        size = k // r
+        caps = tuple(int(min(c, k)) for c in counts)
+        total = cell_counts(cells, self.d)
+        weights, cT = self.t_law(cells)
+        ph, _ = self.relabel_probabilities(cT, total[None] - cT)
+        p_one = 1.0 / (1.0 + np.exp(-self.aggregator_epsilon() * (np.arange(r + 1) - r / 2)))
+        tables: dict[bytes, F64] = {}
+        log_const = r * gammaln(size + 1) + gammaln(k - r * size + 1) - gammaln(k + 1)
+        acc = 0.0
+        for b in range(len(weights)):
+            m = cT[b].sum(axis=1)[values].astype(np.int64)
+            scale = math.exp(log_const + float(gammaln(m + 1).sum()))
+            for h in np.flatnonzero(ph[b] > 0):
+                key = C[h, values].tobytes()
+                if key not in tables:
+                    tables[key] = self.vote_table(values, caps, C[h], k)
+                law_c = tables[key][tuple(m)] * scale
+                acc += weights[b] * ph[b, h] * float(law_c @ p_one)
+        return np.array([1.0 - acc, acc])
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
         return prediction_pairs(self.d, self.query, self.min_n, self.max_n, self.subset_size)

@@ -197,3 +197,83 @@ def test_aggregator_promise() -> None:
     r = p.num_portions
     z = p.aggregator_epsilon() * (r - r // 3 - r / 2)
     assert 1 / (1 + math.exp(z)) <= p.alpha / 4
+
+
+# --------------------------------------------------------------------------- A_Auxiliary (001 Alg. 3)
+def test_auxiliary_claim_is_claim_3_5() -> None:
+    from mechanisms.agnostic.auxiliary import AuxiliaryLearner
+
+    m = AuxiliaryLearner()
+    # Claim 3.5: (2 + 2 ln 2, 4eδ) with a (1, δ)-DP 𝒜; pure 𝒜 ⇒ δ = 0
+    assert m.claim.epsilon == pytest.approx(2 + 2 * math.log(2))
+    assert m.claim.delta == 0.0 and m.claim.kind is ClaimKind.PROVED
+    assert "Claim 3.5" in m.claim.reference
+    # the proof's precondition |W|/|T| ≤ (1−ε)/ε is enforced (16/8 = 2 = (2/3)/(1/3) is allowed)
+    with pytest.raises(ValueError):
+        AuxiliaryLearner(size_w=17)
+
+
+def test_auxiliary_pairs_change_only_u() -> None:
+    from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+
+    for m in (AuxiliaryLearner(), AuxiliaryHbarFromT()):
+        for p in m.neighbor_pairs():
+            a, b = p.dataset, p.neighbor
+            diff = np.flatnonzero((a.X[:, 0] != b.X[:, 0]) | (a.y != b.y))  # type: ignore[operator]
+            assert diff.tolist() and diff.max() < m.size_u, p.description
+
+
+def test_auxiliary_oracle_and_structure(rng: np.random.Generator) -> None:
+    from mechanisms.agnostic._common import replace_pair
+    from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+
+    m = AuxiliaryLearner()
+    pairs = m.neighbor_pairs()
+    exact = [m.exact_epsilon(p) for p in pairs]
+    assert max(exact) == pytest.approx(1.681, abs=1e-3)  # the searched pair
+    assert all(e <= m.claim.epsilon for e in exact)
+    assert all(math.isinf(AuxiliaryHbarFromT().exact_epsilon(p)) for p in pairs)
+    # T's labels are never read (A_Relabel uses T_X only, 𝒜 reads T^h): relabelling a U record
+    # leaves the output law unchanged
+    ds = pairs[2].dataset
+    xs = ds.X[:, 0].astype(int).tolist()
+    ys = ds.y.astype(int).tolist()  # type: ignore[union-attr]
+    assert m.exact_epsilon(replace_pair(xs, ys, 0, (xs[0], 1 - ys[0]), "relabel U")) == pytest.approx(0.0)
+    # h̄ agrees with h on V_X, so whenever 𝒜 returns h itself the predicate is 0 on V_X
+    C = m.matrix
+    xU, xV, _, _ = m.parts(ds)
+    hb = m.hbar(xU, xV)
+    assert np.all(C[hb][:, xV] == C[:, xV])
+    # exact law vs sampling: 5σ per cell over ≤ 81 cells, false-failure probability < 5e-5
+    law = m.law(ds)
+    N = 40_000
+    out = m.sample(ds, N, rng=rng)
+    keys, counts = np.unique(out, axis=0, return_counts=True)
+    emp = {tuple(int(v) for v in k): c / N for k, c in zip(keys, counts, strict=True)}
+    for key, p in law.items():
+        assert abs(emp.get(key, 0.0) - p) <= 5 * math.sqrt(p * (1 - p) / N) + 1e-12
+    assert set(emp) <= set(law)
+
+
+# --------------------------------------------------------------------------- private prediction oracle
+def test_prediction_oracle_matches_sampling(rng: np.random.Generator) -> None:
+    p = PrivatePrediction()
+    # a registered pair plus a 3-value dataset whose n = 103 leaves a remainder record
+    x = [3] * 30 + [8] * 40 + [12] * 33
+    y = [0] * 30 + [1] * 40 + [1] * 33
+    datasets = [q.dataset for q in p.neighbor_pairs()[:1]] + [p.neighbor_pairs()[0].neighbor]
+    datasets.append(labelled(x, y))
+    N = 40_000
+    for ds in datasets:
+        P = p.probabilities(ds)
+        assert P.sum() == pytest.approx(1.0) and np.all(P > 0)
+        emp = p.sample(ds, N, rng=rng).mean()
+        # 5σ on a Bernoulli mean, 3 datasets: false-failure probability < 2e-6
+        assert abs(emp - P[1]) <= 5 * math.sqrt(P[0] * P[1] / N)
+
+
+def test_prediction_oracle_below_claim() -> None:
+    p = PrivatePrediction()
+    for q in p.neighbor_pairs():
+        e = p.exact_epsilon(q)
+        assert 0 < e <= p.claim.epsilon, q.description
