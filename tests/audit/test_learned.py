@@ -1,0 +1,179 @@
+"""Learned distinguishers (issue 7): held-out counts, robustness, picklable events, and the gain
+over single-coordinate thresholds on a vector mechanism whose privacy loss is spread out."""
+
+from __future__ import annotations
+
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+from audit import estimators
+from audit.learned import (
+    LogisticDistinguisher,
+    ProjectionDistinguisher,
+    ScoreEvent,
+    fit_logistic,
+    irls_logistic,
+)
+from audit.runner import run_audit
+from audit.types import AuditConfig
+from tests.audit.vector_mechanisms import CoordinateThresholds, SpreadGaussian
+
+DISTINGUISHERS = [
+    LogisticDistinguisher(),
+    LogisticDistinguisher(squared=True),
+    ProjectionDistinguisher(),
+    ProjectionDistinguisher(holdout=True),
+]
+
+
+def _shifted(rng: np.random.Generator, n: int, d: int, shift: float) -> tuple[np.ndarray, np.ndarray]:
+    return rng.standard_normal((n, d)) + shift, rng.standard_normal((n, d))
+
+
+@pytest.mark.parametrize("dist", [DISTINGUISHERS[0], DISTINGUISHERS[1], DISTINGUISHERS[3]])
+def test_counts_are_held_out_counts_rescaled(rng: np.random.Generator, dist) -> None:
+    """The contract with the runner: counts = held-out-half counts × n/h on each side."""
+    a, b = _shifted(rng, 3001, 5, 0.3)
+    b = b[:2000]
+    cand = dist.propose(a, b)
+    assert cand is not None
+    held_a, held_b = a[3001 // 2 :], b[1000:]
+    for i in rng.choice(cand.counts_a.size, 50, replace=False):
+        ev = cand.make_event(int(i))
+        assert cand.counts_a[i] == pytest.approx(ev.indicator(held_a).sum() * 3001 / held_a.shape[0])
+        assert cand.counts_b[i] == pytest.approx(ev.indicator(held_b).sum() * 2000 / held_b.shape[0])
+    assert cand.counts_a.max() <= 3001 + 1e-9 and cand.counts_b.max() <= 2000 + 1e-9
+
+
+def test_projection_counts_whole_selection_by_default(rng: np.random.Generator) -> None:
+    a, b = _shifted(rng, 2000, 4, 0.3)
+    cand = ProjectionDistinguisher().propose(a, b)
+    assert cand is not None
+    for i in rng.choice(cand.counts_a.size, 30, replace=False):
+        ev = cand.make_event(int(i))
+        assert cand.counts_a[i] == ev.indicator(a).sum() and cand.counts_b[i] == ev.indicator(b).sum()
+
+
+def test_score_event_pickles_and_round_trips_spec(rng: np.random.Generator) -> None:
+    a, b = _shifted(rng, 2000, 6, 0.4)
+    for dist in DISTINGUISHERS:
+        cand = dist.propose(a, b)
+        assert cand is not None
+        ev = cand.make_event(int(np.argmax(cand.counts_a - cand.counts_b)))
+        assert isinstance(ev, ScoreEvent)
+        again = pickle.loads(pickle.dumps(ev))
+        assert again == ev
+        assert np.array_equal(again.indicator(a), ev.indicator(a))
+        assert ScoreEvent.from_spec(ev.to_spec()) == ev
+        assert "≥" in ev.describe() or "≤" in ev.describe()
+    registry = getattr(estimators, "EVENT_TYPES", None)
+    if registry is not None:  # serialised results rebuild learned events
+        assert estimators.event_from_spec(ev.to_spec()) == ev
+
+
+def test_not_applicable_returns_none(rng: np.random.Generator) -> None:
+    one_d = rng.standard_normal((500, 1))
+    const = np.ones((500, 4))
+    tiny = rng.standard_normal((5, 3))
+    for dist in DISTINGUISHERS:
+        assert dist.propose(one_d, one_d + 1) is None
+        assert dist.propose(const, const) is None
+        assert dist.propose(tiny, tiny) is None
+
+
+def test_degenerate_designs_do_not_raise(rng: np.random.Generator) -> None:
+    n = 2000
+    cases = {
+        "separated": (rng.standard_normal((n, 3)) + np.array([50.0, 0, 0]), rng.standard_normal((n, 3))),
+        "duplicate columns": (
+            np.repeat(rng.standard_normal((n, 1)) + 1, 3, axis=1),
+            np.repeat(rng.standard_normal((n, 1)), 3, axis=1),
+        ),
+        "binary": ((rng.random((n, 5)) < 0.6).astype(float), (rng.random((n, 5)) < 0.4).astype(float)),
+        "one constant column": (
+            np.column_stack([np.ones(n), rng.standard_normal(n) + 1]),
+            np.column_stack([np.ones(n), rng.standard_normal(n)]),
+        ),
+        "two point masses": (np.tile([1.0, 2.0, 3.0], (n, 1)), np.tile([0.0, 2.0, 3.0], (n, 1))),
+        "far from zero": (
+            rng.standard_normal((n, 3)) * 1e8 + 1e12,
+            rng.standard_normal((n, 3)) * 1e8 + 1e12 + 1e8,
+        ),
+    }
+    for name, (a, b) in cases.items():
+        for dist in DISTINGUISHERS:
+            cand = dist.propose(a, b)
+            assert cand is not None, (name, dist)
+            i = int(np.argmax(cand.counts_a - cand.counts_b))
+            ev = cand.make_event(i)
+            # the best event separates the sides at least as well as chance
+            assert ev.indicator(a).mean() > ev.indicator(b).mean(), (name, dist)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    hnp.arrays(np.float64, st.tuples(st.integers(20, 60), st.integers(2, 4)), elements=st.floats(-1e6, 1e6)),
+    hnp.arrays(np.float64, st.tuples(st.integers(20, 60), st.integers(2, 4)), elements=st.floats(-1e6, 1e6)),
+)
+def test_propose_never_raises(a: np.ndarray, b: np.ndarray) -> None:
+    if a.shape[1] != b.shape[1]:
+        b = np.resize(b, (b.shape[0], a.shape[1]))
+    for dist in DISTINGUISHERS:
+        cand = dist.propose(a, b)
+        if cand is not None:
+            assert cand.counts_a.shape == cand.counts_b.shape
+            ev = cand.make_event(0)
+            assert ev.indicator(a).shape == (a.shape[0],)
+
+
+def test_fit_logistic_paths(rng: np.random.Generator) -> None:
+    # well-posed: statsmodels recovers the generating coefficients (n = 20k: se ≈ 0.02)
+    X = rng.standard_normal((20_000, 2))
+    y = (rng.random(20_000) < 1 / (1 + np.exp(-(0.5 + X @ [1.0, -2.0])))).astype(float)
+    params, how = fit_logistic(X, y)
+    assert how == "statsmodels"
+    assert params == pytest.approx([0.5, 1.0, -2.0], abs=0.15)
+    # separated: the unpenalised MLE does not exist; the ridge fallback gives a separating direction
+    Xs = np.concatenate([rng.standard_normal((200, 2)) + np.array([10.0, 0]), rng.standard_normal((200, 2))])
+    ys = np.concatenate([np.ones(200), np.zeros(200)])
+    params, how = fit_logistic(Xs, ys)
+    assert how == "irls" and params[1] > 0 and np.all(np.isfinite(params))
+    # singular design: still finite
+    beta = irls_logistic(np.column_stack([np.ones(400), Xs[:, 0], Xs[:, 0]]), ys)
+    assert beta is not None and np.all(np.isfinite(beta))
+
+
+def test_squared_features_capture_a_scale_change(rng: np.random.Generator) -> None:
+    """N(0, 1.5²) vs N(0, 1) in 10 coordinates: no mean shift, so the linear score has nothing
+    to find but the squared one does (held-out separation: ~0.5 vs ~0.1, se ≈ 0.01)."""
+    a = 1.5 * rng.standard_normal((4000, 10))
+    b = rng.standard_normal((4000, 10))
+
+    def best_gap(dist) -> float:
+        cand = dist.propose(a, b)
+        assert cand is not None
+        return float(np.max(np.abs(cand.counts_a - cand.counts_b)) / 4000)
+
+    assert best_gap(LogisticDistinguisher(squared=True)) > best_gap(LogisticDistinguisher()) + 0.2
+
+
+def test_learned_beats_single_coordinates_on_spread_gaussian() -> None:
+    """d = 20, mean shift μ/√d per coordinate (μ = 2): one coordinate is a Gaussian with
+    μ₁ = 0.45, the logistic score recovers the full μ = 2. At 10^5 samples per side the
+    certified bounds measured are ≈ 4.7 (logistic) vs ≈ 1.0 (best coordinate); the assertion
+    (≥ 1.5×) has a wide margin. Both bounds must stay below the true ε (Gaussian, μ = 2:
+    ε(1e-5) = 10.0); each bound fails that with probability ≤ 0.05 (its own audit)."""
+    m = SpreadGaussian(dimension=20, mu=2.0)
+    cfg = AuditConfig(num_samples=100_000, seed=11)
+    learned = run_audit(m, [m.pair()], cfg, distinguishers=(LogisticDistinguisher(),))
+    coords = run_audit(m, [m.pair()], cfg, distinguishers=(CoordinateThresholds(),))
+    truth = m.exact_epsilon()
+    assert learned.pairs[0].estimate.distinguisher == "logistic"
+    assert coords.epsilon_lower_bound > 0
+    assert learned.epsilon_lower_bound >= 1.5 * coords.epsilon_lower_bound
+    assert learned.epsilon_lower_bound <= truth and coords.epsilon_lower_bound <= truth
