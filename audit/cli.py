@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from audit.plan import plan
 from audit.runner import AuditInputError, run_audit
 from audit.search import search_and_certify
 from audit.types import AuditConfig, AuditResult
@@ -120,6 +121,15 @@ def build_parser() -> argparse.ArgumentParser:
     )
     r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
+
+    pl = sub.add_parser("plan", help="estimate from a pilot the samples needed to certify a target ε")
+    pl.add_argument("mechanism", help="registered name or package.module:attribute")
+    pl.add_argument("--target-epsilon", type=float, required=True)
+    pl.add_argument("--param", action="append", default=[], metavar="K=V")
+    pl.add_argument("--pilot-samples", type=_positive_int, default=20_000)
+    pl.add_argument("--seed", type=_seed, default=0)
+    pl.add_argument("--failure-probability", type=_probability, default=0.05)
+    pl.add_argument("--json", action="store_true")
 
     rep = sub.add_parser("report", help="render a result JSON")
     rep.add_argument("result", type=Path)
@@ -337,6 +347,23 @@ def _cmd_list(_: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_plan(args: argparse.Namespace) -> int:
+    mechanism, _ = resolve(args.mechanism, _parse_params(args.param))
+    result = plan(
+        mechanism,
+        pairs_for(mechanism),
+        target_epsilon=args.target_epsilon,
+        pilot_samples=args.pilot_samples,
+        seed=args.seed,
+        failure_probability=args.failure_probability,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(result.describe())
+    return EXIT_OK
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     result = read_json(args.result)
     renderers = {"md": render_markdown, "html": render_html, "json": dumps}
@@ -352,7 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        handler: Any = {"list": _cmd_list, "run": _cmd_run, "report": _cmd_report}[args.command]
+        handler: Any = {"list": _cmd_list, "run": _cmd_run, "plan": _cmd_plan, "report": _cmd_report}[
+            args.command
+        ]
         return int(handler(args))
     except (UsageError, RegistryError, AuditInputError, MechanismError, SchemaError, ValueError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

@@ -131,3 +131,12 @@ def test_pairs_search_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 1
     data = json.loads(out)
     assert data["verdict"] == "violation_found" and "search" in data["extra"]
+
+
+def test_plan_command(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "plan", "randomized_response", "--target-epsilon", "0.9", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["num_samples"] and data["num_samples"] > 0
+    code, _, err = run(capsys, "plan", "laplace_sum")
+    assert code == 2 and "target-epsilon" in err
