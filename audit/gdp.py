@@ -47,10 +47,10 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from audit.bounds import cp_lower, cp_upper
 from audit.estimators import DEFAULT_DISTINGUISHERS, Distinguisher, Event
+from audit.objectives import GaussianMu
 from audit.sampling import Side, Task, auto_chunk_size, chunk_sizes, draw, run_tasks, sample_rows
 from audit.types import AuditConfig
 from mechanisms.analytic import gaussian_delta, gaussian_epsilon
@@ -71,12 +71,10 @@ SCREEN_SIZE = 64
 
 
 def gdp_mu_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
-    """Vectorised Φ⁻¹(p_lo) − Φ⁻¹(q_hi); −inf where p_lo ≤ 0 or q_hi ≥ 1 (no evidence)."""
-    p = np.asarray(p_lo, dtype=float)
-    q = np.asarray(q_hi, dtype=float)
-    with np.errstate(invalid="ignore"):
-        mu = special.ndtri(np.clip(p, 0.0, 1.0)) - special.ndtri(np.clip(q, 0.0, 1.0))
-    return np.where((p <= 0) | (q >= 1), -np.inf, mu)
+    """Vectorised Φ⁻¹(p_lo) − Φ⁻¹(q_hi); −inf where p_lo ≤ 0 or q_hi ≥ 1 (no evidence).
+
+    The runner's `objectives.GaussianMu` is the single implementation of this score."""
+    return GaussianMu().score(p_lo, q_hi)
 
 
 def gdp_mu_lower_bound(p_lo: float, q_hi: float) -> float:
