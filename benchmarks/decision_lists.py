@@ -17,7 +17,12 @@ from audit.runner import run_audit
 from audit.types import AuditConfig
 from mechanisms.decision_lists import REGISTRY_ENTRIES
 
-BUDGET = {"dp_winnow_no_cap": 200_000, "online_decision_list": 100_000}
+BUDGET = {
+    "dp_winnow_no_cap": 200_000,
+    "online_decision_list": 100_000,
+    "dp_winnow_one_draw_charge": 200_000,
+    "private_decision_list_medium": 30_000,
+}
 
 
 def oracle(m: object, pair: object, delta: float) -> float:
@@ -63,13 +68,13 @@ def main(entries=REGISTRY_ENTRIES) -> None:  # type: ignore[no-untyped-def]
                 f"    pair {p.index}: {p.description[:60]:60s} bound {p.estimate.epsilon_lower_bound:6.3f}"
                 f" oracle {o:6.3f} claim {p.claim.epsilon:6.3f} ({p.claim.relation.value})"
             )
-    m = REGISTRY_ENTRIES[0].build()
+    m = next(e for e in REGISTRY_ENTRIES if e.name == "private_decision_list").build()
     print("claims of private_decision_list:")
     for c in m.claims:  # type: ignore[attr-defined]
         print(
             f"    {c.kind.value:6s} {c.relation.value:15s} eps={c.epsilon:7.3f} delta={c.delta:.3g}  {c.note}"
         )
-    w = REGISTRY_ENTRIES[1].build()
+    w = next(e for e in REGISTRY_ENTRIES if e.name == "dp_winnow").build()
     print("claims of dp_winnow:")
     for c in w.claims:  # type: ignore[attr-defined]
         print(

@@ -2,7 +2,15 @@
 
 from __future__ import annotations
 
-from mechanisms.boosting.buggy import HSStLDoubleRounds, HSStLEarlyStop, HSStLNoProjection, HSStLUniformNoise
+from mechanisms.boosting.buggy import (
+    HSStLDoubleRounds,
+    HSStLEarlyStop,
+    HSStLNonLazy,
+    HSStLNoProjection,
+    HSStLPreNoiseLoss,
+    HSStLUnclippedLoss,
+    HSStLUniformNoise,
+)
 from mechanisms.boosting.hsstl import HSStL, paper_parameters, project_dense
 from mechanisms.registry import RegistryEntry
 
@@ -58,6 +66,40 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         detectable=False,
         default_num_samples=_N,
     ),
+    RegistryEntry(
+        name="hs_stl_non_lazy",
+        factory=HSStLNonLazy,
+        family=FAMILY,
+        summary="HS-StL with BregBoost's non-lazy projection (project after every step)",
+        buggy=True,
+        twin_of="hs_stl",
+        bug="non-lazy projection (B-B2): slickness fails only on searched pairs (spec: TV ≤ 3.9/κn); "
+        "on the registered W-B1 pairs measured certified 0.584 at 10^5 (claim 1.457)",
+        detectable=False,
+        default_num_samples=_N,
+    ),
+    RegistryEntry(
+        name="hs_stl_unclipped_loss",
+        factory=HSStLUnclippedLoss,
+        family=FAMILY,
+        summary="HS-StL with unclipped weak hypotheses in the losses and no cap on dense measures",
+        buggy=True,
+        twin_of="hs_stl",
+        bug="h not clipped (ℓ < 0, μ̃ > κ) and min(1, ·) skipped when |μ̃| ≥ κn (B-B5)",
+        default_num_samples=_N,
+    ),
+    RegistryEntry(
+        name="hs_stl_pre_noise_loss",
+        factory=HSStLPreNoiseLoss,
+        family=FAMILY,
+        summary="HS-StL whose LB-NxM losses use the pre-noise weak hypothesis",
+        buggy=True,
+        twin_of="hs_stl",
+        bug="losses from the pre-noise z_t instead of the released ẑ_t (B-B8, hidden state): the weights "
+        "still satisfy μ̂ ≤ 1/(κn); measured certified 0.805 at 10^5 (claim 1.457)",
+        detectable=False,
+        default_num_samples=_N,
+    ),
 )
 
 __all__ = [
@@ -66,6 +108,9 @@ __all__ = [
     "HSStLDoubleRounds",
     "HSStLEarlyStop",
     "HSStLNoProjection",
+    "HSStLNonLazy",
+    "HSStLPreNoiseLoss",
+    "HSStLUnclippedLoss",
     "HSStLUniformNoise",
     "paper_parameters",
     "project_dense",

@@ -161,6 +161,20 @@ class HSStL:
         mu = project_dense(log_mu, self.kappa)
         return mu / (self.kappa * self.n)
 
+    def _hypothesis(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
+        """h_t(x_i) = clip(ẑ_t · x_i, −1, 1) (ERRATA F8: ℓ ∈ [0, 1] needs h ∈ [−1, 1])."""
+        return np.clip(raw, -1.0, 1.0)
+
+    def _loss_direction(self, z_pre: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.float64]:
+        """The hypothesis whose losses feed LB-NxM: the RELEASED ẑ_t (B-B8 uses the pre-noise z)."""
+        return z
+
+    def _next_log_mu(
+        self, log_mu: NDArray[np.float64], muhat: NDArray[np.float64], loss: NDArray[np.float64]
+    ) -> NDArray[np.float64]:
+        """Lazy update (Alg. 4): μ̃_{t+1} = κ·exp(−λ Σ_{j≤t} ℓ_j), cumulative and unprojected."""
+        return log_mu - self.learning_rate * loss
+
     def _num_rounds(self) -> int:
         return self.rounds
 
@@ -181,18 +195,19 @@ class HSStL:
         X, y = self._inputs(dataset)
         R, d, T = num_samples, X.shape[1], self._num_rounds()
         yx = y[:, None] * X  # (n, d)
-        log_kappa = math.log(self.kappa)
-        Lcum = np.zeros((R, self.n))
+        log_mu = np.full((R, self.n), math.log(self.kappa))  # log μ̃_1 = log κ
         out = np.zeros((R, T, d))
         running = np.ones(R, dtype=bool)
         zsum = np.zeros((R, d))
         for t in range(T):
-            muhat = self._weights(log_kappa - self.learning_rate * Lcum)
-            z = muhat @ yx + self.noise_sigma * rng.standard_normal((R, d))
+            muhat = self._weights(log_mu)
+            z_pre = muhat @ yx
+            z = z_pre + self.noise_sigma * rng.standard_normal((R, d))
             z = np.where(running[:, None], z, 0.0)
             out[:, t, :] = z
-            h = np.clip(z @ X.T, -1.0, 1.0)  # (R, n), ERRATA F8
-            Lcum += 1.0 - 0.5 * np.abs(h - y[None, :])
+            h = self._hypothesis(self._loss_direction(z_pre, z) @ X.T)  # (R, n)
+            loss = 1.0 - 0.5 * np.abs(h - y[None, :])
+            log_mu = self._next_log_mu(log_mu, muhat, loss)
             zsum += z
             stop = self._stop(zsum @ X.T, y)
             if stop is not None:

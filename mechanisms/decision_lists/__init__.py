@@ -3,18 +3,34 @@
 from __future__ import annotations
 
 from mechanisms.decision_lists.buggy import (
+    DPWinnowCachedQueries,
     DPWinnowHalfCharge,
     DPWinnowNoCap,
+    DPWinnowOneDrawCharge,
+    DPWinnowReusedThreshold,
+    DPWinnowShadowCache,
     DPWinnowShadowRelease,
+    DPWinnowUtilityEta,
+    PrivateDecisionListDataFeatures,
     PrivateDecisionListDeterministic,
     PrivateDecisionListEarlyStop,
+    PrivateDecisionListGlobalScore,
+    PrivateDecisionListKeepMisclassified,
+    PrivateDecisionListMediumNoHalf,
+    PrivateDecisionListNoGroupPrivacy,
     PrivateDecisionListNoHalf,
 )
-from mechanisms.decision_lists.rivest import PrivateDecisionList, evaluate_features, feature_class
+from mechanisms.decision_lists.rivest import (
+    PrivateDecisionList,
+    PrivateDecisionListMedium,
+    evaluate_features,
+    feature_class,
+)
 from mechanisms.decision_lists.winnow import DPWinnow, OnlineDecisionList
 from mechanisms.registry import RegistryEntry
 
 FAMILY = "003"
+MEDIUM_N = 100_000
 
 
 def _twin(name: str, factory: type, of: str, bug: str, *, detectable: bool = True, n: int) -> RegistryEntry:
@@ -38,6 +54,13 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         family=FAMILY,
         summary="private Rivest: exponential-mechanism greedy cover, |F|+1 fixed steps (003 Thm 3.5)",
         default_num_samples=1_000_000,
+    ),
+    RegistryEntry(
+        name="private_decision_list_medium",
+        factory=PrivateDecisionListMedium,
+        family=FAMILY,
+        summary="private Rivest, DL-med preset: |F| = 40, ε0 = 0.2, n ≤ 100 (cover bound 1.316 binds)",
+        default_num_samples=MEDIUM_N,
     ),
     RegistryEntry(
         name="dp_winnow",
@@ -77,6 +100,49 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         n=1_000_000,
     ),
     _twin(
+        "private_decision_list_medium_no_half",
+        PrivateDecisionListMediumNoHalf,
+        "private_decision_list_medium",
+        "exp(ε0·q) instead of exp(ε0·q/2) on the medium preset: measured certified 0.245 at 3·10^4 "
+        "(claims 1.316 / 2.632): every per-step effect is ≤ c, far below the cover bound",
+        detectable=False,
+        n=MEDIUM_N,
+    ),
+    _twin(
+        "private_decision_list_medium_keep_misclassified",
+        PrivateDecisionListKeepMisclassified,
+        "private_decision_list_medium",
+        "drops only correctly classified covered points (B-DL2): a misclassified point is dropped at its "
+        "first correct-bit rule, so its influence lasts ~2 steps; measured 0.036 at 3·10^4 (claim 1.316)",
+        detectable=False,
+        n=MEDIUM_N,
+    ),
+    _twin(
+        "private_decision_list_medium_global_score",
+        PrivateDecisionListGlobalScore,
+        "private_decision_list_medium",
+        "score counts errors on the whole sample, not the uncovered set (B-DL3): per-step bias ≤ c = 0.1 "
+        "spread over 41 bits; measured 0.079 at 3·10^4 (claim 1.316)",
+        detectable=False,
+        n=MEDIUM_N,
+    ),
+    _twin(
+        "private_decision_list_data_features",
+        PrivateDecisionListDataFeatures,
+        "private_decision_list",
+        "feature class built from the literals seen in the sample (B-DL4, ε = ∞)",
+        n=200_000,
+    ),
+    _twin(
+        "private_decision_list_no_group_privacy",
+        PrivateDecisionListNoGroupPrivacy,
+        "private_decision_list",
+        "add/remove ε claimed for replace-one (B-DL6): exact relabel-pair oracle below the 2.0 claimed; "
+        "measured 0.861 at 3·10^4",
+        detectable=False,
+        n=1_000_000,
+    ),
+    _twin(
         "dp_winnow_shadow_release",
         DPWinnowShadowRelease,
         "dp_winnow",
@@ -89,6 +155,47 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "dp_winnow",
         "update cap K dropped: unboundedly many EM draws",
         n=300_000,
+    ),
+    _twin(
+        "dp_winnow_cached_queries",
+        DPWinnowCachedQueries,
+        "dp_winnow",
+        "SVT query issued only on cached rounds (B-W3): data-dependent query schedule, ε = ∞ on W2",
+        n=200_000,
+    ),
+    _twin(
+        "dp_winnow_shadow_cache",
+        DPWinnowShadowCache,
+        "dp_winnow",
+        "cache test on the private shadow w instead of w̃ (B-W4): measured certified 0.852 on its W5 pair "
+        "at 2·10^5 (claim 4.2); the Lap(4/ε0) query noise masks the schedule change",
+        detectable=False,
+        n=500_000,
+    ),
+    _twin(
+        "dp_winnow_one_draw_charge",
+        DPWinnowOneDrawCharge,
+        "dp_winnow",
+        "each update charged as one EM draw instead of m (B-W5; K = 4, m = 16, η = 0.1): exact W1 "
+        "oracle 7.36 vs claim 3.6; certified 4.04 at 2·10^5",
+        n=300_000,
+    ),
+    _twin(
+        "dp_winnow_reused_threshold",
+        DPWinnowReusedThreshold,
+        "dp_winnow",
+        "SVT threshold noise not redrawn after ⊤ (B-W6): SVT layer costs 1.5ε0 ≤ the 2ε0 accounted, "
+        "not a violation at K = 2",
+        detectable=False,
+        n=500_000,
+    ),
+    _twin(
+        "dp_winnow_utility_eta",
+        DPWinnowUtilityEta,
+        "dp_winnow",
+        "runs with the utility-tuned η = 0.125, claim from η = 0.05 (B-W7): exact W1 oracle 3.89 < 4.2",
+        detectable=False,
+        n=500_000,
     ),
     _twin(
         "dp_winnow_half_charge",
@@ -105,6 +212,7 @@ __all__ = [
     "DPWinnow",
     "OnlineDecisionList",
     "PrivateDecisionList",
+    "PrivateDecisionListMedium",
     "evaluate_features",
     "feature_class",
 ]

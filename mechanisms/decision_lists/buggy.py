@@ -1,32 +1,68 @@
 """Buggy twins of the 003 learners (specs/seeds-003-004.md §2.1.7 and §2.3.7).
 
-Each twin overrides one method and keeps its correct sibling's claim (the bug). True ε on
-the registered pairs (tiny preset d = 3, ε0 = 1; DP-Winnow preset d = 2, K = 2, m = 8,
-η = 0.05, ε0 = 0.5; claims: decision list 2.0 add/remove and 4.0 replace-one (basic
-composition binds), DP-Winnow min(advanced 8.80, basic 4.2) = 4.2):
+Each twin overrides one method (or one accounting hook) and keeps its correct sibling's claim
+(the bug). Presets: tiny decision list d = 3, ε0 = 1 (claims 2.0 add/remove and 4.0 replace-one:
+basic composition binds); medium decision list |F| = 40, ε0 = 0.2 (claim 1.316 add/remove: the
+cover bound binds); DP-Winnow d = 2, K = 2, m = 8, η = 0.05, ε0 = 0.5 (claim min(advanced 8.80,
+basic 4.2) = 4.2). "Measured" numbers are certified lower bounds from `run_audit` (failure
+probability 0.05) with the command in benchmarks/decision_lists.py.
 
-- private_decision_list_early_stop: stop when S_j = ∅ (B-DL1); uncovered probes show −1. True ε: ∞.
-  Detectable: yes.
-- private_decision_list_deterministic: deterministic Rivest, no EM noise (B-DL0). True ε: ∞.
-  Detectable: yes.
-- private_decision_list_no_half: exp(ε0·q) instead of exp(ε0·q/2) (B-DL5). True ε: ≤ 2× the correct
-  one: exact oracle at δ = 1e-5: 1.58 (add/remove pair, claim 2.0), 2.60 (relabel pair, claim 4.0).
-  Detectable: no: below the claims black-box (basic composition is loose here).
-- dp_winnow_shadow_release: releases the private shadow weights w (B-W1). True ε: ∞ on the W1 pair.
-  Detectable: yes.
-- dp_winnow_no_cap: update cap K dropped (B-W2): dozens of updates × m draws. True ε: ≫ claim on W1
-  (certified 4.84 > 4.2 at 2·10^5 samples). Detectable: yes.
-- dp_winnow_half_charge: EM draws charged 2η instead of 4η (spec §2.3.4 open question); behaviour
-  unchanged, claim from 2η. True ε: ≤ the correct mechanism's. Detectable: no (spec §2.3.4: advanced
-  composition is loose).
+Decision lists (twin → true ε on the registered pairs; detectable as measured):
+- private_decision_list_early_stop (B-DL1): stop when S_j = ∅; uncovered probes show −1. ε = ∞. Yes.
+- private_decision_list_deterministic (B-DL0): Rivest's greedy, no EM noise. ε = ∞. Yes.
+- private_decision_list_no_half (B-DL5, tiny): exp(ε0·q) instead of exp(ε0·q/2). Exact oracle at
+  δ = 1e-5: 1.58 (add/remove, claim 2.0), 2.60 (relabel, claim 4.0). No: below the claims.
+- private_decision_list_medium_no_half (B-DL5, medium): c = 0.2 instead of 0.1; true ε ≤ 2× the
+  correct one and ≤ the c = 0.2 cover bound 2.77. See the registry entry for the measured bound.
+- private_decision_list_medium_keep_misclassified (B-DL2, medium): only correctly classified
+  covered points are dropped, so a misclassified point keeps influencing later steps (the cover
+  lemma's condition "uncovered sets identical after x is covered" fails; basic composition 4.1
+  still holds because every step's score keeps sensitivity 1).
+- private_decision_list_medium_global_score (B-DL3, medium): errors are counted over the whole
+  sample S instead of S_j (a global score), so candidates covering x keep x's vote after x is
+  covered (condition (2) of Lemma A.1 fails; basic composition 4.1 holds).
+- private_decision_list_data_features (B-DL4, tiny): F = the literals satisfied by at least one
+  example (features "seen in the sample"). On the boundary pair (S has no x_1 = 1 example) the
+  S list cannot separate e_1 from 0: ε = ∞. Yes.
+- private_decision_list_no_group_privacy (B-DL6, tiny): the add/remove numbers are claimed for
+  replace-one ((|F|+1)·c = 2.0 basic and (ε_cover, δ) cover) instead of (|F|+1)·2c = 4.0 and
+  (2ε_cover, (1 + e^{ε_cover})δ). Exact oracle of the relabel pair 1.33 < 2.0. No.
+
+DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
+- dp_winnow_shadow_release (B-W1): releases the private shadow w. ε = ∞ on W1. Yes.
+- dp_winnow_no_cap (B-W2): update cap K dropped. Certified 4.84 > 4.2 at 2·10^5 samples. Yes.
+- dp_winnow_cached_queries (B-W3): the SVT query is issued only on cached rounds (the schedule
+  depends on the private record of the round). On W2 the S world (never cached) can never
+  update, the S' world updates at t0 with probability ≈ 0.4: δ ≥ 0.4 at any ε, ε = ∞. Yes.
+- dp_winnow_shadow_cache (B-W4): the cache test uses the private shadow w instead of w̃, so
+  later epochs' queries depend on the changed record (pair W5 below, registered by this twin).
+- dp_winnow_one_draw_charge (B-W5): each update charged as ONE EM draw instead of m (claim
+  K·ε0 + K·ε_s basic); spec preset K = 4, m = 16, η = 0.1: exact W1 oracle ε(1e-5) = 7.36 against
+  the claim 1.6.
+- dp_winnow_reused_threshold (B-W6): the SVT is not re-initialised after ⊤: the threshold noise
+  L̂ is drawn once and reused by all K epochs (cache and count are reset). True ε: within the
+  claim. This is Lyu–Su–Li's Alg. 1 with c = K ⊤'s: threshold Lap(Δ/ε1) with ε1 = ε0/2 and
+  query noise Lap(2cΔ/ε2) with ε2 = ε0 (c = 2, Δ = 1), so the SVT layer costs 1.5·ε0 ≤ the
+  K·ε0 = 2·ε0 accounted. No: not a violation at K = 2 (the accounting is still valid).
+- dp_winnow_utility_eta (B-W7): runs with ConfidentWinnow's utility rate η = (1 − c)ρ = 0.125
+  while the claim is computed with η = 0.05.
+- dp_winnow_half_charge: EM draws charged 2η instead of 4η (spec §2.3.4 open question). True ε ≤
+  the correct mechanism's. No (advanced composition is loose).
+The measured detectability of B-W4…B-W7 is recorded in the registry (`detectable`, `bug`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from mechanisms.decision_lists.rivest import PrivateDecisionList
-from mechanisms.decision_lists.winnow import DPWinnow
+import numpy as np
+from numpy.typing import NDArray
+
+from mechanisms.base import ClaimKind, PrivacyClaim
+from mechanisms.decision_lists.rivest import PrivateDecisionList, PrivateDecisionListMedium
+from mechanisms.decision_lists.winnow import DPWinnow, _relabel_pair
+from neighbors.base import NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,6 +94,84 @@ class PrivateDecisionListNoHalf(PrivateDecisionList):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListMediumNoHalf(PrivateDecisionListMedium):
+    """B-DL5 on the medium preset (the cover bound binds there)."""
+
+    name: str = "private_decision_list_medium_no_half"
+
+    def weight(self) -> float:
+        return self.epsilon0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListKeepMisclassified(PrivateDecisionListMedium):
+    """B-DL2: after choosing (f, b) only the covered points with label b are dropped."""
+
+    name: str = "private_decision_list_medium_keep_misclassified"
+
+    def removed(
+        self, covers: NDArray[np.bool_], b: NDArray[Any], y_pos: NDArray[np.bool_]
+    ) -> NDArray[np.bool_]:
+        correct = y_pos[None, :] == (np.asarray(b)[:, None] > 0)
+        return covers & correct
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListGlobalScore(PrivateDecisionListMedium):
+    """B-DL3: the score counts errors over the whole sample S, not the remaining S_j."""
+
+    name: str = "private_decision_list_medium_global_score"
+
+    def score_mask(self, mask: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        return np.ones_like(mask)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListDataFeatures(PrivateDecisionList):
+    """B-DL4: F = the literals (conjunctions) satisfied by at least one example of the sample."""
+
+    name: str = "private_decision_list_data_features"
+
+    def features_for(self, dataset: Any) -> tuple[tuple[tuple[int, bool], ...], ...]:
+        from mechanisms.decision_lists.rivest import evaluate_features
+
+        feats = self.features
+        if dataset.n == 0:
+            return ()
+        seen = evaluate_features(feats, dataset.X)[:, :-1].any(axis=0)
+        return tuple(f for f, s in zip(feats, np.asarray(seen, dtype=bool).ravel(), strict=True) if s)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
+    """B-DL6: the add/remove ε is reported for replace-one neighbours (group privacy forgotten)."""
+
+    name: str = "private_decision_list_no_group_privacy"
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        c, steps, cover = self.accounted_weight(), self.num_steps, self.cover_epsilon()
+        ar = [cl for cl in PrivateDecisionList.claims.fget(self) if cl.relation is Relation.ADD_REMOVE_ONE]  # type: ignore[attr-defined]
+        ro = [
+            PrivacyClaim(
+                epsilon=steps * c,
+                relation=Relation.REPLACE_ONE,
+                reference="003_999a11082cbb8294.txt, Prop. 2.1 + basic composition (BUG: add/remove cost)",
+                note="(|F|+1)·c claimed for replace-one (should be (|F|+1)·2c)",
+            ),
+            PrivacyClaim(
+                epsilon=cover,
+                delta=self.delta,
+                relation=Relation.REPLACE_ONE,
+                reference="003_999a11082cbb8294.txt, Lemma A.1 (BUG: no group privacy)",
+                kind=ClaimKind.PROVED,
+                note="(ε_cover, δ) claimed for replace-one (should be (2ε_cover, (1 + e^ε_cover)δ))",
+            ),
+        ]
+        return (*ar, *ro)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class DPWinnowShadowRelease(DPWinnow):
     """B-W1: also releases the private shadow weights w = softmax(s) at every update."""
 
@@ -77,6 +191,75 @@ class DPWinnowNoCap(DPWinnow):
 
     def _cap(self) -> int:
         return self.horizon
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DPWinnowCachedQueries(DPWinnow):
+    """B-W3: the SVT query is issued only on rounds whose record was cached."""
+
+    name: str = "dp_winnow_cached_queries"
+
+    def _queried(self, cached: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        return cached
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DPWinnowShadowCache(DPWinnow):
+    """B-W4: the cache test y⟨·, x⟩ < θ uses the private shadow w instead of the released w̃."""
+
+    name: str = "dp_winnow_shadow_cache"
+    cache_on_shadow = True
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        T, d = self.horizon, self.num_features
+        X = np.zeros((T, d))
+        X[0, 0], X[0, 1 % d] = 1.0, -1.0
+        X[1:, 0], X[1:, 1 % d] = 1.0, -0.5  # uniform margin exactly θ = 0.25: cached iff w_1 < 1/2
+        return (
+            *DPWinnow.neighbor_pairs(self),
+            _relabel_pair(
+                X,
+                np.ones(T),
+                0,
+                "W5 (shadow-cache test): relabel x_1 = (1, −1); later x = (1, −½), y = +1 sit at the "
+                "caching threshold, so the shadow after the first update decides every later cache",
+                "shadow-state",
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DPWinnowOneDrawCharge(DPWinnow):
+    """B-W5: each update is charged as one EM draw instead of m (composition term forgotten).
+
+    Spec §2.3.7 preset: K = 4, m = 16, η = 0.1."""
+
+    max_updates: int = 4
+    num_draws: int = 16
+    learning_rate: float = 0.1
+    name: str = "dp_winnow_one_draw_charge"
+
+    def accounted_draws(self) -> int:
+        return 1
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DPWinnowReusedThreshold(DPWinnow):
+    """B-W6: the SVT threshold noise L̂ is drawn once and reused after every ⊤."""
+
+    name: str = "dp_winnow_reused_threshold"
+    reinitialise_svt = False
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DPWinnowUtilityEta(DPWinnow):
+    """B-W7: runs with η = (1 − c)ρ = 0.125 (ConfidentWinnow tuning, c = 3/4, ρ = 0.5) while the
+    claim is computed from `learning_rate` = 0.05."""
+
+    name: str = "dp_winnow_utility_eta"
+
+    def run_learning_rate(self) -> float:
+        return 0.25 * self.margin
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

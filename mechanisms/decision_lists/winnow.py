@@ -96,6 +96,10 @@ class DPWinnow:
     seedable: ClassVar[bool] = True
     output_kind: ClassVar[str] = "discrete"
     release_shadow: ClassVar[bool] = False
+    cache_on_shadow: ClassVar[bool] = False
+    """B-W4 hook: cache test on the private shadow w instead of the released w̃."""
+    reinitialise_svt: ClassVar[bool] = True
+    """B-W6 hook: False keeps L̂ and the count after ⊤."""
 
     def __post_init__(self) -> None:
         if self.num_features < 1 or self.horizon < 1 or self.max_updates < 1 or self.num_draws < 1:
@@ -108,13 +112,25 @@ class DPWinnow:
         """ε_s = η · (range of the score change): 4η on [−1, 1]^d (spec §1 B5)."""
         return self.learning_rate * score_range
 
+    def accounted_draws(self) -> int:
+        """EM draws charged per update (m; the B-W5 twin charges 1)."""
+        return self.num_draws
+
+    def run_learning_rate(self) -> float:
+        """η the sampler uses (equal to the accounted `learning_rate`; B-W7 changes it)."""
+        return self.learning_rate
+
+    def _queried(self, cached: NDArray[np.bool_]) -> NDArray[np.bool_]:
+        """Rounds on which the SVT query is issued: every round (ERRATA F5)."""
+        return np.ones_like(cached)
+
     def _advanced(self, eps_s: float) -> float:
-        K, m, half = self.max_updates, self.num_draws, self.delta / 2
+        K, m, half = self.max_updates, self.accounted_draws(), self.delta / 2
         return advanced_composition(K, self.epsilon0, half) + advanced_composition(K * m, eps_s, half)
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        K, m, es = self.max_updates, self.num_draws, self.draw_epsilon()
+        K, m, es = self.max_updates, self.accounted_draws(), self.draw_epsilon()
         adv, basic = self._advanced(es), K * self.epsilon0 + K * m * es
         ref = f"{PAPER}, Thm 4.4 (App. C, View 2)"
         proved = [
@@ -189,17 +205,22 @@ class DPWinnow:
         out_t = np.full((R, cap), T + 1, dtype=np.int32)
         out_c = np.zeros((R, cap, d), dtype=np.int32)
         shadow = np.zeros((R, cap, d)) if self.release_shadow else None
+        eta = self.run_learning_rate()
         for t in range(T):
-            cached = (wt @ yz[t]) < theta
+            if self.cache_on_shadow:
+                sh = np.exp(s - s.max(axis=1, keepdims=True))
+                cached = (sh @ yz[t]) / sh.sum(axis=1) < theta
+            else:
+                cached = (wt @ yz[t]) < theta
             first = np.where(cached & (first < 0), t, first)
             cnt += cached
             noisy = cnt + rng.laplace(0.0, b_q, size=R)
-            fire = (k < cap) & (noisy >= lhat)
+            fire = (k < cap) & (noisy >= lhat) & self._queried(cached)
             idx = np.flatnonzero(fire)
             if idx.size == 0:
                 continue
             upd = idx[first[idx] >= 0]
-            s[upd] += self.learning_rate * yz[first[upd]]
+            s[upd] += eta * yz[first[upd]]
             logits = s[idx] - s[idx].max(axis=1, keepdims=True)
             p = np.exp(logits)
             p /= p.sum(axis=1, keepdims=True)
@@ -212,7 +233,8 @@ class DPWinnow:
             k[idx] += 1
             cnt[idx] = 0
             first[idx] = -1
-            lhat[idx] = self.threshold + rng.laplace(0.0, b_thr, size=idx.size)
+            if self.reinitialise_svt:
+                lhat[idx] = self.threshold + rng.laplace(0.0, b_thr, size=idx.size)
         parts = [out_t.astype(np.float64), out_c.reshape(R, cap * d).astype(np.float64)]
         if shadow is not None:
             parts.append(shadow.reshape(R, cap * d))
@@ -256,7 +278,7 @@ class DPWinnow:
     def sampling_epsilon(self, delta: float = 0.0) -> float:
         """ε(δ) of Bin(K·m, p) vs Bin(K·m, 1 − p), p = 1/(1 + e^{−2η}) (binomial formula, W1)."""
         N = self._cap() * self.num_draws
-        p = 1.0 / (1.0 + math.exp(-2.0 * self.learning_rate))
+        p = 1.0 / (1.0 + math.exp(-2.0 * self.run_learning_rate()))
         ks = np.arange(N + 1)
         return discrete_epsilon(stats.binom.pmf(ks, N, p), stats.binom.pmf(ks, N, 1 - p), delta)
 

@@ -112,3 +112,24 @@ def test_utility_theorem_24_margin_on_training_set(rng: np.random.Generator) -> 
     # each run fails w.p. ≤ β = 0.1; P[Bin(10, 0.1) > 4] ≈ 1.6e-3
     assert np.sum(train_err >= pp["kappa"]) <= 4
     assert np.sum(test_err > alpha) <= 4
+
+
+def test_twin_hooks(rng: np.random.Generator) -> None:
+    """B-B5 lets μ̂ exceed the 1/(κn) smoothness cap; B-B2 differs from the lazy update only after a
+    projection that capped something; B-B8 feeds the pre-noise z to the losses."""
+    from mechanisms.boosting.buggy import HSStLNonLazy, HSStLPreNoiseLoss, HSStLUnclippedLoss
+
+    kappa, n = 0.25, 40
+    log_mu = np.full((1, n), math.log(kappa))
+    log_mu[0, 0] = 3.0  # μ̃ > 1 (possible once ℓ < 0) and |μ̃| ≥ κn: no cap applied
+    w = HSStLUnclippedLoss()._weights(log_mu)
+    assert w[0, 0] > 1 / (kappa * n) and w.sum() == pytest.approx(1.0)
+    assert HSStLUnclippedLoss()._hypothesis(np.array([3.0]))[0] == 3.0
+    loss = rng.uniform(0, 1, size=(3, n))
+    lazy, eager = HSStL(), HSStLNonLazy()
+    lm = math.log(kappa) - 2.0 * rng.exponential(1.0, size=(3, n))
+    mh = project_dense(lm, kappa) / (kappa * n)
+    assert np.allclose(lazy._next_log_mu(lm, mh, loss), lm - 2.0 * loss)
+    assert np.allclose(np.exp(eager._next_log_mu(lm, mh, loss)), mh * kappa * n * np.exp(-2.0 * loss))
+    z_pre, z = np.ones((2, 1)), np.zeros((2, 1))
+    assert np.array_equal(HSStLPreNoiseLoss()._loss_direction(z_pre, z), z_pre)

@@ -10,7 +10,21 @@ import pytest
 from scipy import stats
 
 from mechanisms.analytic import discrete_epsilon
-from mechanisms.decision_lists import REGISTRY_ENTRIES, DPWinnow, OnlineDecisionList, PrivateDecisionList
+from mechanisms.decision_lists import (
+    REGISTRY_ENTRIES,
+    DPWinnow,
+    OnlineDecisionList,
+    PrivateDecisionList,
+    PrivateDecisionListMedium,
+)
+from mechanisms.decision_lists.buggy import (
+    DPWinnowCachedQueries,
+    DPWinnowOneDrawCharge,
+    DPWinnowUtilityEta,
+    PrivateDecisionListDataFeatures,
+    PrivateDecisionListKeepMisclassified,
+    PrivateDecisionListNoGroupPrivacy,
+)
 from neighbors.base import Dataset, Relation, is_neighbor
 
 NAMES = [e.name for e in REGISTRY_ENTRIES]
@@ -197,3 +211,59 @@ def test_online_decision_list_feature_map_and_margin() -> None:
     y = np.where(X[:, 0] > 0, 1.0, np.where(X[:, 1] > 0, -1.0, 1.0))
     margins = y * (m.features(X) @ w) / np.abs(w).sum()
     assert np.all(margins >= (k + 1) ** (-(r + 1)) - 1e-12)
+
+
+def test_medium_preset_claims_cover_bound_binds() -> None:
+    m = PrivateDecisionListMedium()
+    cover = math.expm1(0.1) * math.log(math.e / 1e-5)
+    assert m.num_steps == 41 and m.probe.shape == (42, 40)
+    assert m.claim.epsilon == pytest.approx(cover) == pytest.approx(1.316, abs=1e-3)  # spec §2.1.5
+    basic = [c.epsilon for c in m.claims if c.relation is Relation.ADD_REMOVE_ONE and c.delta == 0]
+    assert basic == [pytest.approx(4.1)]
+
+
+def test_medium_sampler_matches_step_one_probabilities(rng: np.random.Generator) -> None:
+    """Step 1 of the EM on S = {k·(e_1, 0)}: (x_1, 1) has weight e^{−c·k}; every other candidate
+    covering nothing has weight 1, and TRUE has the same scores as x_1. The probe bit on 1 is the
+    bit of the first rule: P[bit = 1] = Σ w_1 / (Σ w_1 + Σ w_0), computed below."""
+    m = PrivateDecisionListMedium()
+    k, c = 8, 0.1
+    X = np.zeros((k, 40))
+    X[:, 0] = 1.0
+    out = m.sample(Dataset(X, np.zeros(k)), 40_000, rng=rng)
+    w1 = np.array([1.0] * 39 + [math.exp(-c * k)] * 2)  # b = 1 weights: 39 literals, x_1, TRUE
+    w0 = np.ones(41)  # b = 0: no errors on label-0 points
+    p1 = w1.sum() / (w1.sum() + w0.sum())
+    f = float(np.mean(out[:, -1] == 1))  # probe 1 = all-ones: bit of the first rule
+    # binomial sd; 6-sigma tolerance (false failure < 1e-8)
+    assert abs(f - p1) <= 6 * math.sqrt(p1 * (1 - p1) / 40_000)
+
+
+def test_twin_hooks_change_only_what_they_claim(rng: np.random.Generator) -> None:
+    base, b6 = PrivateDecisionList(), PrivateDecisionListNoGroupPrivacy()
+    ro = sorted(c.epsilon for c in b6.claims if c.relation is Relation.REPLACE_ONE)
+    assert ro == pytest.approx(sorted([2.0, base.cover_epsilon()]))  # add/remove numbers (the bug)
+    b4 = PrivateDecisionListDataFeatures()
+    boundary = base.neighbor_pairs()[2]
+    assert len(b4.features_for(boundary.dataset)) == 2 and len(b4.features_for(boundary.neighbor)) == 3
+    out = b4.sample(boundary.dataset, 2000, rng=rng)
+    assert np.all(out[:, 0] == out[:, 4])  # probe 0 and e_1 are never separated without x_1
+    keep = PrivateDecisionListKeepMisclassified()
+    covers = np.ones((2, 2), dtype=bool)
+    assert keep.removed(covers, np.array([1, 0]), np.array([True, False])).tolist() == [
+        [True, False],
+        [False, True],
+    ]
+
+
+def test_winnow_twin_claims_and_cached_query_schedule(rng: np.random.Generator) -> None:
+    b5 = DPWinnowOneDrawCharge()
+    assert b5.claim.epsilon == pytest.approx(4 * 0.5 + 4 * 1 * 0.4)  # K·ε0 + K·1·ε_s, ε_s = 4η
+    assert b5.exact_epsilon(b5.neighbor_pairs()[0], 1e-5) == pytest.approx(7.36, abs=0.01)  # spec §2.3.7
+    assert DPWinnowUtilityEta().exact_epsilon(DPWinnow().neighbor_pairs()[0], 1e-5) < DPWinnow().claim.epsilon
+    b3 = DPWinnowCachedQueries()
+    w2 = b3.neighbor_pairs()[1]
+    never = b3.sample(w2.dataset, 5000, rng=rng)  # no round cached: no query, no update, ever
+    assert np.all(never[:, : b3.max_updates] == b3.horizon + 1)
+    some = b3.sample(w2.neighbor, 5000, rng=rng)
+    assert np.mean(some[:, 0] <= b3.horizon) > 0.2

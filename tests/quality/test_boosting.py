@@ -15,7 +15,7 @@ from mechanisms.boosting import REGISTRY_ENTRIES
 
 pytestmark = pytest.mark.slow
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}
-TWINS = ["hs_stl_no_projection", "hs_stl_uniform_noise", "hs_stl_early_stop"]
+TWINS = ["hs_stl_no_projection", "hs_stl_uniform_noise", "hs_stl_early_stop", "hs_stl_unclipped_loss"]
 
 
 def test_hs_stl_no_violation_and_bound_below_gdp_oracle() -> None:
