@@ -48,14 +48,14 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from audit.bounds import cp_lower, cp_upper
-from audit.estimators import DEFAULT_DISTINGUISHERS, Distinguisher, Event
+from audit.bounds import cp_lower, cp_upper, projected_bounds
+from audit.estimators import DEFAULT_DISTINGUISHERS, Distinguisher, Event, choose_event
 from audit.objectives import GaussianMu
-from audit.sampling import Side, Task, auto_chunk_size, chunk_sizes, draw, run_tasks, sample_rows
+from audit.sampling import Side, Task, auto_chunk_size, chunk_sizes, count_events, run_tasks, sample_rows
 from audit.types import AuditConfig
 from mechanisms.analytic import gaussian_delta, gaussian_epsilon
 from mechanisms.base import Mechanism
-from neighbors.base import Dataset, NeighborPair
+from neighbors.base import NeighborPair
 
 ASSUMPTION = "μ-GDP (Gaussian trade-off curve): refutes a μ-GDP claim, not an arbitrary (ε, δ) claim"
 
@@ -65,9 +65,6 @@ GDP_CERTIFICATION_PHASE = 4
 """Seed-key phase of the GDP route's certification chunks."""
 GDP_PROBE_PHASE = 5
 """Seed-key phase of the two-sample probe that sizes chunks."""
-
-SCREEN_THRESHOLD = 20_000
-SCREEN_SIZE = 64
 
 
 def gdp_mu_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
@@ -128,26 +125,18 @@ def projected_gdp_mu(
     `pessimism`-level Clopper–Pearson bound, then the certified bounds are computed at the
     certification sample sizes with real-valued counts, each at failure_probability / 2.
     """
-    p_est = cp_lower(p_count, selection_total_p, pessimism)
-    q_est = cp_upper(q_count, selection_total_q, pessimism)
-    half = failure_probability / 2
-    p_lo = cp_lower(p_est * certify_total_p, certify_total_p, half)
-    q_hi = cp_upper(q_est * certify_total_q, certify_total_q, half)
-    return gdp_mu_from_bounds(p_lo, q_hi)
-
-
-def _count(
-    mechanism: Mechanism, dataset: Dataset, event: Event, size: int, seed: int, key: tuple[int, ...]
-) -> int:
-    """Number of samples of one certification chunk that fall in `event` (runs in a worker)."""
-    return int(np.count_nonzero(event.indicator(draw(mechanism, dataset, size, seed, key))))
-
-
-def _rough_mu(kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int) -> NDArray[np.float64]:
-    """Normal-approximation stand-in for `projected_gdp_mu`, used only to shortlist events."""
-    p = np.clip((kp - 2.3 * np.sqrt(kp + 1)) / n_p, 0.0, 1.0)
-    q = np.clip((kq + 2.3 * np.sqrt(kq + 1) + 1) / n_q, 0.0, 1.0)
-    return gdp_mu_from_bounds(p, q)
+    return GaussianMu().score(
+        *projected_bounds(
+            p_count,
+            q_count,
+            selection_total_p=selection_total_p,
+            selection_total_q=selection_total_q,
+            certify_total_p=certify_total_p,
+            certify_total_q=certify_total_q,
+            failure_probability=failure_probability,
+            pessimism=pessimism,
+        )
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,37 +161,15 @@ def choose_gdp_event(
 
     `a` are selection outputs on the pair's dataset, `b` on its neighbour.
     """
-    best: GdpSelection | None = None
-    for dist in distinguishers:
-        cand = dist.propose(a, b)
-        if cand is None:
-            continue
-        for counts_p, counts_q, n_p, n_q, dataset_is_p in (
-            (cand.counts_a, cand.counts_b, a.shape[0], b.shape[0], True),
-            (cand.counts_b, cand.counts_a, b.shape[0], a.shape[0], False),
-        ):
-            counts_p = np.asarray(counts_p, dtype=float)
-            counts_q = np.asarray(counts_q, dtype=float)
-            idx = np.arange(counts_p.size)
-            if counts_p.size > SCREEN_THRESHOLD:
-                rough = _rough_mu(counts_p, counts_q, n_p, n_q)
-                idx = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
-            exact = projected_gdp_mu(
-                counts_p[idx],
-                counts_q[idx],
-                selection_total_p=n_p,
-                selection_total_q=n_q,
-                certify_total_p=certify_total,
-                certify_total_q=certify_total,
-                failure_probability=failure_probability,
-            )
-            j = int(np.argmax(exact))
-            value = float(exact[j])
-            if best is None or value > best.projected_mu:
-                best = GdpSelection(cand.make_event(int(idx[j])), dataset_is_p, value, dist.name)
-    if best is None:
-        raise RuntimeError("no distinguisher applies to these outputs")
-    return best
+    sel = choose_event(
+        a,
+        b,
+        certify_total=certify_total,
+        failure_probability=failure_probability,
+        objective=GaussianMu(),
+        distinguishers=distinguishers,
+    )
+    return GdpSelection(sel.event, sel.dataset_is_p, sel.projected_epsilon, sel.distinguisher)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -322,11 +289,11 @@ def gdp_audit(
     counts = np.zeros((len(pairs), 2), dtype=np.int64)
     tasks = [
         Task(
-            _count,
+            count_events,
             (
                 mechanism,
                 (pair.dataset, pair.neighbor)[s],
-                sel.event,
+                [sel.event],
                 size,
                 config.seed,
                 (i, int(s), GDP_CERTIFICATION_PHASE, j),
@@ -339,9 +306,9 @@ def gdp_audit(
         for j, size in enumerate(chunk_sizes(n_cert, chunk))
     ]
 
-    def done(task: Task, k: int) -> None:
+    def done(task: Task, k: list[int]) -> None:
         i, s = task.tag
-        counts[i, s] += k
+        counts[i, s] += k[0]
 
     run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
 
