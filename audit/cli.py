@@ -220,13 +220,18 @@ def _audit_one(
     return result
 
 
+def _eps_text(eps: float) -> str:
+    """A lower bound ≤ 0 is valid but says nothing (ε ≥ 0 always): word it so."""
+    return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"
+
+
 def _summary(r: AuditResult) -> str:
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
     c = r.claim
     return (
         f"{r.mechanism}: {verdict}\n"
         f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
-        f"  certified ε ≥ {fmt(r.epsilon_lower_bound)} (δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
+        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} (δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  finding: {f}" for f in r.findings)
