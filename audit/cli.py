@@ -231,7 +231,8 @@ def _summary(r: AuditResult) -> str:
     return (
         f"{r.mechanism}: {verdict}\n"
         f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
-        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} (δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
+        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} "
+        f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  finding: {f}" for f in r.findings)
