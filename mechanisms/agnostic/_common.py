@@ -245,3 +245,12 @@ def learner_domain(
         ordered=True,
         subsampling=subsampling or Subsampling(kind=SubsamplingKind.NONE),
     )
+
+
+def relabel_learn_epsilon(epsilon_learner: float) -> float:
+    """ε of "relabel with the EM, then run 𝒜" (000 Lemma 5.3; 001 Claim 3.5).
+
+    Both proofs end in Pr_1[O] ≤ 4e·(e^{ε_𝒜}·Pr_2[O] + δ_𝒜): the EM shift e^{1/2} twice and at most
+    two pattern extensions twice. So ε = ε_𝒜 + 1 + 2 ln 2 (3.386 at ε_𝒜 = 1), δ = 4e·δ_𝒜.
+    """
+    return epsilon_learner + 1 + 2 * math.log(2)

@@ -42,7 +42,6 @@ wording is a typo (spec §2.5, §8); no stated claim is registered for it.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
@@ -59,6 +58,7 @@ from mechanisms.agnostic._common import (
     error_counts,
     learner_domain,
     pattern_multiplicity,
+    relabel_learn_epsilon,
     replace_pair,
     softmax,
     with_replacement_distribution,
@@ -66,8 +66,6 @@ from mechanisms.agnostic._common import (
 from mechanisms.analytic import discrete_epsilon
 from mechanisms.base import PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
-
-LEMMA_5_3_EPSILON = 1.0 + 1.0 + 2 * math.log(2)  # ε_𝒜 + 1 + 2 ln 2 with ε_𝒜 = 1
 
 
 def relabel_distribution(
@@ -141,7 +139,7 @@ class RelabelAndLearn:
     @property
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(
-            epsilon=self.epsilon_learner + 1 + 2 * math.log(2),
+            epsilon=relabel_learn_epsilon(self.epsilon_learner),
             delta=0.0,
             relation=Relation.REPLACE_ONE,
             reference=f"{PAPER_000}, Lemma 5.3 (explicit: ε_A + 1 + 2 ln 2, δ = 4e·δ_A)",
@@ -286,7 +284,7 @@ class PrivateAgnosticABMS:
     @property
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(
-            epsilon=self.epsilon_learner + 1 + 2 * math.log(2),
+            epsilon=relabel_learn_epsilon(self.epsilon_learner),
             delta=0.0,
             relation=Relation.REPLACE_ONE,
             reference=f"{PAPER_000}, Thm 6.1 via Lemma 5.3 and Lemma 3.12 (explicit constants)",
@@ -369,7 +367,7 @@ class ClosureLearn:
     @property
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(
-            epsilon=self.epsilon_learner + 1 + 2 * math.log(2),
+            epsilon=relabel_learn_epsilon(self.epsilon_learner),
             delta=0.0,
             relation=Relation.REPLACE_ONE,
             reference=f"{PAPER_000}, Thm 7.1 / Lemma 7.2 (each step Lemma 5.3 + 3.12; disjoint S_i)",

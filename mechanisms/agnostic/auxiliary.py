@@ -52,7 +52,6 @@ Decisions
 from __future__ import annotations
 
 import dataclasses
-import math
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, ClassVar
@@ -68,6 +67,7 @@ from mechanisms.agnostic._common import (
     concept_class,
     draw_categorical,
     learner_domain,
+    relabel_learn_epsilon,
     replace_pair,
 )
 from mechanisms.agnostic.lwy import AgnosticLearner
@@ -128,7 +128,7 @@ class AuxiliaryLearner:
     @property
     def claim(self) -> PrivacyClaim:
         return PrivacyClaim(
-            epsilon=self.epsilon_learner + 1 + 2 * math.log(2),
+            epsilon=relabel_learn_epsilon(self.epsilon_learner),
             delta=0.0,
             relation=Relation.REPLACE_ONE,
             reference=f"{PAPER_001}, Claim 3.5 (Alg. 3): (2 + 2 ln 2, 4eδ) w.r.t. U",
