@@ -155,16 +155,17 @@ class Distinguisher(Protocol):
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None: ...
 
 
-def _threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
+def threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
     """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
     s = np.sort(pooled)
     qs = np.quantile(s, np.linspace(0.0, 1.0, grid))
     return np.unique(np.concatenate([qs, s[:tails], s[-tails:]]))
 
 
-def _threshold_counts(
+def tail_counts(
     sa: NDArray[np.float64], sb: NDArray[np.float64], ts: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
     a, b = np.sort(sa), np.sort(sb)
     ge_a = a.size - np.searchsorted(a, ts, side="left")
     ge_b = b.size - np.searchsorted(b, ts, side="left")
@@ -198,8 +199,8 @@ class ThresholdDistinguisher:
                 scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
         ca, cb, specs = [], [], []
         for sa, sb, coord, proj in scores:
-            ts = _threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
-            ge_a, ge_b, le_a, le_b = _threshold_counts(sa, sb, ts)
+            ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
+            ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
             ca += [ge_a, le_a]
             cb += [ge_b, le_b]
             specs += [(float(t), True, coord, proj) for t in ts]

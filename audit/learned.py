@@ -46,7 +46,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from audit import estimators as _estimators
-from audit.estimators import Candidates, Event, as_rows
+from audit.estimators import Candidates, Event, as_rows, tail_counts, threshold_grid
 
 Array = NDArray[Any]
 Floats = NDArray[np.float64]
@@ -151,23 +151,6 @@ def _score(
 
 
 # --------------------------------------------------------------------------- thresholds and counts
-def _threshold_grid(pooled: Floats, *, grid: int, tails: int) -> Floats:
-    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
-    s = np.sort(pooled)
-    qs = np.quantile(s, np.linspace(0.0, 1.0, grid))
-    return np.unique(np.concatenate([qs, s[:tails], s[-tails:]]))
-
-
-def _tail_counts(sa: Floats, sb: Floats, ts: Floats) -> tuple[Floats, Floats, Floats, Floats]:
-    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
-    a, b = np.sort(sa), np.sort(sb)
-    ge_a = a.size - np.searchsorted(a, ts, side="left")
-    ge_b = b.size - np.searchsorted(b, ts, side="left")
-    le_a = np.searchsorted(a, ts, side="right")
-    le_b = np.searchsorted(b, ts, side="right")
-    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
-
-
 @dataclass(frozen=True, slots=True)
 class _Score:
     """One fitted score, ready to become threshold events."""
@@ -214,8 +197,8 @@ def _candidates(
         sa, sb = sc.apply(eval_a), sc.apply(eval_b)
         if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
             continue
-        ts = _threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
-        ge_a, ge_b, le_a, le_b = _tail_counts(sa, sb, ts)
+        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
+        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
         ca += [ge_a * ra, le_a * ra]
         cb += [ge_b * rb, le_b * rb]
         specs += [(k, float(t), True) for t in ts]
