@@ -51,9 +51,48 @@ def _pair(a: Any, b: Any, relation: Relation, description: str, *tags: str) -> N
     )
 
 
+class _BoundedSum:
+    """Sensitivity of a sum of records in [low, high]: the range under replace-one, the largest
+    magnitude under add/remove. Noise is calibrated to the larger, so one scale serves both."""
+
+    __slots__ = ()
+    low: float
+    high: float
+
+    def sensitivity(self, relation: Relation) -> float:
+        if relation is Relation.ADD_REMOVE_ONE:
+            return max(abs(self.low), abs(self.high))
+        return self.high - self.low
+
+    def calibration_sensitivity(self) -> float:
+        return max(self.sensitivity(Relation.REPLACE_ONE), self.sensitivity(Relation.ADD_REMOVE_ONE))
+
+
+class _Categories:
+    """Records are category ids in {0, …, m−1}; the query is the vector of category counts."""
+
+    __slots__ = ()
+    num_candidates: int
+
+    def counts(self, dataset: Dataset) -> NDArray[np.float64]:
+        return np.bincount(dataset.X[:, 0].astype(int), minlength=self.num_candidates).astype(float)
+
+
+class _DiscreteOracle:
+    """White-box ε from the exact output distributions (`probabilities`) of both datasets."""
+
+    __slots__ = ()
+
+    def probabilities(self, dataset: Dataset) -> NDArray[np.float64]:
+        raise NotImplementedError
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
+
+
 # --------------------------------------------------------------------------- Laplace
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LaplaceSum:
+class LaplaceSum(_BoundedSum):
     """Bounded sum of records in [low, high] plus Laplace(Δ/ε) noise.
 
     Sensitivity: Δ = high − low under replace-one, max(|low|, |high|) under add/remove.
@@ -71,14 +110,6 @@ class LaplaceSum:
     def __post_init__(self) -> None:
         if not self.epsilon > 0 or not self.low < self.high:
             raise ValueError("need epsilon > 0 and low < high")
-
-    def sensitivity(self, relation: Relation) -> float:
-        if relation is Relation.ADD_REMOVE_ONE:
-            return max(abs(self.low), abs(self.high))
-        return self.high - self.low
-
-    def calibration_sensitivity(self) -> float:
-        return max(self.sensitivity(Relation.REPLACE_ONE), self.sensitivity(Relation.ADD_REMOVE_ONE))
 
     @property
     def scale(self) -> float:
@@ -129,7 +160,7 @@ class LaplaceSum:
 
 # --------------------------------------------------------------------------- Gaussian
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GaussianSum:
+class GaussianSum(_BoundedSum):
     """Bounded sum plus N(0, σ²), σ = Δ/μ with μ from the analytic calibration to (ε, δ).
 
     The claim is (ε, δ) with the exact Balle–Wang profile, so the mechanism is tight: the
@@ -148,14 +179,6 @@ class GaussianSum:
     def __post_init__(self) -> None:
         if not self.epsilon > 0 or not 0 < self.delta < 1 or not self.low < self.high:
             raise ValueError("need epsilon > 0, 0 < delta < 1 and low < high")
-
-    def sensitivity(self, relation: Relation) -> float:
-        if relation is Relation.ADD_REMOVE_ONE:
-            return max(abs(self.low), abs(self.high))
-        return self.high - self.low
-
-    def calibration_sensitivity(self) -> float:
-        return max(self.sensitivity(Relation.REPLACE_ONE), self.sensitivity(Relation.ADD_REMOVE_ONE))
 
     @property
     def sigma(self) -> float:
@@ -249,7 +272,7 @@ class RandomizedResponse:
 
 # --------------------------------------------------------------------------- exponential mechanism
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ExponentialMechanism:
+class ExponentialMechanism(_Categories, _DiscreteOracle):
     """Select a category with probability ∝ exp(ε·u/(2Δ)), u = category counts, Δ = 1.
 
     Records are category ids in {0, …, m−1}. Counts have sensitivity 1 under replace-one
@@ -288,9 +311,6 @@ class ExponentialMechanism:
             num_features=1, feature_low=0, feature_high=self.num_candidates - 1, integer_features=True
         )
 
-    def counts(self, dataset: Dataset) -> NDArray[np.float64]:
-        return np.bincount(dataset.X[:, 0].astype(int), minlength=self.num_candidates).astype(float)
-
     def probabilities(self, dataset: Dataset) -> NDArray[np.float64]:
         lw = self.weight() * self.counts(dataset)
         w = np.exp(lw - lw.max())
@@ -316,13 +336,10 @@ class ExponentialMechanism:
             _pair(m[1:], m, Relation.ADD_REMOVE_ONE, "add a record to a minority category"),
         )
 
-    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
-
 
 # --------------------------------------------------------------------------- report noisy max
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ReportNoisyMax:
+class ReportNoisyMax(_Categories, _DiscreteOracle):
     """argmax of category counts plus i.i.d. Laplace(b) noise, b = 2Δ/ε with Δ = 1.
 
     Under replace-one a histogram changes by ±1 in two coordinates (not monotone), so the
@@ -354,9 +371,6 @@ class ReportNoisyMax:
             num_features=1, feature_low=0, feature_high=self.num_candidates - 1, integer_features=True
         )
 
-    def counts(self, dataset: Dataset) -> NDArray[np.float64]:
-        return np.bincount(dataset.X[:, 0].astype(int), minlength=self.num_candidates).astype(float)
-
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         noisy = self.counts(dataset) + rng.laplace(0.0, self.scale, size=(num_samples, self.num_candidates))
         return np.argmax(noisy, axis=1)
@@ -379,13 +393,10 @@ class ReportNoisyMax:
         p0 = laplace_difference_sf(u[1] - u[0], self.scale)
         return np.array([p0, 1 - p0])
 
-    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
-
 
 # --------------------------------------------------------------------------- AboveThreshold
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AboveThreshold:
+class AboveThreshold(_DiscreteOracle):
     """Sparse vector with one ⊤: first query j with q_j + Lap(4/ε) ≥ T + Lap(2/ε).
 
     Records are 0/1 vectors of length m; query j counts records with a 1 in column j
@@ -492,6 +503,3 @@ class AboveThreshold:
                 )[0]
             probs.append(total)
         return np.asarray(probs)
-
-    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
