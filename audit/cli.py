@@ -181,11 +181,9 @@ def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int
     return shlex.join(parts)
 
 
-def _audit_one(
-    spec: str, params: dict[str, str], args: argparse.Namespace, entry_default: int | None = None
-) -> AuditResult:
+def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> AuditResult:
     mechanism, entry = resolve(spec, params)
-    n = args.num_samples or (entry.default_num_samples if entry else None) or entry_default or 1_000_000
+    n = args.num_samples or (entry.default_num_samples if entry else 1_000_000)
     config = AuditConfig(
         num_samples=n,
         seed=args.seed,
