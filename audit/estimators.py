@@ -279,13 +279,12 @@ def _rough_bounds(
 
 @dataclass(frozen=True, slots=True)
 class Selection:
-    """The event chosen on the selection split for one pair and objective.
-
-    `projected_epsilon` is the projected value of the objective (ε for the default one)."""
+    """The event chosen on the selection split for one pair and objective; `projected` is the
+    objective's projected certified value (ε for the default objective)."""
 
     event: Event
     dataset_is_p: bool
-    projected_epsilon: float
+    projected: float
     distinguisher: str
 
 
@@ -330,7 +329,7 @@ def choose_event(
             )
             j = int(np.argmax(exact))
             value = float(exact[j])
-            if best is None or value > best.projected_epsilon:
+            if best is None or value > best.projected:
                 best = Selection(cand.make_event(int(top[j])), dataset_is_p, value, dist.name)
     if best is None:  # pragma: no cover - the threshold distinguisher always proposes
         raise RuntimeError("no distinguisher applies to these outputs")

@@ -169,7 +169,7 @@ def choose_gdp_event(
         objective=GaussianMu(),
         distinguishers=distinguishers,
     )
-    return GdpSelection(sel.event, sel.dataset_is_p, sel.projected_epsilon, sel.distinguisher)
+    return GdpSelection(sel.event, sel.dataset_is_p, sel.projected, sel.distinguisher)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

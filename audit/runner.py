@@ -194,7 +194,7 @@ def _select_pair(
                 {
                     "event": event_spec(sel.event),
                     "dataset_is_p": sel.dataset_is_p,
-                    "projected": sel.projected_epsilon,
+                    "projected": sel.projected,
                     "distinguisher": sel.distinguisher,
                 },
             )
@@ -222,7 +222,7 @@ def _estimate(
         direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
         event=sel.event.describe(),
         distinguisher=sel.distinguisher,
-        selection_epsilon=sel.projected_epsilon,
+        selection_epsilon=sel.projected,
     )
 
 

@@ -21,7 +21,7 @@ def test_threshold_selection_finds_laplace_optimum(rng: np.random.Generator) -> 
     assert isinstance(sel.event, ThresholdEvent)
     # the optimal events are the half-lines beyond the shift ({x ≤ 0} for a > b or {x ≥ 1});
     # the projected certified ε must be close to the true ε = 1
-    assert 0.97 < sel.projected_epsilon < 1.0
+    assert 0.97 < sel.projected < 1.0
     assert (sel.event.upper and sel.event.threshold > 0.5) or (
         not sel.event.upper and sel.event.threshold < 0.5
     )
