@@ -11,7 +11,7 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-from mechanisms.base import ClaimKind, PrivacyClaim
+from mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
 from neighbors.base import Relation
 
 # Re-exported so result consumers (reports/) depend on audit.types only.
@@ -19,7 +19,9 @@ __all__ = [
     "AuditConfig",
     "AuditResult",
     "ClaimCheck",
+    "ClaimCurve",
     "ClaimKind",
+    "CurveKind",
     "EpsilonEstimate",
     "PairResult",
     "PrivacyClaim",
@@ -110,6 +112,9 @@ class EpsilonEstimate:
     event: str
     distinguisher: str
     selection_epsilon: float
+    assumption: str = ""
+    """What the estimator assumes for its bound to hold (e.g. "none: i.i.d. samples, event fixed
+    before certification"); recorded so a reader can judge the certificate."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -123,6 +128,11 @@ class ProfilePoint:
     value: float
     pair_index: int
     estimate: EpsilonEstimate
+    claimed: float | None = None
+    """The proved claim's value at this parameter (`PrivacyClaim.epsilon_at` / `delta_at`, or the
+    μ of a GDP curve claim); None when the claim says nothing comparable."""
+    exceeds_claim: bool = False
+    """`value` > `claimed`: the claim's profile is refuted at this point."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +160,10 @@ class PairResult:
     profile: tuple[ProfilePoint, ...] = ()
     event_spec: dict[str, object] | None = None
     """The certified event, serialised (None if its distinguisher cannot serialise it)."""
+    trajectory: tuple[tuple[int, float], ...] = ()
+    """(certification samples per side, certified ε lower bound on that prefix) at a few
+    prefixes of the certification split. Descriptive (each point valid at the per-test failure
+    probability on its own, not jointly): it shows how the bound grows with samples."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

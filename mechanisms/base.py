@@ -32,6 +32,59 @@ class ClaimKind(enum.StrEnum):
     """The paper's statement as written; may be stronger than its proof supports."""
 
 
+class CurveKind(enum.StrEnum):
+    GDP = "gdp"
+    """μ-Gaussian DP (Dong, Roth & Su): ε(δ) is the Gaussian profile of Balle & Wang (2018)."""
+    ZCDP = "zcdp"
+    """ρ-zCDP (Bun & Steinke 2016, Prop 1.3): ε(δ) ≤ ρ + 2√(ρ ln(1/δ))."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ClaimCurve:
+    """A claim stated as a whole privacy profile (a curve ε(δ)), not one (ε, δ) point.
+
+    `epsilon_at(δ)` is an ε the curve guarantees at δ. For zCDP it is the standard conversion
+    (an upper bound on the best conversion), so comparing a certified ε(δ) against it can
+    only under-report a violation, never invent one.
+    """
+
+    kind: CurveKind
+    parameter: float
+    """μ for GDP, ρ for zCDP."""
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "kind", CurveKind(self.kind))
+        if not (self.parameter > 0 and math.isfinite(self.parameter)):
+            raise ValueError(f"curve parameter must be finite and > 0, got {self.parameter}")
+
+    def epsilon_at(self, delta: float) -> float:
+        if delta <= 0:
+            return math.inf
+        if self.kind is CurveKind.GDP:
+            from mechanisms.analytic import gaussian_epsilon
+
+            return gaussian_epsilon(delta, self.parameter)
+        rho = self.parameter
+        return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+    def delta_at(self, epsilon: float) -> float:
+        if self.kind is CurveKind.GDP:
+            from mechanisms.analytic import gaussian_delta
+
+            return gaussian_delta(epsilon, self.parameter)
+        # invert ε = ρ + 2√(ρ ln 1/δ) (for ε ≥ ρ; below ρ the conversion says nothing: δ ≤ 1)
+        rho = self.parameter
+        if epsilon <= rho:
+            return 1.0
+        return math.exp(-((epsilon - rho) ** 2) / (4.0 * rho))
+
+    def label(self) -> str:
+        return f"{self.parameter:g}-GDP" if self.kind is CurveKind.GDP else f"{self.parameter:g}-zCDP"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"kind": self.kind.value, "parameter": self.parameter}
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivacyClaim:
     """A claimed (ε, δ)-DP guarantee under `relation`, with its source.
@@ -45,6 +98,9 @@ class PrivacyClaim:
     reference: str
     kind: ClaimKind = ClaimKind.PROVED
     note: str = ""
+    curve: ClaimCurve | None = None
+    """Set when the claim is a whole profile (GDP, zCDP); (`epsilon`, `delta`) is then one
+    point of it, the one the headline verdict uses."""
 
     def __post_init__(self) -> None:
         if not (self.epsilon >= 0 and math.isfinite(self.epsilon)):
@@ -60,8 +116,31 @@ class PrivacyClaim:
     def covers(self, relation: Relation) -> bool:
         return relation.is_covered_by(self.relation)
 
+    def epsilon_at(self, delta: float) -> float:
+        """The largest ε at `delta` this claim allows (its privacy profile, inverted).
+
+        The privacy region of a point claim (ε, δ) (Kairouz, Oh & Viswanath 2015) has
+        δ(ε') = 1 − (1 − δ)(1 + e^ε')/(1 + e^ε) for ε' ≤ ε and δ beyond, so at δ' ≥ δ it allows
+        e^ε' = (1 − δ')(1 + e^ε)/(1 − δ) − 1 (ε' ≤ ε, floored at 0) and at δ' < δ any ε.
+        A curve claim asserts both its curve and its headline point: the smaller of the two.
+        """
+        if delta < self.delta:
+            point = math.inf
+        else:
+            ratio = (1.0 - delta) * (1.0 + math.exp(self.epsilon)) / (1.0 - self.delta) - 1.0
+            point = min(self.epsilon, math.log(ratio)) if ratio > 1.0 else 0.0
+        return point if self.curve is None else min(point, self.curve.epsilon_at(delta))
+
+    def delta_at(self, epsilon: float) -> float:
+        """The largest δ at `epsilon` this claim allows (same region as `epsilon_at`)."""
+        if epsilon >= self.epsilon:
+            point = self.delta
+        else:
+            point = 1.0 - (1.0 - self.delta) * (1.0 + math.exp(epsilon)) / (1.0 + math.exp(self.epsilon))
+        return point if self.curve is None else min(point, self.curve.delta_at(epsilon))
+
     def to_dict(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "epsilon": self.epsilon,
             "delta": self.delta,
             "relation": self.relation.value,
@@ -69,6 +148,9 @@ class PrivacyClaim:
             "kind": self.kind.value,
             "note": self.note,
         }
+        if self.curve is not None:
+            out["curve"] = self.curve.to_dict()
+        return out
 
 
 class MechanismError(Exception):

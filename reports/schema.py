@@ -15,6 +15,7 @@ from typing import Any
 from audit.types import (
     AuditResult,
     ClaimCheck,
+    ClaimCurve,
     ClaimKind,
     EpsilonEstimate,
     PairResult,
@@ -73,6 +74,9 @@ def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
         reference=d["reference"],
         kind=ClaimKind(d.get("kind", "proved")),
         note=d.get("note", ""),
+        curve=None
+        if d.get("curve") is None
+        else ClaimCurve(kind=d["curve"]["kind"], parameter=_float(d["curve"]["parameter"])),
     )
 
 
@@ -92,6 +96,7 @@ def _estimate_to_dict(e: EpsilonEstimate) -> dict[str, Any]:
         "event": e.event,
         "distinguisher": e.distinguisher,
         "selection_epsilon": _num(e.selection_epsilon),
+        "assumption": e.assumption,
     }
 
 
@@ -111,6 +116,7 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
         event=d["event"],
         distinguisher=d["distinguisher"],
         selection_epsilon=_float(d["selection_epsilon"]),
+        assumption=d.get("assumption", ""),
     )
 
 
@@ -122,6 +128,8 @@ def _profile_to_dict(p: ProfilePoint) -> dict[str, Any]:
         "value": _num(p.value),
         "pair_index": p.pair_index,
         "estimate": _estimate_to_dict(p.estimate),
+        "claimed": None if p.claimed is None else _num(p.claimed),
+        "exceeds_claim": p.exceeds_claim,
     }
 
 
@@ -133,6 +141,8 @@ def _profile_from_dict(d: dict[str, Any]) -> ProfilePoint:
         value=_float(d["value"]),
         pair_index=int(d["pair_index"]),
         estimate=_estimate_from_dict(d["estimate"]),
+        claimed=None if d.get("claimed") is None else _float(d["claimed"]),
+        exceeds_claim=bool(d.get("exceeds_claim", False)),
     )
 
 
@@ -177,6 +187,7 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
                 "delta_lower_bound": _num(p.estimate.delta_lower_bound),
                 "estimate": _estimate_to_dict(p.estimate),
                 "event_spec": p.event_spec,
+                "trajectory": [[n, _num(e)] for n, e in p.trajectory],
                 "profile": [_profile_to_dict(x) for x in p.profile],
             }
             for p in r.pairs
@@ -235,6 +246,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
                     claims_exceeded=tuple(int(i) for i in p.get("claims_exceeded", ())),
                     profile=tuple(_profile_from_dict(x) for x in p.get("profile", ())),
                     event_spec=p.get("event_spec"),
+                    trajectory=tuple((int(n), _float(e)) for n, e in p.get("trajectory", ())),
                 )
                 for p in d["pairs"]
             ),
