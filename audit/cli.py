@@ -131,6 +131,20 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--failure-probability", type=_probability, default=0.05)
     pl.add_argument("--json", action="store_true")
 
+    g = sub.add_parser(
+        "gate",
+        help="run the audits configured in dpaudit.toml / [tool.dpaudit]; exit 1 on violation or regression",
+    )
+    g.add_argument(
+        "config_file", nargs="?", type=Path, metavar="CONFIG", help="config file (same as --config)"
+    )
+    g.add_argument("--config", type=Path, help="dpaudit.toml or pyproject.toml (default: found in the cwd)")
+    g.add_argument("--baseline", type=Path, help="baseline JSON to test for privacy regressions against")
+    g.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
+    g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
+    g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
+    g.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+
     rep = sub.add_parser("report", help="render a result JSON")
     rep.add_argument("result", type=Path)
     rep.add_argument("--format", default="md", choices=["md", "html", "junit", "json"])
@@ -368,6 +382,32 @@ def _cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
+def _cmd_gate(args: argparse.Namespace) -> int:
+    """All logic lives in audit/gate.py; the CLI hands it the reports/ writers and renderers."""
+    from audit.gate import GateIO, GateOptions, run_gate
+    from audit.gate_config import find_config, load_config
+
+    if args.config and args.config_file and args.config != args.config_file:
+        raise UsageError("give the config file once (CONFIG or --config)")
+    config = load_config(find_config(args.config or args.config_file))
+    options = GateOptions(
+        baseline=args.baseline,
+        update_baseline=args.update_baseline,
+        out=args.out,
+        resume=args.resume,
+        jobs=args.jobs,
+    )
+    io = GateIO(
+        pairs_for=pairs_for,
+        write_result=write_json,
+        read_result=read_json,
+        render_markdown=render_markdown,
+        render_junit=render_junit,
+        summary=_summary,
+    )
+    return run_gate(config, options, io).exit_code
+
+
 def _cmd_report(args: argparse.Namespace) -> int:
     result = read_json(args.result)
     renderers = {"md": render_markdown, "html": render_html, "json": dumps}
@@ -383,9 +423,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
-        handler: Any = {"list": _cmd_list, "run": _cmd_run, "plan": _cmd_plan, "report": _cmd_report}[
-            args.command
-        ]
+        handler: Any = {
+            "list": _cmd_list,
+            "run": _cmd_run,
+            "plan": _cmd_plan,
+            "gate": _cmd_gate,
+            "report": _cmd_report,
+        }[args.command]
         return int(handler(args))
     except (UsageError, RegistryError, AuditInputError, MechanismError, SchemaError, ValueError) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__

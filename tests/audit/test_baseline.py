@@ -1,0 +1,289 @@
+"""audit/baseline.py: loss bounds, the regression decision, the file format and the re-count."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from audit.baseline import (
+    BASELINE_KIND,
+    REGRESSION_PHASE,
+    Baseline,
+    BaselineError,
+    BaselineEvent,
+    baseline_audit_from_result,
+    compare,
+    dumps_baseline,
+    loss_lower_bound,
+    loss_upper_bound,
+    point_loss,
+    read_baseline,
+    recount,
+    regression_checks,
+    write_baseline,
+)
+from audit.runner import run_audit
+from audit.sampling import Phase
+from audit.types import AuditConfig, AuditResult
+from mechanisms.reference import LaplaceSum, RandomizedResponse
+from neighbors.base import Dataset, NeighborPair, Relation
+
+
+def _event(**over: object) -> BaselineEvent:
+    base = {
+        "pair_index": 0,
+        "description": "d",
+        "relation": Relation.REPLACE_ONE,
+        "dataset": Dataset(np.zeros((10, 1))),
+        "neighbor": Dataset(np.r_[np.zeros(9), 1.0].reshape(-1, 1)),
+        "event_spec": {
+            "type": "threshold",
+            "threshold": 1.0,
+            "upper": True,
+            "coordinate": 0,
+            "projection": None,
+        },
+        "event": "x ≥ 1",
+        "direction": "neighbor>dataset",
+        "delta": 0.0,
+        "p_count": 3000,
+        "p_total": 10000,
+        "q_count": 1500,
+        "q_total": 10000,
+        "epsilon_lower_bound": 0.5,
+    }
+    base.update(over)
+    return BaselineEvent(**base)  # type: ignore[arg-type]
+
+
+# --------------------------------------------------------------------------- bounds
+def test_bounds_bracket_the_point_estimate() -> None:
+    kw: dict[str, Any] = {"p_count": 300, "p_total": 1000, "q_count": 150, "q_total": 1000, "delta": 0.0}
+    lo = loss_lower_bound(**kw, failure_probability=0.05)
+    hi = loss_upper_bound(**kw, failure_probability=0.05)
+    assert point_loss(**kw) == pytest.approx(math.log(2))
+    assert lo < math.log(2) < hi
+    # more confidence → wider
+    assert loss_lower_bound(**kw, failure_probability=0.001) < lo
+    assert loss_upper_bound(**kw, failure_probability=0.001) > hi
+
+
+def test_bound_edge_cases() -> None:
+    assert loss_upper_bound(
+        p_count=5, p_total=100, q_count=0, q_total=100, delta=0.0, failure_probability=0.1
+    ) == (math.inf)
+    # P is certainly below δ: no loss to speak of (−∞), on both sides
+    kw: dict[str, Any] = {"p_count": 0, "p_total": 10_000, "q_count": 10, "q_total": 10_000, "delta": 0.5}
+    assert loss_upper_bound(**kw, failure_probability=0.1) == -math.inf
+    assert loss_lower_bound(**kw, failure_probability=0.1) == -math.inf
+    assert point_loss(**kw) == -math.inf
+
+
+@pytest.mark.parametrize(("p", "q", "delta"), [(0.3, 0.15, 0.0), (0.05, 0.01, 0.0), (0.4, 0.2, 0.1)])
+def test_bounds_cover_at_their_level(rng: np.random.Generator, p: float, q: float, delta: float) -> None:
+    """Each one-sided bound fails with probability ≤ β. Over 2000 draws at β = 0.1 the failure count
+    would exceed its Binomial(2000, 0.1) budget at p < 1e-3 with probability < 1e-3 (false failure)."""
+    beta, reps, n = 0.1, 2000, 400
+    truth = math.log((p - delta) / q)
+    kp = rng.binomial(n, p, size=reps)
+    kq = rng.binomial(n, q, size=reps)
+    low_fail = up_fail = 0
+    for a, b in zip(kp, kq, strict=True):
+        kw: dict[str, Any] = {
+            "p_count": int(a),
+            "p_total": n,
+            "q_count": int(b),
+            "q_total": n,
+            "delta": delta,
+        }
+        low_fail += loss_lower_bound(**kw, failure_probability=beta) > truth
+        up_fail += loss_upper_bound(**kw, failure_probability=beta) < truth
+    for fails in (low_fail, up_fail):
+        assert stats.binomtest(fails, reps, beta, alternative="greater").pvalue > 1e-3
+
+
+def test_compare_flags_a_certain_increase_only() -> None:
+    base = _event(p_count=3000, q_count=1500)  # loss ln 2 on 10 000 samples
+    same = compare(base, "a", 3000, 1500, 10_000, 0.05)
+    assert not same.regression and same.new_lower < same.baseline_upper
+    tripled = compare(base, "a", 3000, 500, 10_000, 0.05)  # loss ln 6
+    assert tripled.regression and tripled.new_lower > tripled.baseline_upper
+    assert tripled.new_point == pytest.approx(math.log(6))
+    # a small wiggle is not a regression
+    assert not compare(base, "a", 3050, 1450, 10_000, 0.05).regression
+    d = tripled.to_dict()
+    assert d["regression"] is True and d["baseline_counts"] == [3000, 10000, 1500, 10000]
+    json.dumps(d, allow_nan=False)
+
+
+# --------------------------------------------------------------------------- file format
+def _laplace_result(
+    seed: int = 0, epsilon: float = 1.0, n: int = 4000
+) -> tuple[LaplaceSum, tuple[NeighborPair, ...], AuditResult]:
+    m = LaplaceSum(epsilon=epsilon)
+    pairs = m.neighbor_pairs()
+    result = run_audit(m, pairs, AuditConfig(num_samples=n, seed=seed), show_progress=False)
+    return m, pairs, result
+
+
+def test_baseline_from_result_and_round_trip(tmp_path: Path) -> None:
+    _, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    assert [e.event_spec for e in entry.events] == [p.event_spec for p in result.pairs]
+    assert [e.p_count for e in entry.events] == [p.estimate.p_count for p in result.pairs]
+    assert entry.events[0].pair.dataset == pairs[0].dataset
+    baseline = Baseline(audits={"lap": entry}, package_version="x")
+    path = tmp_path / "sub" / "b.json"
+    write_baseline(baseline, path)
+    assert not list(path.parent.glob("*.tmp"))
+    back = read_baseline(path)
+    assert back.to_dict() == baseline.to_dict()
+    assert dumps_baseline(back) == path.read_text()
+    assert '"X": [[0.0], [0.0]' in path.read_text()  # datasets on one line
+    with pytest.raises(ValueError, match="pairs given"):
+        baseline_audit_from_result("lap", "laplace_sum", result, pairs[:1])
+
+
+def test_unserialisable_event_is_skipped() -> None:
+    _, pairs, result = _laplace_result()
+    first = replace(result.pairs[0], event_spec=None)
+    entry = baseline_audit_from_result(
+        "lap", "laplace_sum", replace(result, pairs=(first, *result.pairs[1:])), pairs
+    )
+    assert len(entry.events) == 1 and "cannot be serialised" in entry.skipped[0]
+
+
+def _valid_dict() -> dict[str, Any]:
+    _, pairs, result = _laplace_result()
+    return Baseline(audits={"lap": baseline_audit_from_result("lap", "laplace_sum", result, pairs)}).to_dict()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (lambda d: d.pop("kind"), "not a dpaudit baseline"),
+        (lambda d: d.update(baseline_version=2), "newer dpaudit"),
+        (lambda d: d.update(baseline_version="1"), "unsupported"),
+        (lambda d: d.update(audits=[]), "'audits' must be an object"),
+        (lambda d: d["audits"]["lap"].pop("mechanism"), "audit 'lap': missing field 'mechanism'"),
+        (lambda d: d["audits"]["lap"].update(seed="0"), "field 'seed' has the wrong type"),
+        (lambda d: d["audits"]["lap"]["events"][0].pop("q_count"), "event #1: missing field 'q_count'"),
+        (
+            lambda d: d["audits"]["lap"]["events"][0].update(p_count=True),
+            "field 'p_count' has the wrong type",
+        ),
+        (lambda d: d["audits"]["lap"]["events"][1].update(direction="up"), "event #2: direction must be"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(q_count=-1), "counts must satisfy"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(relation="swap"), "unknown relation 'swap'"),
+        (lambda d: d["audits"]["lap"]["events"][0]["event_spec"].update(type="nope"), "unusable event_spec"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(dataset={"X": [[1.0, "a"]]}), "invalid dataset"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(delta=2.0), "delta must be in"),
+    ],
+)
+def test_malformed_baselines_name_the_file(
+    tmp_path: Path, mutate: Callable[[dict[str, Any]], object], needle: str
+) -> None:
+    data = _valid_dict()
+    mutate(data)
+    path = tmp_path / "b.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(BaselineError) as info:
+        read_baseline(path)
+    message = str(info.value)
+    assert message.startswith(f"{path}: ") and needle in message and "\n" not in message
+
+
+def test_unreadable_baselines(tmp_path: Path) -> None:
+    for content, needle in [(None, "no such file"), (b"\xff\xfe", "not UTF-8"), (b"{", "not valid JSON")]:
+        path = tmp_path / "b.json"
+        path.unlink(missing_ok=True)
+        if content is not None:
+            path.write_bytes(content)
+        with pytest.raises(BaselineError, match=needle):
+            read_baseline(path)
+    assert json.loads(json.dumps({"kind": BASELINE_KIND}))  # the marker is plain JSON
+
+
+# --------------------------------------------------------------------------- re-count and test
+def test_recount_is_deterministic_and_jobs_invariant() -> None:
+    m = LaplaceSum()
+    events = [_event(), _event(pair_index=1, direction="dataset>neighbor")]
+    a = recount(m, events, num_samples=3000, seed=7)
+    b = recount(m, events, num_samples=3000, seed=7, jobs=2, backend="threading")
+    assert a == b and a != recount(m, events, num_samples=3000, seed=8)
+    assert REGRESSION_PHASE not in {int(p) for p in Phase} | {2}  # distinct from the runner's streams
+
+
+def test_recount_counts_match_the_truth(rng: np.random.Generator) -> None:
+    """Laplace(1) around 0 and 1: P[x ≥ 1] = 0.5·e^{-1} and 0.5. With n = 20 000 the counts are within
+    5 standard deviations of n·p (false failure < 1e-6)."""
+    m = LaplaceSum()
+    ((k_dataset, k_neighbor),) = recount(m, [_event()], num_samples=20_000, seed=int(rng.integers(1 << 31)))
+    for k, p in ((k_dataset, 0.5 * math.exp(-1)), (k_neighbor, 0.5)):
+        assert abs(k - 20_000 * p) < 5 * math.sqrt(20_000 * p * (1 - p))
+
+
+def test_regression_checks_budget_and_directions() -> None:
+    _, pairs, result = _laplace_result(seed=1, epsilon=0.5)
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    same = regression_checks(
+        LaplaceSum(epsilon=0.5), entry, num_samples=4000, seed=1, failure_probability=0.05
+    )
+    assert not same.regression and len(same.checks) == 2
+    assert all(c.failure_probability == pytest.approx(0.025) for c in same.checks)
+    worse = regression_checks(
+        LaplaceSum(epsilon=1.0), entry, num_samples=4000, seed=1, failure_probability=0.05
+    )
+    assert worse.regression
+    # the P side is the side named by the stored direction
+    for c in worse.checks:
+        assert c.new_point > c.baseline_point > 0
+
+
+def test_regression_checks_skip_pairs_outside_the_domain() -> None:
+    _, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    narrow = LaplaceSum(low=0.0, high=0.5)  # the baseline's records of 1.0 no longer fit
+    report = regression_checks(narrow, entry, num_samples=1000, seed=0, failure_probability=0.05)
+    assert not report.checks and any("no longer fits" in w for w in report.warnings)
+
+
+def test_regression_checks_resume_from_checkpoint(tmp_path: Path) -> None:
+    _, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    ckpt = tmp_path / "r.jsonl"
+    full = regression_checks(LaplaceSum(), entry, num_samples=3000, seed=3, failure_probability=0.05)
+    first = regression_checks(
+        LaplaceSum(), entry, num_samples=3000, seed=3, failure_probability=0.05, checkpoint_path=ckpt
+    )
+    lines = ckpt.read_text().splitlines()
+    assert len(lines) == 1 + 4  # header + 2 events × 2 sides × 1 chunk
+    ckpt.write_text("\n".join(lines[:3]) + "\n")  # "crash" after two chunks
+    resumed = regression_checks(
+        LaplaceSum(),
+        entry,
+        num_samples=3000,
+        seed=3,
+        failure_probability=0.05,
+        checkpoint_path=ckpt,
+        resume=True,
+    )
+    assert full.checks == first.checks == resumed.checks
+
+
+def test_discrete_events_round_trip() -> None:
+    m = RandomizedResponse()
+    pairs = m.neighbor_pairs()
+    result = run_audit(m, pairs, AuditConfig(num_samples=4000, seed=2), show_progress=False)
+    entry = baseline_audit_from_result("rr", "randomized_response", result, pairs)
+    assert entry.events[0].event_spec["type"] == "set"
+    report = regression_checks(m, entry, num_samples=3000, seed=2, failure_probability=0.05)
+    assert len(report.checks) == 1 and not report.regression
