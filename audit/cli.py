@@ -256,14 +256,20 @@ def _drop_checkpoint(out: Path, mechanism: str) -> None:
     (out / ".checkpoints" / f"{mechanism}.jsonl").unlink(missing_ok=True)
 
 
+def _families() -> dict[str, str]:
+    """Registered name → paper family, for the reports' family column."""
+    return {e.name: e.family for e in entries().values()}
+
+
 def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
+    family = _families().get(result.mechanism)
     if "json" in fmts:
         write_json(result, out / f"{result.mechanism}.json")
     if "md" in fmts:
-        (out / f"{result.mechanism}.md").write_text(render_markdown(result), encoding="utf-8")
+        (out / f"{result.mechanism}.md").write_text(render_markdown(result, family=family), encoding="utf-8")
     if "html" in fmts:
-        (out / f"{result.mechanism}.html").write_text(render_html(result), encoding="utf-8")
+        (out / f"{result.mechanism}.html").write_text(render_html(result, family=family), encoding="utf-8")
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -308,11 +314,14 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
             print(_summary(result), flush=True)
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
-        (args.out / "index.md").write_text(render_index_markdown(results), encoding="utf-8")
+        fams = _families()
+        (args.out / "index.md").write_text(render_index_markdown(results, families=fams), encoding="utf-8")
         if "html" in fmts:
             links = [f"{r.mechanism}.html" for r in results]
-            (args.out / "index.html").write_text(render_index_html(results, links), encoding="utf-8")
-        (args.out / "junit.xml").write_text(render_junit(results), encoding="utf-8")
+            (args.out / "index.html").write_text(
+                render_index_html(results, links, families=fams), encoding="utf-8"
+            )
+        (args.out / "junit.xml").write_text(render_junit(results, families=fams), encoding="utf-8")
         index = [
             {
                 "mechanism": r.mechanism,

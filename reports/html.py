@@ -1,13 +1,31 @@
-"""Self-contained HTML audit report (DESIGN.md, "reports/"). Renders a result; computes nothing.
+"""Self-contained HTML audit reports (DESIGN.md, "reports/"). Render a result; compute nothing.
 
-`render_html(result)` is one page per audited mechanism: the verdict, every claim, every pair
-with its counts and certified bounds, how to reproduce the run, and a figure of the empirical
-privacy region drawn with matplotlib and embedded as a base64 PNG. The page loads nothing from
-anywhere: the CSS is inline and there are no scripts, fonts, stylesheets or remote images.
-`render_index_html(results, links)` is the table of contents of a run.
+`render_html(result)` is one page per audited mechanism, in this order (each a `<section>` whose
+`id` is given):
 
-The only arithmetic done here is for plotting (point estimates k/n, the boundary line
-P = e^ε Q + δ); every bound shown is the one recorded in the result.
+- `title`: the mechanism, its family if known, the verdict in one line;
+- `verdict`: "violation found" / "no violation found at this power" (plus "finding about the
+  paper's statement" where only a STATED claim is exceeded), the claim deciding it, the
+  certified ε and δ bounds, the confidence and the largest certifiable ε at this budget;
+- `findings`, `warnings` (only when there are any);
+- `claims`: every claim (proved/stated, ε, δ, curve, relation, reference, note) against its
+  certified bounds;
+- `pairs`: every neighbour pair (description, relation, tags, chosen estimator and what its
+  certificate assumes, event, counts, one-sided bounds, certified ε and δ), then the estimators
+  considered on the selection split when the result records them (`extra["selection"]`);
+- `profile` (when the result has profile points): each certified profile point vs the claim;
+- `plots`: figures drawn with matplotlib (Agg) and embedded as base64 PNG: the empirical
+  privacy region (always), the privacy profile (when it has points to draw) and the certified
+  bound vs samples (when pairs carry a trajectory). Without matplotlib (the `plots` extra) the
+  section holds a note instead of images;
+- `reproduce`: the seed, the budget, the parameters and the exact command, copyable.
+
+`render_index_html(results, links)` is the table of contents of a run, violations first.
+
+The pages load nothing: the CSS is inline, there are no scripts, fonts, stylesheets or remote
+images. The only arithmetic here is for drawing: point estimates k/n of recorded counts, and the
+claim's own curve (`PrivacyClaim.delta_at` / `epsilon_at`), which is the claim, not a statistic.
+Every bound shown is the one recorded in the result.
 """
 
 from __future__ import annotations
@@ -16,56 +34,94 @@ import base64
 import html
 import io
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from audit.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, Verdict
-from reports.markdown import fmt
+import numpy as np
 
-VERDICT_HEADLINE = {
-    Verdict.VIOLATION_FOUND: "Violation found",
-    Verdict.NO_VIOLATION_FOUND: "No violation found at this power",
-}
+from audit.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, ProfilePoint, Verdict
+from reports.markdown import (
+    STATED_FINDING,
+    VERDICT_WORDS,
+    assumption_words,
+    bound_words,
+    family_of,
+    fmt,
+    selection_candidates,
+    stated_exceeded,
+    verdict_rank,
+    verdict_words,
+)
+
 VERDICT_DETAIL = {
-    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the claim, "
-    "so the claim is refuted with the stated confidence.",
-    Verdict.NO_VIOLATION_FOUND: "No certified lower bound exceeds the claim at this sample budget.",
+    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the proved "
+    "claim, so the claim is refuted with the stated confidence.",
+    Verdict.NO_VIOLATION_FOUND: "No violation found at this power: no certified lower bound exceeds the "
+    "proved claim at this sample budget.",
 }
 LOWER_BOUND_NOTE = (
     "A certified lower bound below the claim proves nothing more than that no violation was found at "
     "this power; it is not evidence that the mechanism satisfies its claim."
 )
+NO_MATPLOTLIB = (
+    "Plots not rendered: matplotlib is not installed (install the `plots` extra, "
+    "`pip install dpaudit[plots]`, and render again with `dpaudit report RESULT.json --format html`)."
+)
+MAX_TRAJECTORY_PAIRS = 10
+
+VIOLATION_COLOUR = "#cf222e"
+OK_COLOUR = "#0969da"
+PALETTE = (
+    "#0969da",
+    "#bf8700",
+    "#1a7f37",
+    "#8250df",
+    "#57606a",
+    "#bc4c00",
+    "#6e7781",
+    "#4d2d00",
+    "#bf3989",
+    "#116329",
+)
 
 CSS = """
 body { font-family: system-ui, -apple-system, "Segoe UI", Helvetica, Arial, sans-serif; margin: 2em auto;
-       max-width: 78em; padding: 0 1em; color: #1b1f23; line-height: 1.45; }
+       max-width: 80em; padding: 0 1em; color: #1b1f23; line-height: 1.45; }
 h1 { font-size: 1.6em; margin-bottom: 0.2em; }
 h2 { font-size: 1.25em; border-bottom: 1px solid #d0d7de; padding-bottom: 0.2em; margin-top: 1.6em; }
+h3 { font-size: 1.05em; margin-top: 1.2em; }
 code, pre { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.9em; }
 pre { background: #f6f8fa; padding: 0.8em; overflow-x: auto; white-space: pre-wrap; word-break: break-all; }
-table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.9em; }
-th, td { border: 1px solid #d0d7de; padding: 0.3em 0.6em; text-align: left; vertical-align: top; }
+pre.command { border: 1px solid #d0d7de; user-select: all; -webkit-user-select: all; cursor: text; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.88em; }
+th, td { border: 1px solid #d0d7de; padding: 0.3em 0.55em; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.event { max-width: 28em; overflow-wrap: anywhere; }
+td.event, td.assumption { max-width: 24em; overflow-wrap: anywhere; }
 .verdict { padding: 0.8em 1em; border-radius: 6px; border: 1px solid; }
 .verdict.violation { background: #ffebe9; border-color: #cf222e; }
 .verdict.no-violation { background: #eef6ee; border-color: #2da44e; }
-.verdict .headline { font-size: 1.3em; font-weight: 700; margin: 0 0 0.3em 0; }
+.verdict.finding { background: #fff8c5; border-color: #bf8700; }
+.verdict .headline { font-size: 1.35em; font-weight: 700; margin: 0 0 0.3em 0; }
+.verdict .finding-line { font-weight: 600; color: #7d4e00; }
 .badge { display: inline-block; padding: 0 0.45em; border-radius: 0.8em; font-size: 0.8em;
          font-weight: 600; white-space: nowrap; }
 .badge.violation { background: #cf222e; color: #fff; }
+.badge.finding { background: #bf8700; color: #fff; }
 .badge.witness { background: #8250df; color: #fff; }
 .badge.verdict-claim { background: #0969da; color: #fff; }
+.badge.chosen { background: #1a7f37; color: #fff; }
 tr.violation td { background: #fff5f5; }
+tr.finding td { background: #fffbe6; }
 dl.facts { display: grid; grid-template-columns: max-content auto; gap: 0.2em 1.2em; }
 dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
-figure { margin: 0.5em 0; }
+figure { margin: 0.8em 0 1.6em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
-figcaption { font-size: 0.9em; color: #57606a; max-width: 60em; }
+figcaption { font-size: 0.9em; color: #57606a; max-width: 70em; }
 .note { color: #57606a; font-style: italic; }
 """
-
 
 _VIOLATION_ROW = ' class="violation"'
 
@@ -97,9 +153,9 @@ def _page(title: str, body: list[str]) -> str:
 def _table(headers: Sequence[str], rows: Sequence[str], cls: str) -> str:
     head = "".join(f"<th>{_e(h)}</th>" for h in headers)
     return (
-        f'<table class="{cls}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
+        f'<div class="scroll"><table class="{cls}">\n<thead><tr>{head}</tr></thead>\n<tbody>\n'
         + "\n".join(rows)
-        + "\n</tbody></table>"
+        + "\n</tbody></table></div>"
     )
 
 
@@ -108,39 +164,87 @@ def _count(k: int, n: int) -> str:
 
 
 def _claim_text(c: PrivacyClaim) -> str:
-    return f"ε = {fmt(c.epsilon)}, δ = {fmt(c.delta)} ({c.kind.value}, {c.relation.value})"
+    curve = f", {c.curve.label()}" if c.curve is not None else ""
+    return f"ε = {fmt(c.epsilon)}, δ = {fmt(c.delta)}{curve} ({c.kind.value}, {c.relation.value})"
+
+
+def _verdict_class(r: AuditResult) -> str:
+    return ("violation", "finding", "no-violation")[verdict_rank(r)]
+
+
+# ---------------------------------------------------------------------------------------------
+# sections
+
+
+def _title_section(r: AuditResult, family: str) -> list[str]:
+    fam = f" <span class='note'>({_e(family)})</span>" if family else ""
+    return [
+        '<header id="title">',
+        f"<h1>dpaudit: <code>{_e(r.mechanism)}</code>{fam}</h1>",
+        f"<p>Empirical privacy audit of <code>{_e(r.mechanism)}</code> on {len(r.pairs)} neighbour "
+        f"pair(s), dpaudit {_e(r.package_version)}. Verdict: <strong>{_e(verdict_words(r))}</strong>.</p>",
+        "</header>",
+    ]
 
 
 def _verdict_section(r: AuditResult) -> list[str]:
-    cls = "violation" if r.violation else "no-violation"
-    return [
-        f'<section id="verdict" class="verdict {cls}">',
+    out = [
+        f'<section id="verdict" class="verdict {_verdict_class(r)}">',
         "<h2>Verdict</h2>",
-        f'<p class="headline">{_e(VERDICT_HEADLINE[r.verdict])}</p>',
-        f"<p>{_e(VERDICT_DETAIL[r.verdict])} {_e(LOWER_BOUND_NOTE)}</p>",
-        '<dl class="facts">',
-        f"<dt>Claim deciding the verdict</dt><dd>{_e(_claim_text(r.claim))} — {_e(r.claim.reference)}</dd>",
-        f"<dt>Certified ε lower bound</dt><dd><strong>{_e(fmt(r.epsilon_lower_bound))}</strong></dd>",
-        f"<dt>Certified δ lower bound at the claimed ε</dt><dd>{_e(fmt(r.delta_lower_bound))}</dd>",
-        f"<dt>Confidence</dt><dd>all bounds hold simultaneously with probability ≥ "
-        f"{_e(f'{1 - r.failure_probability:g}')}</dd>",
-        f"<dt>Largest certifiable ε at this budget</dt><dd>{_e(fmt(r.epsilon_ceiling))}</dd>",
-        "</dl>",
-        "</section>",
+        f'<p class="headline">{_e(VERDICT_WORDS[r.verdict])}</p>',
     ]
+    for c in stated_exceeded(r):
+        out.append(
+            f'<p class="finding-line">{_e(STATED_FINDING)}: the certified ε ≥ '
+            f"{_e(fmt(c.epsilon_lower_bound))} exceeds the paper's stated claim {_e(_claim_text(c.claim))} "
+            f"({_e(c.claim.reference)}). The verdict uses the proved claim.</p>"
+        )
+    out.append(f"<p>{_e(VERDICT_DETAIL[r.verdict])} {_e(LOWER_BOUND_NOTE)}</p>")
+    facts = [
+        ("Claim deciding the verdict", f"{_claim_text(r.claim)} — {r.claim.reference}"),
+        ("Certified ε lower bound", bound_words(r.epsilon_lower_bound)),
+        ("Certified δ lower bound at the claimed ε", fmt(r.delta_lower_bound)),
+        (
+            "Confidence",
+            f"all bounds hold simultaneously with probability ≥ {1 - r.failure_probability:g} "
+            f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
+        ),
+        ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
+    ]
+    points = _profile_points(r)
+    if points:
+        exceeded = sum(pt.exceeds_claim for pt in points)
+        facts.append(("Privacy profile", f"{len(points)} certified point(s), {exceeded} exceeding the claim"))
+    out += ['<dl class="facts">']
+    out += [
+        f"<dt>{_e(k)}</dt><dd>{'<strong>' + _e(v) + '</strong>' if i == 1 else _e(v)}</dd>"
+        for i, (k, v) in enumerate(facts)
+    ]
+    return [*out, "</dl>", "</section>"]
 
 
 def _claims_section(r: AuditResult) -> list[str]:
     rows = []
     for i, c in enumerate(r.claims, start=1):
-        badge = ' <span class="badge verdict-claim">verdict</span>' if c.claim == r.claim else ""
+        badges = ' <span class="badge verdict-claim">verdict</span>' if c.claim == r.claim else ""
+        row_cls = ""
+        if c.exceeded:
+            stated = c.claim.kind is ClaimKind.STATED
+            row_cls = ' class="finding"' if stated else _VIOLATION_ROW
+            badges += (
+                f' <span class="badge finding">{_e(STATED_FINDING)}</span>'
+                if stated
+                else ' <span class="badge violation">violation</span>'
+            )
         note = f"<br><span class='note'>{_e(c.claim.note)}</span>" if c.claim.note else ""
+        curve = c.claim.curve.label() if c.claim.curve is not None else "—"
         rows.append(
-            f"<tr{_VIOLATION_ROW if c.exceeded else ''}>"
-            f'<td class="num">{i}</td><td>{_e(c.claim.kind.value)}{badge}</td>'
+            f"<tr{row_cls}>"
+            f'<td class="num">{i}</td><td>{_e(c.claim.kind.value)}{badges}</td>'
             f'<td class="num">{_e(fmt(c.claim.epsilon))}</td><td class="num">{_e(fmt(c.claim.delta))}</td>'
-            f"<td>{_e(c.claim.relation.value)}</td><td>{_e(c.claim.reference)}{note}</td>"
-            f'<td class="num">{_e(fmt(c.epsilon_lower_bound))}</td>'
+            f"<td>{_e(curve)}</td><td>{_e(c.claim.relation.value)}</td>"
+            f"<td>{_e(c.claim.reference)}{note}</td>"
+            f'<td class="num">{_e(bound_words(c.epsilon_lower_bound, c.pairs_checked))}</td>'
             f'<td class="num">{_e(fmt(c.delta_lower_bound))}</td>'
             f'<td class="num">{c.pairs_checked}</td><td>{"yes" if c.exceeded else "no"}</td></tr>'
         )
@@ -149,6 +253,7 @@ def _claims_section(r: AuditResult) -> list[str]:
         "kind",
         "ε",
         "δ",
+        "curve",
         "relation",
         "reference",
         "certified ε",
@@ -159,9 +264,11 @@ def _claims_section(r: AuditResult) -> list[str]:
     return [
         '<section id="claims">',
         "<h2>Claims</h2>",
-        "<p>Every claim the mechanism carries, each against the certified intervals of the pairs it "
-        "covers. The verdict uses the proved claim; exceeding only a stated claim is a finding about "
-        "the paper.</p>",
+        "<p>Every claim the mechanism carries, each against the certified bounds of the pairs it covers. "
+        "<em>Proved</em> claims follow from the proof (or a derivation in the mechanism's docstring); "
+        "<em>stated</em> claims are the paper's statement as written. The verdict uses the proved claim; "
+        "exceeding only a stated claim is a finding about the paper. A curve claim (GDP, zCDP) asserts a "
+        "whole privacy profile; its (ε, δ) is the point the headline verdict uses.</p>",
         _table(headers, rows, "claims"),
         "</section>",
     ]
@@ -190,19 +297,37 @@ def _pair_row(p: PairResult) -> str:
         )
     if p.violation:
         markers.append('<span class="badge violation">violation</span>')
-    tags = ", ".join(p.tags)
     return (
         f"<tr{_VIOLATION_ROW if p.violation else ''}>"
         f'<td class="num">{p.index + 1}</td><td>{_e(p.description)}</td><td>{_e(p.relation.value)}</td>'
-        f'<td>{_e(tags)}</td><td class="event"><code>{_e(e.event)}</code></td>'
-        f"<td>{_e(e.distinguisher)}</td><td>{_e(e.direction)}</td>"
+        f"<td>{_e(', '.join(p.tags) or '—')}</td><td>{_e(e.distinguisher)}</td>"
+        f'<td class="assumption">{_e(assumption_words(e.assumption))}</td>'
+        f'<td class="event"><code>{_e(e.event)}</code><br><span class="note">{_e(e.direction)}</span></td>'
         f'<td class="num">{_e(_count(e.p_count, e.p_total))}</td><td class="num">{_e(fmt(e.p_lower))}</td>'
         f'<td class="num">{_e(_count(e.q_count, e.q_total))}</td><td class="num">{_e(fmt(e.q_upper))}</td>'
         f'<td class="num">{_e(fmt(p.claim.epsilon))}</td>'
-        f'<td class="num">{_e(fmt(e.epsilon_lower_bound))}</td>'
+        f'<td class="num"><strong>{_e(fmt(e.epsilon_lower_bound))}</strong></td>'
         f'<td class="num">{_e(fmt(e.delta_lower_bound))}</td>'
         f"<td>{' '.join(markers)}</td></tr>"
     )
+
+
+def _selection_rows(r: AuditResult) -> list[str]:
+    rows = []
+    for p in r.pairs:
+        cands = selection_candidates(r, p)
+        if not cands:
+            continue
+        cells = []
+        for name, projected, chosen in cands:
+            value = "—" if projected is None else fmt(projected)
+            badge = ' <span class="badge chosen">chosen</span>' if chosen else ""
+            cells.append(f"<li><code>{_e(name)}</code>: projected {_e(value)}{badge}</li>")
+        rows.append(
+            f'<tr><td class="num">{p.index + 1}</td><td>{_e(p.description)}</td>'
+            f"<td><ul>{''.join(cells)}</ul></td></tr>"
+        )
+    return rows
 
 
 def _pairs_section(r: AuditResult) -> list[str]:
@@ -211,9 +336,9 @@ def _pairs_section(r: AuditResult) -> list[str]:
         "pair",
         "relation",
         "tags",
-        "event",
-        "distinguisher",
-        "direction",
+        "estimator",
+        "assumption",
+        "event (direction)",
         "P count",
         "P lower",
         "Q count",
@@ -223,16 +348,119 @@ def _pairs_section(r: AuditResult) -> list[str]:
         "certified δ at claim",
         "markers",
     ]
-    return [
+    out = [
         '<section id="pairs">',
         "<h2>Pairs</h2>",
-        "<p>For each neighbour pair: the event chosen on the selection split, its counts on fresh "
-        "certification samples on the side where it is more likely (P) and the other side (Q), the "
-        "one-sided Clopper–Pearson bounds P lower and Q upper, and the certified bounds "
-        "ε ≥ ln((P lower − δ) / Q upper) and δ ≥ P lower − e<sup>ε</sup> Q upper at the claimed ε.</p>",
+        "<p>For each neighbour pair: the estimator (distinguisher) and event chosen on the selection split, "
+        "what the estimator's certificate assumes, the event's counts on fresh certification samples on the "
+        "side where it is more likely (P) and on the other side (Q), the one-sided Clopper–Pearson bounds "
+        "P lower and Q upper, and the certified bounds ε ≥ ln((P lower − δ) / Q upper) and "
+        "δ ≥ P lower − e<sup>ε</sup> Q upper at the claimed ε.</p>",
         _table(headers, [_pair_row(p) for p in r.pairs], "pairs"),
+    ]
+    sel = _selection_rows(r)
+    if sel:
+        out += [
+            '<h3 id="selection">Estimators considered on the selection split</h3>',
+            "<p>Each candidate's projected objective on the selection split; the chosen one was then "
+            "certified on fresh samples (only the chosen one's bound is a certificate).</p>",
+            _table(["#", "pair", "candidates"], sel, "selection"),
+        ]
+    return [*out, "</section>"]
+
+
+def _profile_points(r: AuditResult) -> tuple[ProfilePoint, ...]:
+    """The run-level profile (best over pairs) if recorded, else every pair's points."""
+    return r.profile or tuple(pt for p in r.pairs for pt in p.profile)
+
+
+def _profile_section(r: AuditResult) -> list[str]:
+    points = _profile_points(r)
+    if not points:
+        return []
+    rows = []
+    for pt in points:
+        claimed = "—" if pt.claimed is None else fmt(pt.claimed)
+        param = "—" if pt.parameter is None else fmt(pt.parameter)
+        badge = ' <span class="badge violation">exceeds claim</span>' if pt.exceeds_claim else ""
+        rows.append(
+            f"<tr{_VIOLATION_ROW if pt.exceeds_claim else ''}><td>{_e(pt.label)}{badge}</td>"
+            f"<td>{_e(pt.objective)}</td><td class='num'>{_e(param)}</td>"
+            f"<td class='num'><strong>{_e(fmt(pt.value))}</strong></td><td class='num'>{_e(claimed)}</td>"
+            f"<td class='num'>{pt.pair_index + 1}</td><td>{_e(pt.estimate.distinguisher)}</td>"
+            f"<td class='assumption'>{_e(assumption_words(pt.estimate.assumption))}</td>"
+            f"<td class='event'><code>{_e(pt.estimate.event)}</code></td></tr>"
+        )
+    headers = ["test", "objective", "at", "certified", "claimed", "pair", "estimator", "assumption", "event"]
+    return [
+        '<section id="profile">',
+        "<h2>Privacy profile</h2>",
+        "<p>Extra certified tests, at the same overall confidence: a lower bound on ε at each δ, on δ "
+        "at each ε, or on a Gaussian-DP μ (which refutes μ-GDP claims only). <em>Claimed</em> is the "
+        "proved claim's value there (its curve, or the privacy region of its (ε, δ) point); — when "
+        "the claim says nothing comparable.</p>",
+        _table(headers, rows, "profile"),
         "</section>",
     ]
+
+
+def _img(png: bytes, alt: str, ident: str, caption: str) -> list[str]:
+    data = base64.b64encode(png).decode("ascii")
+    return [
+        f'<figure id="{ident}">',
+        f'<img src="data:image/png;base64,{data}" alt="{_e(alt)}">',
+        f"<figcaption>{caption}</figcaption>",
+        "</figure>",
+    ]
+
+
+REGION_CAPTION = (
+    "Left: the test ‘the output falls in the certified event S’ as a hypothesis test of the likelier side "
+    "(P) against the other (Q), one point per pair: FPR = Q(S) and FNR = 1 − P(S). The marker is the "
+    "certified corner (Q upper, 1 − P lower), the box reaches to the point estimate of the counts. The "
+    "claim allows only the region above its trade-off curve (Kairouz, Oh &amp; Viswanath 2015, both "
+    "inequalities of (ε, δ)-DP); a certified corner in the shaded region refutes it. Right (when an "
+    "event is rare): the same points in the (Q, P) plane on log axes, where the claim allows only the "
+    "region below P = e<sup>ε</sup> Q + δ; the verdict tests this line. Zero coordinates are drawn at "
+    "the axis floor."
+)
+PROFILE_CAPTION = (
+    "Certified ε lower bounds at each δ (circles) and certified δ lower bounds at each ε (diamonds), "
+    "against the proved claim's privacy profile ε(δ) (its curve, or the privacy region of its point "
+    "claim). Points above the claimed curve refute the claim there and are drawn in red. The star is "
+    "the headline bound at the claim's δ. Points at δ = 0 and bounds ≤ 0 (no evidence) are in the "
+    "table only, or drawn on the axis floor as hollow markers."
+)
+TRAJECTORY_CAPTION = (
+    "The certified ε lower bound of each pair on growing prefixes of its certification samples, "
+    "against the claimed ε (horizontal lines). Descriptive: each point is valid on its own at the "
+    "per-test failure probability, not jointly; it shows how the bound grows with the budget."
+)
+
+
+def _plots_section(r: AuditResult) -> list[str]:
+    out = ['<section id="plots">', "<h2>Plots</h2>"]
+    if _matplotlib() is None:
+        return [*out, f'<p class="note">{_e(NO_MATPLOTLIB)}</p>', "</section>"]
+    region = privacy_region_png(r)
+    if region is not None:
+        alt = (
+            f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
+            f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
+        )
+        out += ["<h3>Empirical privacy region</h3>", *_img(region, alt, "plot-region", REGION_CAPTION)]
+    profile = privacy_profile_png(r)
+    if profile is not None:
+        alt = f"Privacy profile of {r.mechanism}: certified bounds against the claimed ε(δ)"
+        out += ["<h3>Privacy profile</h3>", *_img(profile, alt, "plot-profile", PROFILE_CAPTION)]
+    trajectory = trajectory_png(r)
+    if trajectory is not None:
+        alt = f"Certified ε lower bound vs samples per side for {r.mechanism}"
+        out += [
+            "<h3>Certified bound vs samples</h3>",
+            *_img(trajectory, alt, "plot-trajectory", TRAJECTORY_CAPTION),
+        ]
+    return [*out, "</section>"]
 
 
 def _reproduce_section(r: AuditResult) -> list[str]:
@@ -257,167 +485,444 @@ def _reproduce_section(r: AuditResult) -> list[str]:
         "</dl>",
     ]
     if r.command:
-        out += ["<p>Command:</p>", f'<pre class="command"><code>{_e(r.command)}</code></pre>']
+        out += [
+            "<p>The exact command (same seed, same result; one click selects it):</p>",
+            f'<pre class="command"><code>{_e(r.command)}</code></pre>',
+        ]
     else:
-        out.append('<p class="note">The result does not record the command that produced it.</p>')
+        out.append(
+            f'<p class="note">The result does not record the command that produced it; rerun with seed '
+            f"{r.seed} and the budget above.</p>"
+        )
     return [*out, "</section>"]
 
 
-def _figure_section(r: AuditResult) -> list[str]:
-    png = privacy_region_png(r)
-    out = ['<section id="figure">', "<h2>Empirical privacy region</h2>"]
-    if png is None:
-        out.append('<p class="note">Figure not rendered: matplotlib is not installed.</p>')
-        return [*out, "</section>"]
-    data = base64.b64encode(png).decode("ascii")
-    out += [
-        "<figure>",
-        f'<img src="data:image/png;base64,{data}" alt="{_e(_figure_alt(r))}">',
-        "<figcaption>Each box is one pair in the (Q, P) probability plane: its lower-right corner is the "
-        "certified point (Q upper, P lower), its far corner the point estimate (k/n) of the counts. A "
-        "claim (ε, δ) allows only the region below its line P = e<sup>ε</sup> Q + δ; a certified corner "
-        "above the line is a violation. Zero coordinates are drawn at the axis floor.</figcaption>",
-        "</figure>",
-    ]
-    return [*out, "</section>"]
+# ---------------------------------------------------------------------------------------------
+# plots
 
 
-def _figure_alt(r: AuditResult) -> str:
-    return (
-        f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
-        f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
-    )
-
-
-def _boundaries(r: AuditResult) -> list[tuple[PrivacyClaim, str]]:
-    """The verdict claim (solid), differing stated claims (dashed), other pair claims (dash-dot)."""
-    out: list[tuple[PrivacyClaim, str]] = [(r.claim, "-")]
-    seen = {(r.claim.epsilon, r.claim.delta)}
-    for c in [cc.claim for cc in r.claims if cc.claim.kind is ClaimKind.STATED] + [p.claim for p in r.pairs]:
-        key = (c.epsilon, c.delta)
-        if key not in seen:
-            seen.add(key)
-            out.append((c, "--" if c.kind is ClaimKind.STATED else "-."))
-    return out
-
-
-def privacy_region_png(r: AuditResult) -> bytes | None:
-    """The empirical privacy region as PNG bytes, or None when matplotlib is unavailable."""
+def _matplotlib() -> Any:
+    """The matplotlib pieces used here, or None when the `plots` extra is not installed."""
     try:
         from matplotlib.backends.backend_agg import FigureCanvasAgg
         from matplotlib.figure import Figure
+        from matplotlib.lines import Line2D
         from matplotlib.patches import Rectangle
     except ImportError:
         return None
+    return Figure, FigureCanvasAgg, Rectangle, Line2D
 
-    corners = [(p.estimate.q_upper, p.estimate.p_lower) for p in r.pairs]
-    estimates = [
-        (
-            p.estimate.q_count / p.estimate.q_total if p.estimate.q_total else 0.0,
-            p.estimate.p_count / p.estimate.p_total if p.estimate.p_total else 0.0,
-        )
-        for p in r.pairs
-    ]
-    coords = [v for xy in corners + estimates for v in xy if v > 0 and math.isfinite(v)]
-    smallest = min(coords, default=1.0)
-    use_log = smallest < 0.02
-    floor = 10 ** math.floor(math.log10(smallest) - 0.5) if use_log else 0.0
 
-    def clip(v: float) -> float:
-        return max(v, floor) if use_log else v
-
-    fig = Figure(figsize=(7.0, 5.2), dpi=100)
-    FigureCanvasAgg(fig)
-    ax = fig.add_subplot(1, 1, 1)
-    lo = floor if use_log else 0.0
-    if use_log:
-        ax.set_xscale("log")
-        ax.set_yscale("log")
-        xs = [lo * (1.0 / lo) ** (i / 200) for i in range(201)]
-    else:
-        xs = [i / 200 for i in range(201)]
-    for claim, style in _boundaries(r):
-        ys = [min(1.0, math.exp(claim.epsilon) * x + claim.delta) for x in xs]
-        label = f"{claim.kind.value} claim: P = $e^{{{fmt(claim.epsilon)}}}$ Q + {fmt(claim.delta)}"
-        ax.plot(xs, ys, linestyle=style, color="black", linewidth=1.2, label=label)
-    if math.isfinite(r.epsilon_lower_bound):
-        ys = [min(1.0, math.exp(r.epsilon_lower_bound) * x + r.claim.delta) for x in xs]
-        ax.plot(
-            xs,
-            ys,
-            linestyle=":",
-            color="gray",
-            linewidth=1.0,
-            label=f"certified ε = {fmt(r.epsilon_lower_bound)}",
-        )
-    ax.plot(xs, xs, color="lightgray", linewidth=0.8, label="P = Q")
-    for p, (cq, cp), (eq, ep) in zip(r.pairs, corners, estimates, strict=True):
-        colour = "#cf222e" if p.violation else "#0969da"
-        x0, y0 = clip(cq), clip(cp)
-        x1, y1 = clip(min(eq, cq)), clip(max(ep, cp))
-        ax.add_patch(
-            Rectangle(
-                (x1, y0), x0 - x1, y1 - y0, facecolor=colour, alpha=0.25, edgecolor=colour, linewidth=1.2
-            )
-        )
-        marker = "^" if p.estimate.infinite_witness else "o"
-        ax.plot([x0], [y0], marker=marker, color=colour, markersize=6, linestyle="none")
-        ax.annotate(
-            str(p.index + 1), (x0, y0), textcoords="offset points", xytext=(5, -10), fontsize=8, color=colour
-        )
-    ax.set_xlim(lo, 1.0)
-    ax.set_ylim(lo, 1.0)
-    ax.set_xlabel("Q: probability of the event on the other side (upper bound)")
-    ax.set_ylabel("P: probability of the event on the likelier side (lower bound)")
-    ax.set_title(f"{r.mechanism}: {VERDICT_HEADLINE[r.verdict]}", fontsize=10)
-    ax.grid(True, which="major", linewidth=0.4, alpha=0.6)
-    ax.legend(loc="lower right", fontsize=7, framealpha=0.9)
+def _png(fig: Any) -> bytes:
     fig.tight_layout()
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()
 
 
-def render_html(r: AuditResult) -> str:
+def _claims_to_draw(r: AuditResult) -> list[tuple[PrivacyClaim, str, str]]:
+    """(claim, line style, label): the verdict claim (solid), differing stated claims (dashed),
+    other pair claims (dash-dot)."""
+    out = [(r.claim, "-", f"proved claim {_short_claim(r.claim)}")]
+    seen = {_claim_key(r.claim)}
+    others = [cc.claim for cc in r.claims if cc.claim.kind is ClaimKind.STATED] + [p.claim for p in r.pairs]
+    for c in others:
+        if _claim_key(c) not in seen:
+            seen.add(_claim_key(c))
+            style = "--" if c.kind is ClaimKind.STATED else "-."
+            out.append((c, style, f"{c.kind.value} claim {_short_claim(c)}"))
+    return out[:4]
+
+
+def _claim_key(c: PrivacyClaim) -> tuple[float, float, object]:
+    return (c.epsilon, c.delta, None if c.curve is None else (c.curve.kind, c.curve.parameter))
+
+
+def _short_claim(c: PrivacyClaim) -> str:
+    curve = f", {c.curve.label()}" if c.curve is not None else ""
+    return f"(ε={fmt(c.epsilon)}, δ={fmt(c.delta)}{curve})"
+
+
+def _safe(fn: Any, x: float) -> float:
+    try:
+        v = float(fn(x))
+    except (ValueError, ArithmeticError):
+        return math.nan
+    return v
+
+
+def _claim_p_max(claim: PrivacyClaim, qs: Sequence[float]) -> list[float]:
+    """The largest P(S) the claim allows at Q(S) = q (its privacy region, both inequalities),
+    from the claim's own δ(ε) (`PrivacyClaim.delta_at`) over a grid of ε."""
+    hi = claim.epsilon if claim.curve is None else max(claim.epsilon, 24.0)
+    grid = sorted({claim.epsilon, *(hi * i / 240 for i in range(241))})
+    pts = [(math.exp(x), _safe(claim.delta_at, x)) for x in grid]
+    pts = [(ee, dd) for ee, dd in pts if not math.isnan(dd)]
+    if not pts:
+        return [1.0 for _ in qs]
+    ee = np.array([p[0] for p in pts])[:, None]
+    dd = np.array([p[1] for p in pts])[:, None]
+    q = np.asarray(qs, dtype=float)[None, :]
+    best = np.minimum(ee * q + dd, 1.0 - (1.0 - dd - q) / ee).min(axis=0)
+    return [float(v) for v in np.clip(np.maximum(best, q[0]), 0.0, 1.0)]
+
+
+def _estimate_point(p: PairResult) -> tuple[float, float]:
+    e = p.estimate
+    return (e.q_count / e.q_total if e.q_total else 0.0, e.p_count / e.p_total if e.p_total else 0.0)
+
+
+def _legend_handles(Line2D: Any, pairs: Sequence[PairResult]) -> list[Any]:
+    handles = []
+    if any(not p.violation for p in pairs):
+        handles.append(
+            Line2D([], [], marker="o", color=OK_COLOUR, linestyle="none", label="certified corner (pair #)")
+        )
+    if any(p.violation for p in pairs):
+        handles.append(
+            Line2D([], [], marker="o", color=VIOLATION_COLOUR, linestyle="none", label="violating pair")
+        )
+    if any(p.estimate.infinite_witness for p in pairs):
+        handles.append(
+            Line2D(
+                [], [], marker="^", color="#57606a", linestyle="none", label="infinite witness (Q count 0)"
+            )
+        )
+    return handles
+
+
+def privacy_region_png(r: AuditResult) -> bytes | None:
+    """The empirical privacy region as PNG bytes, or None when matplotlib is unavailable or
+    there are no pairs."""
+    mpl = _matplotlib()
+    if mpl is None or not r.pairs:
+        return None
+    Figure, FigureCanvasAgg, Rectangle, Line2D = mpl
+    corners = [(p.estimate.q_upper, p.estimate.p_lower) for p in r.pairs]
+    estimates = [_estimate_point(p) for p in r.pairs]
+    coords = [v for xy in corners + estimates for v in xy if v > 0 and math.isfinite(v)]
+    smallest = min(coords, default=1.0)
+    tail = smallest < 0.02
+    fig = Figure(figsize=(12.8, 5.6) if tail else (7.4, 5.6), dpi=100)
+    FigureCanvasAgg(fig)
+    claims = _claims_to_draw(r)
+    colours = [VIOLATION_COLOUR if p.violation else OK_COLOUR for p in r.pairs]
+
+    # (FPR, FNR) trade-off plane, linear axes
+    ax = fig.add_subplot(1, 2 if tail else 1, 1)
+    qs = [i / 400 for i in range(401)]
+    for k, (claim, style, label) in enumerate(claims):
+        fnr_min = [1.0 - pm for pm in _claim_p_max(claim, qs)]
+        ax.plot(qs, fnr_min, linestyle=style, color="black", linewidth=1.3, label=label)
+        if k == 0:
+            ax.fill_between(qs, 0.0, fnr_min, color=VIOLATION_COLOUR, alpha=0.08, linewidth=0)
+    ax.plot(qs, [1 - q for q in qs], color="#8c959f", linewidth=0.8, label="FPR + FNR = 1 (no information)")
+    for p, (cq, cp), (eq, ep), colour in zip(r.pairs, corners, estimates, colours, strict=True):
+        x0, y0 = cq, 1.0 - cp
+        x1, y1 = min(eq, cq), 1.0 - max(ep, cp)
+        ax.add_patch(
+            Rectangle(
+                (x1, y1), x0 - x1, y0 - y1, facecolor=colour, alpha=0.25, edgecolor=colour, linewidth=1.2
+            )
+        )
+        ax.plot([x0], [y0], marker="^" if p.estimate.infinite_witness else "o", color=colour, markersize=6)
+        ax.annotate(
+            str(p.index + 1), (x0, y0), textcoords="offset points", xytext=(5, 4), fontsize=9, color=colour
+        )
+    ax.set_xlim(0.0, 1.0)
+    ax.set_ylim(0.0, 1.0)
+    ax.set_aspect("equal")
+    ax.set_xlabel("FPR = Q(S), upper bound")
+    ax.set_ylabel("FNR = 1 − P(S), upper bound")
+    ax.set_title("Trade-off plane: shaded = excluded by the proved claim", fontsize=10)
+    ax.grid(True, linewidth=0.4, alpha=0.6)
+    handles, _ = ax.get_legend_handles_labels()
+    ax.legend(
+        handles=handles + _legend_handles(Line2D, r.pairs), loc="upper right", fontsize=8, framealpha=0.92
+    )
+
+    if tail:
+        ax2 = fig.add_subplot(1, 2, 2)
+        floor = 10 ** math.floor(math.log10(smallest) - 0.5)
+        ax2.set_xscale("log")
+        ax2.set_yscale("log")
+        xs = [floor * (1.0 / floor) ** (i / 300) for i in range(301)]
+        for k, (claim, style, label) in enumerate(claims):
+            pmax = _claim_p_max(claim, xs)
+            ax2.plot(xs, pmax, linestyle=style, color="black", linewidth=1.3, label=label)
+            if k == 0:
+                ax2.fill_between(xs, pmax, 1.0, color=VIOLATION_COLOUR, alpha=0.08, linewidth=0)
+        ax2.plot(xs, xs, color="#8c959f", linewidth=0.8, label="P = Q")
+        if math.isfinite(r.epsilon_lower_bound) and r.epsilon_lower_bound > 0:
+            ys = [min(1.0, math.exp(r.epsilon_lower_bound) * x + r.claim.delta) for x in xs]
+            ax2.plot(
+                xs,
+                ys,
+                linestyle=":",
+                color="#57606a",
+                linewidth=1.2,
+                label=f"certified ε = {fmt(r.epsilon_lower_bound)}: P = e^ε Q + δ",
+            )
+
+        def clip(v: float) -> float:
+            return max(v, floor)
+
+        for p, (cq, cp), (eq, ep), colour in zip(r.pairs, corners, estimates, colours, strict=True):
+            x0, y0 = clip(cq), clip(cp)
+            x1, y1 = clip(min(eq, cq)), clip(max(ep, cp))
+            ax2.add_patch(
+                Rectangle(
+                    (x1, y0), x0 - x1, y1 - y0, facecolor=colour, alpha=0.25, edgecolor=colour, linewidth=1.2
+                )
+            )
+            ax2.plot(
+                [x0], [y0], marker="^" if p.estimate.infinite_witness else "o", color=colour, markersize=6
+            )
+            ax2.annotate(
+                str(p.index + 1),
+                (x0, y0),
+                textcoords="offset points",
+                xytext=(5, -11),
+                fontsize=9,
+                color=colour,
+            )
+        ax2.set_xlim(floor, 1.0)
+        ax2.set_ylim(floor, 1.0)
+        ax2.set_xlabel("Q(S): event probability on the other side (upper bound)")
+        ax2.set_ylabel("P(S): event probability on the likelier side (lower bound)")
+        ax2.set_title("Tail view (log axes): shaded = excluded by the proved claim", fontsize=10)
+        ax2.grid(True, which="major", linewidth=0.4, alpha=0.6)
+        ax2.legend(loc="lower right", fontsize=8, framealpha=0.92)
+    fig.suptitle(f"{r.mechanism}: empirical privacy region — {verdict_words(r)}", fontsize=12)
+    return _png(fig)
+
+
+def _profile_xy(r: AuditResult) -> list[tuple[float, float, bool, str]]:
+    """(δ, ε, exceeds, kind) of every drawable profile point; kind "eps", "delta" or "headline"."""
+    out: list[tuple[float, float, bool, str]] = []
+    for pt in _profile_points(r):
+        if pt.parameter is None:
+            continue
+        if pt.objective == "epsilon" and pt.parameter > 0:
+            out.append((pt.parameter, pt.value, pt.exceeds_claim, "eps"))
+        elif pt.objective == "delta" and pt.value > 0 and math.isfinite(pt.parameter):
+            out.append((pt.value, pt.parameter, pt.exceeds_claim, "delta"))
+    return out
+
+
+def privacy_profile_png(r: AuditResult) -> bytes | None:
+    """Certified profile points vs the claimed ε(δ) on a log δ axis; None when matplotlib is missing
+    or the result has no ε-at-δ / δ-at-ε points to draw."""
+    mpl = _matplotlib()
+    pts = _profile_xy(r)
+    if mpl is None or not pts:
+        return None
+    Figure, FigureCanvasAgg, _, Line2D = mpl
+    if r.claim.delta > 0:
+        pts.append((r.claim.delta, r.epsilon_lower_bound, r.violation, "headline"))
+    deltas = [d for d, *_ in pts]
+    lo = 10 ** math.floor(math.log10(min(deltas)) - 1.0)
+    hi = 0.9
+    finite_eps = [e for _, e, *_ in pts if math.isfinite(e)]
+    top = 1.3 * max([r.claim.epsilon, *finite_eps, 0.1])
+    fig = Figure(figsize=(10.0, 5.4), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xscale("log")
+    grid = [lo * (hi / lo) ** (i / 300) for i in range(301)]
+    for k, (claim, style, label) in enumerate(_claims_to_draw(r)):
+        eps = [_safe(claim.epsilon_at, d) for d in grid]
+        shown = [e if math.isfinite(e) else math.nan for e in eps]
+        ax.plot(grid, shown, linestyle=style, color="black", linewidth=1.4, label=f"{label}: ε(δ)")
+        if k == 0:
+            ax.fill_between(
+                grid,
+                [min(e, top) if math.isfinite(e) else top for e in eps],
+                top,
+                color=VIOLATION_COLOUR,
+                alpha=0.08,
+                linewidth=0,
+            )
+            if claim.curve is None and claim.delta > lo:
+                ax.axvline(claim.delta, color="#8c959f", linewidth=0.8, linestyle=":")
+    markers = {"eps": "o", "delta": "D", "headline": "*"}
+    for d, e, exceeds, kind in pts:
+        colour = VIOLATION_COLOUR if exceeds else OK_COLOUR
+        evidence = math.isfinite(e) and e > 0
+        y = e if evidence else 0.0
+        ax.plot(
+            [d],
+            [y],
+            marker=markers[kind],
+            markersize=13 if kind == "headline" else 8,
+            linestyle="none",
+            markerfacecolor=colour if evidence else "none",
+            markeredgecolor=colour,
+        )
+        if evidence:
+            text = f"δ ≥ {fmt(d)}" if kind == "delta" else f"ε ≥ {fmt(e)}"
+            ax.annotate(text, (d, y), textcoords="offset points", xytext=(6, 5), fontsize=9, color=colour)
+    handles, _ = ax.get_legend_handles_labels()
+    kinds = {kind for *_, kind in pts}
+    legend_marks = [
+        ("eps", "certified ε at δ"),
+        ("delta", "certified δ at ε"),
+        ("headline", "headline bound"),
+    ]
+    handles += [
+        Line2D(
+            [],
+            [],
+            marker=markers[k],
+            color=OK_COLOUR,
+            linestyle="none",
+            label=text,
+            markersize=12 if k == "headline" else 7,
+        )
+        for k, text in legend_marks
+        if k in kinds
+    ]
+    if any(exceeds for *_, exceeds, _k in pts):
+        handles.append(
+            Line2D([], [], marker="o", color=VIOLATION_COLOUR, linestyle="none", label="exceeds the claim")
+        )
+    mu = [pt for pt in _profile_points(r) if pt.objective == "gdp_mu"]
+    title = f"{r.mechanism}: privacy profile — {verdict_words(r)}"
+    if mu:
+        best = max(mu, key=lambda pt: pt.value)
+        claimed = "" if best.claimed is None else f" (claimed μ = {fmt(best.claimed)})"
+        title += f"\ncertified Gaussian-DP μ ≥ {fmt(best.value)}{claimed}"
+    ax.set_xlim(lo, 1.0)
+    ax.set_ylim(-0.02 * top, top)
+    ax.set_xlabel("δ (log scale)")
+    ax.set_ylabel("ε")
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, which="major", linewidth=0.4, alpha=0.6)
+    ax.legend(handles=handles, loc="upper right", fontsize=9, framealpha=0.92)
+    return _png(fig)
+
+
+def _trajectory_pairs(r: AuditResult) -> list[PairResult]:
+    with_data = [p for p in r.pairs if any(math.isfinite(e) for _, e in p.trajectory)]
+    with_data.sort(key=lambda p: (not p.violation, -p.estimate.epsilon_lower_bound))
+    return with_data
+
+
+def trajectory_png(r: AuditResult) -> bytes | None:
+    """Certified ε lower bound vs certification samples per pair; None when matplotlib is missing
+    or no pair records a trajectory."""
+    mpl = _matplotlib()
+    pairs = _trajectory_pairs(r)
+    if mpl is None or not pairs:
+        return None
+    Figure, FigureCanvasAgg, _, _ = mpl
+    fig = Figure(figsize=(12.4, 5.0), dpi=100)
+    FigureCanvasAgg(fig)
+    ax = fig.add_subplot(1, 1, 1)
+    ax.set_xscale("log")
+    shown = pairs[:MAX_TRAJECTORY_PAIRS]
+    ys_all: list[float] = []
+    for k, p in enumerate(shown):
+        xy = sorted((n, e) for n, e in p.trajectory if math.isfinite(e) and n > 0)
+        colour = VIOLATION_COLOUR if p.violation and k == 0 else PALETTE[k % len(PALETTE)]
+        ys_all += [e for _, e in xy]
+        ax.plot(
+            [n for n, _ in xy],
+            [e for _, e in xy],
+            marker="o",
+            markersize=4,
+            color=colour,
+            linewidth=1.4,
+            label=f"pair {p.index + 1}: {_clip_label(p.description)}",
+        )
+    ax.axhline(0.0, color="#8c959f", linewidth=0.8)
+    claim_eps: list[float] = []
+    for claim, style, label in _claims_to_draw(r):
+        if claim.epsilon in claim_eps:
+            continue
+        claim_eps.append(claim.epsilon)
+        ax.axhline(claim.epsilon, linestyle=style, color="black", linewidth=1.3, label=f"{label}: ε")
+    top = max([*ys_all, *claim_eps]) if ys_all or claim_eps else 1.0
+    bottom = min([0.0, *ys_all])
+    ax.set_ylim(bottom - 0.05 * (top - bottom + 1e-9), top + 0.15 * (top - bottom + 1e-9))
+    ax.set_xlabel("certification samples per side (log scale)")
+    ax.set_ylabel("certified ε lower bound")
+    title = f"{r.mechanism}: certified bound vs samples"
+    if len(pairs) > len(shown):
+        title += f" ({len(shown)} of {len(pairs)} pairs: violations and highest bounds)"
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, which="both", linewidth=0.4, alpha=0.5)
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.92, borderaxespad=0.0)
+    return _png(fig)
+
+
+def _clip_label(text: str, limit: int = 60) -> str:
+    text = " ".join(text.split()).replace("$", r"\$")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# ---------------------------------------------------------------------------------------------
+# pages
+
+
+def render_html(r: AuditResult, *, family: str | None = None) -> str:
+    """One self-contained page for one audited mechanism (see the module docstring)."""
+    fam = family if family is not None else family_of(r)
     body = [
-        '<header id="title">',
-        f"<h1>dpaudit: <code>{_e(r.mechanism)}</code></h1>",
-        f"<p>Empirical privacy audit of <code>{_e(r.mechanism)}</code> on {len(r.pairs)} neighbour "
-        f"pair(s), dpaudit {_e(r.package_version)}.</p>",
-        "</header>",
+        *_title_section(r, fam),
         *_verdict_section(r),
-        *_list_section("findings", "Findings about the paper", r.findings),
+        *_list_section("findings", "Findings", r.findings),
         *_list_section("warnings", "Warnings", r.warnings),
         *_claims_section(r),
         *_pairs_section(r),
-        *_figure_section(r),
+        *_profile_section(r),
+        *_plots_section(r),
         *_reproduce_section(r),
     ]
-    return _page(f"dpaudit: {r.mechanism}", body)
+    return _page(f"dpaudit: {r.mechanism} — {verdict_words(r)}", body)
 
 
-def render_index_html(results: Sequence[AuditResult], links: Sequence[str]) -> str:
-    """Index of a run: one row per mechanism, linked to its page (`links[i]` for `results[i]`)."""
+def _strong(text: str, strong: bool) -> str:
+    return f"<strong>{_e(text)}</strong>" if strong else _e(text)
+
+
+def _index_rows(
+    results: Sequence[AuditResult], links: Sequence[str], families: Mapping[str, str] | None
+) -> Iterable[str]:
+    order = sorted(range(len(results)), key=lambda i: (verdict_rank(results[i]), results[i].mechanism))
+    for i in order:
+        r, link = results[i], links[i]
+        cls = _verdict_class(r)
+        yield (
+            f'<tr class="{"" if cls == "no-violation" else cls}">'
+            f'<td><a href="{_e(link)}"><code>{_e(r.mechanism)}</code></a></td>'
+            f"<td>{_e(family_of(r, families) or '—')}</td>"
+            f"<td>{_e(_claim_text(r.claim))}</td>"
+            f'<td class="num">{_e(bound_words(r.epsilon_lower_bound))}</td>'
+            f"<td>{_strong(verdict_words(r), r.violation)}</td>"
+            f'<td class="num">{r.num_samples:,}</td><td class="num">{r.elapsed_seconds:.1f}</td>'
+            f'<td><a href="{_e(link)}">report</a></td></tr>'
+        )
+
+
+def render_index_html(
+    results: Sequence[AuditResult], links: Sequence[str], *, families: Mapping[str, str] | None = None
+) -> str:
+    """Index of a run: one row per mechanism, violations first, linked to its page (`links[i]` for
+    `results[i]`). `families` maps mechanism names to their family (e.g. from the registry)."""
     if len(results) != len(links):
         raise ValueError(f"got {len(results)} result(s) but {len(links)} link(s)")
-    rows = []
-    for r, link in zip(results, links, strict=True):
-        verdict_cls = "violation" if r.violation else ""
-        rows.append(
-            f'<tr class="{verdict_cls}"><td><a href="{_e(link)}">{_e(r.mechanism)}</a></td>'
-            f'<td class="num">{_e(fmt(r.claim.epsilon))}</td><td class="num">{_e(fmt(r.claim.delta))}</td>'
-            f'<td class="num">{_e(fmt(r.epsilon_lower_bound))}</td>'
-            f"<td>{_e(VERDICT_HEADLINE[r.verdict])}</td>"
-            f'<td class="num">{r.elapsed_seconds:.1f}</td></tr>'
-        )
     violations = sum(r.violation for r in results)
-    headers = ["mechanism", "claim ε", "claim δ", "certified ε", "verdict", "seconds"]
+    findings = sum(1 for r in results if verdict_rank(r) == 1)
+    headers = ["mechanism", "family", "claim", "certified ε", "verdict", "samples/side", "seconds", "link"]
     body = [
+        '<header id="title">',
         "<h1>dpaudit run</h1>",
-        f"<p>{len(results)} mechanism(s) audited; {violations} with a violation found. "
-        f"{_e(LOWER_BOUND_NOTE)}</p>",
+        f"<p>{len(results)} mechanism(s) audited: <strong>{violations} violation(s) found</strong>, "
+        f"{findings} finding(s) about a paper's statement. {_e(LOWER_BOUND_NOTE)}</p>",
+        "</header>",
         '<section id="index">',
-        _table(headers, rows, "index"),
+        _table(headers, list(_index_rows(results, links, families)), "index"),
         "</section>",
     ]
     return _page("dpaudit run", body)

@@ -1,20 +1,38 @@
-"""Markdown audit report (fits a pull-request comment). Renders a result; computes nothing."""
+"""Markdown audit reports that fit a pull-request comment. Render a result; compute nothing.
+
+- `render_markdown(result)`: one mechanism. The verdict, every claim against its certified
+  bounds, the seed and the exact command; the per-pair details are collapsed in `<details>`.
+- `render_index_markdown(results)`: a run. One table row per mechanism, violations first, then
+  the violating pairs and findings, each collapsed. GitHub rejects comments longer than 65,536
+  characters: the index stays under `INDEX_BUDGET` characters by dropping detail blocks (and, for
+  very large runs, table rows) with a note saying how many were left out.
+
+The verdict wording is shared with the HTML and JUnit renderers (`verdict_words`): "violation
+found", "no violation found at this power" (a lower bound below the claim proves nothing more),
+and "finding about the paper's statement" when only a STATED claim is exceeded.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
-from audit.types import AuditResult
+from audit.types import AuditResult, ClaimCheck, ClaimKind, PairResult, PrivacyClaim, Verdict
 
-VERDICT_TEXT = {
-    "violation_found": "**VIOLATION FOUND**: the certified lower bound exceeds the claim",
-    "no_violation_found": "**No violation found at this power** (a lower bound below the claim proves "
-    "nothing more)",
+VERDICT_WORDS = {
+    Verdict.VIOLATION_FOUND: "violation found",
+    Verdict.NO_VIOLATION_FOUND: "no violation found at this power",
 }
+STATED_FINDING = "finding about the paper's statement"
+GITHUB_COMMENT_LIMIT = 65_536
+INDEX_BUDGET = 50_000
+"""Characters the run index may use (well under GitHub's comment limit)."""
+MAX_CELL = 160
 
 
 def fmt(x: float, digits: int = 4) -> str:
+    if math.isnan(x):
+        return "nan"
     if math.isinf(x):
         return "∞" if x > 0 else "−∞"
     if x == 0:
@@ -24,53 +42,187 @@ def fmt(x: float, digits: int = 4) -> str:
     return f"{x:.{digits}g}"
 
 
-def render_markdown(r: AuditResult) -> str:
+def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
+    """The STATED claims whose certified bound exceeds them (findings about the paper)."""
+    return [c for c in r.claims if c.exceeded and c.claim.kind is ClaimKind.STATED]
+
+
+def verdict_words(r: AuditResult) -> str:
+    """The verdict as worded in every report, with the stated-claim finding when there is one."""
+    words = VERDICT_WORDS[r.verdict]
+    if not r.violation and stated_exceeded(r):
+        words += f"; {STATED_FINDING}"
+    return words
+
+
+def verdict_rank(r: AuditResult) -> int:
+    """Sort key: violations first, then stated-claim findings, then the rest."""
+    if r.violation:
+        return 0
+    return 1 if stated_exceeded(r) else 2
+
+
+def family_of(r: AuditResult, families: Mapping[str, str] | None = None) -> str:
+    """The mechanism's family if known: from `families` (the registry, passed by the CLI) or from
+    `result.extra["family"]`; "" otherwise."""
+    if families and r.mechanism in families:
+        return str(families[r.mechanism])
+    fam = r.extra.get("family")
+    return fam if isinstance(fam, str) else ""
+
+
+def claim_words(c: PrivacyClaim, *, reference: bool = True) -> str:
+    curve = f", {c.curve.label()}" if c.curve is not None else ""
+    ref = f"; {c.reference}" if reference else ""
+    return f"ε = {fmt(c.epsilon)}, δ = {fmt(c.delta)}{curve} ({c.kind.value}, {c.relation.value}{ref})"
+
+
+def bound_words(eps: float, pairs_checked: int | None = None) -> str:
+    """A certified ε lower bound in words: ≤ 0 (or −∞) is no evidence, not a bound of 0."""
+    if pairs_checked == 0:
+        return "not checked (no audited pair is covered by this claim)"
+    if eps <= 0:
+        return f"{fmt(eps)} (no evidence of privacy loss)"
+    return fmt(eps)
+
+
+def assumption_words(assumption: str) -> str:
+    return assumption or "not recorded (result written before assumptions were recorded)"
+
+
+def selection_candidates(r: AuditResult, pair: PairResult) -> list[tuple[str, float | None, bool]]:
+    """The (distinguisher, projected objective, chosen) candidates the runner considered for `pair`,
+    from `result.extra["selection"]` (a list indexed by pair, or a mapping keyed by the pair index;
+    "chosen" defaults to the distinguisher named by the pair's estimate); [] when absent or
+    malformed (older results)."""
+    sel = r.extra.get("selection")
+    entry: object = None
+    if isinstance(sel, list) and 0 <= pair.index < len(sel):
+        entry = sel[pair.index]
+    elif isinstance(sel, dict):
+        entry = sel.get(str(pair.index), sel.get(pair.index))
+    if isinstance(entry, dict):
+        entry = entry.get("candidates")
+    if not isinstance(entry, list):
+        return []
+    out: list[tuple[str, float | None, bool]] = []
+    for cand in entry:
+        if not isinstance(cand, dict) or "distinguisher" not in cand:
+            continue
+        value = cand.get("projected")
+        try:
+            projected = None if value is None else float(value)
+        except (TypeError, ValueError):
+            projected = None
+        name = str(cand["distinguisher"])
+        chosen = cand.get("chosen")
+        out.append(
+            (name, projected, bool(chosen) if chosen is not None else name == pair.estimate.distinguisher)
+        )
+    return out
+
+
+def _cell(text: str, limit: int = MAX_CELL) -> str:
+    """A table cell: one line, pipes escaped, at most `limit` characters."""
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _pair_line(p: PairResult) -> str:
+    e = p.estimate
+    witness = " (infinite witness)" if e.infinite_witness else ""
+    return (
+        f"| {p.index + 1} | {_cell(p.description)}{' **violation**' if p.violation else ''} | "
+        f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
+        f"{_cell(assumption_words(e.assumption), 80)} | `{_cell(e.event, 80)}` | "
+        f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)}) | "
+        f"{fmt(p.claim.epsilon)} | {fmt(e.epsilon_lower_bound)}{witness} | {fmt(e.delta_lower_bound)} |"
+    )
+
+
+PAIR_HEADER = [
+    "| # | pair | relation | tags | estimator | assumption | event | P (lower) | Q (upper) | claim ε "
+    "| certified ε | certified δ at claim |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+]
+
+
+def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
+    fam = family if family is not None else family_of(r)
     lines = [
-        f"# dpaudit: `{r.mechanism}`",
+        f"# dpaudit: `{r.mechanism}`" + (f" ({fam})" if fam else ""),
         "",
-        VERDICT_TEXT[r.verdict.value] + ".",
+        f"**Verdict: {verdict_words(r)}.** "
+        + (
+            "The certified lower bound on the realised privacy loss exceeds the proved claim."
+            if r.violation
+            else "A certified lower bound below the claim proves nothing more than that no violation "
+            "was found at this power."
+        ),
         "",
-        f"- Claim (decides the verdict): ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}, "
-        f"{r.claim.relation.value} — {r.claim.reference}",
-        f"- Certified ε lower bound: **{fmt(r.epsilon_lower_bound)}**; certified δ lower bound at the "
-        f"claimed ε: {fmt(r.delta_lower_bound)}",
-        f"- Confidence: every bound below holds simultaneously with probability ≥ "
-        f"{1 - r.failure_probability:g} (per-test failure probability {fmt(r.per_test_failure_probability)}"
-        f" over {len(r.pairs)} pair(s))",
+        f"- Claim (decides the verdict): {claim_words(r.claim)}",
+        f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
+        f"the claimed ε: {fmt(r.delta_lower_bound)}",
+        f"- Confidence: every bound holds simultaneously with probability ≥ {1 - r.failure_probability:g} "
+        f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
         f"- Samples per side and pair: {r.num_samples:,} ({r.selection_samples:,} selection + "
         f"{r.certification_samples:,} certification); largest certifiable ε at this budget: "
         f"{fmt(r.epsilon_ceiling)}",
-        f"- Seed {r.seed}; dpaudit {r.package_version}; {r.elapsed_seconds:.1f} s",
+        f"- Seed {r.seed}{'' if r.seedable else ' (mechanism not seedable)'}; dpaudit {r.package_version}; "
+        f"{r.elapsed_seconds:.1f} s",
     ]
     if r.command:
-        lines += ["", "Reproduce:", "", f"    {r.command}"]
-    lines += ["", "## Claims", "", "| kind | ε | δ | relation | reference | certified ε | exceeded |"]
-    lines += ["|---|---|---|---|---|---|---|"]
-    for c in r.claims:
-        lines.append(
-            f"| {c.claim.kind.value} | {fmt(c.claim.epsilon)} | {fmt(c.claim.delta)} | "
-            f"{c.claim.relation.value} | {c.claim.reference} | {fmt(c.epsilon_lower_bound)} | "
-            f"{'yes' if c.exceeded else 'no'} |"
-        )
-    lines += ["", "## Pairs", ""]
-    lines += ["| # | pair | relation | event | direction | P (lo) | Q (hi) | certified ε | δ at claim |"]
-    lines += ["|---|---|---|---|---|---|---|---|---|"]
-    for p in r.pairs:
-        e = p.estimate
-        witness = " (infinite witness)" if e.infinite_witness else ""
-        lines.append(
-            f"| {p.index + 1} | {p.description}{' **violation**' if p.violation else ''} | "
-            f"{p.relation.value} | `{e.event}` ({e.distinguisher}) | {e.direction} | "
-            f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} "
-            f"({fmt(e.q_upper)}) | {fmt(e.epsilon_lower_bound)}{witness} | {fmt(e.delta_lower_bound)} |"
-        )
-    if r.profile:
-        lines += ["", "## Privacy profile (certified, same confidence as above)", ""]
-        lines += ["| test | certified value | pair | event |", "|---|---|---|---|"]
-        for pt in r.profile:
-            lines.append(f"| {pt.label} | {fmt(pt.value)} | {pt.pair_index + 1} | `{pt.estimate.event}` |")
-    lines += _section("Findings about the paper", r.findings)
+        lines += ["", "Reproduce:", "", "```sh", r.command, "```"]
+    lines += _section("Findings", r.findings)
     lines += _section("Warnings", r.warnings)
+    lines += [
+        "",
+        "## Claims",
+        "",
+        "| kind | ε | δ | curve | relation | reference | certified ε | exceeded |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
+    for c in r.claims:
+        curve = c.claim.curve.label() if c.claim.curve is not None else "-"
+        lines.append(
+            f"| {c.claim.kind.value}{' (verdict)' if c.claim == r.claim else ''} | {fmt(c.claim.epsilon)} | "
+            f"{fmt(c.claim.delta)} | {curve} | {c.claim.relation.value} | {_cell(c.claim.reference)} | "
+            f"{bound_words(c.epsilon_lower_bound, c.pairs_checked)} | {'**yes**' if c.exceeded else 'no'} |"
+        )
+    violating = sum(p.violation for p in r.pairs)
+    lines += [
+        "",
+        "## Pairs",
+        "",
+        "<details>",
+        f"<summary>{len(r.pairs)} pair(s), {violating} violating: events, counts and bounds</summary>",
+        "",
+        *PAIR_HEADER,
+        *[_pair_line(p) for p in r.pairs],
+        "",
+        "</details>",
+    ]
+    points = r.profile or tuple(pt for p in r.pairs for pt in p.profile)
+    if points:
+        lines += [
+            "",
+            "## Privacy profile",
+            "",
+            "<details>",
+            f"<summary>{len(points)} certified point(s), "
+            f"{sum(pt.exceeds_claim for pt in points)} exceeding the claim</summary>",
+            "",
+            "| test | certified value | claimed | exceeds | pair | event |",
+            "|---|---|---|---|---|---|",
+        ]
+        for pt in points:
+            claimed = "-" if pt.claimed is None else fmt(pt.claimed)
+            lines.append(
+                f"| {_cell(pt.label, 60)} | {fmt(pt.value)} | {claimed} | "
+                f"{'**yes**' if pt.exceeds_claim else 'no'} | {pt.pair_index + 1} | "
+                f"`{_cell(pt.estimate.event, 60)}` |"
+            )
+        lines += ["", "</details>"]
     return "\n".join(lines) + "\n"
 
 
@@ -80,16 +232,75 @@ def _section(title: str, items: Sequence[str]) -> list[str]:
     return ["", f"## {title}", "", *[f"- {x}" for x in items]]
 
 
-def render_index_markdown(results: Sequence[AuditResult]) -> str:
-    lines = [
+def _detail_block(r: AuditResult) -> str:
+    """The collapsed details of one mechanism in the run index: violating pairs and findings."""
+    bad = [p for p in r.pairs if p.violation]
+    body = [
+        "<details>",
+        f"<summary><code>{_cell(r.mechanism, 80)}</code>: {verdict_words(r)}</summary>",
+        "",
+        f"Claim: {_cell(claim_words(r.claim), 300)}",
+    ]
+    if r.command:
+        body += ["", "```sh", r.command, "```"]
+    if bad:
+        body += ["", *PAIR_HEADER, *[_pair_line(p) for p in bad]]
+    body += [f"- {_cell(f, 400)}" for f in r.findings][:10]
+    body += ["", "</details>", ""]
+    return "\n".join(body)
+
+
+def render_index_markdown(
+    results: Sequence[AuditResult],
+    *,
+    families: Mapping[str, str] | None = None,
+    links: Sequence[str] | None = None,
+    budget: int = INDEX_BUDGET,
+) -> str:
+    """The run index: a table sorted violations first (link `links[i]`, default `<mechanism>.md`),
+    then collapsed details of every violation and finding while they fit in `budget` characters."""
+    if links is not None and len(links) != len(results):
+        raise ValueError(f"got {len(results)} result(s) but {len(links)} link(s)")
+    order = sorted(range(len(results)), key=lambda i: (verdict_rank(results[i]), results[i].mechanism))
+    violations = sum(r.violation for r in results)
+    findings = sum(1 for r in results if not r.violation and stated_exceeded(r))
+    head = [
         "# dpaudit run",
         "",
-        "| mechanism | claim ε | claim δ | certified ε | verdict | seconds |",
-        "|---|---|---|---|---|---|",
+        f"{len(results)} mechanism(s) audited: **{violations} violation(s) found**, {findings} finding(s) "
+        'about a paper\'s statement. "No violation found at this power" proves nothing more: a certified '
+        "lower bound below the claim is not evidence that the claim holds.",
+        "",
+        "| mechanism | family | claim | certified ε | verdict |",
+        "|---|---|---|---|---|",
     ]
-    for r in results:
-        lines.append(
-            f"| [{r.mechanism}]({r.mechanism}.md) | {fmt(r.claim.epsilon)} | {fmt(r.claim.delta)} | "
-            f"{fmt(r.epsilon_lower_bound)} | {r.verdict.value.replace('_', ' ')} | {r.elapsed_seconds:.1f} |"
+    rows = []
+    for i in order:
+        r = results[i]
+        link = links[i] if links is not None else f"{r.mechanism}.md"
+        verdict = verdict_words(r)
+        rows.append(
+            f"| [{_cell(r.mechanism, 80)}]({link}) | {_cell(family_of(r, families) or '-', 60)} | "
+            f"{_cell(claim_words(r.claim, reference=False), 90)} | {bound_words(r.epsilon_lower_bound)} | "
+            f"{'**' + verdict + '**' if r.violation else verdict} |"
         )
-    return "\n".join(lines) + "\n"
+    text = "\n".join(head) + "\n"
+    shown = 0
+    for row in rows:
+        if len(text) + len(row) + 200 > budget:
+            break
+        text += row + "\n"
+        shown += 1
+    if shown < len(rows):
+        text += f"\n{len(rows) - shown} more mechanism(s) not listed (comment size limit); see index.html.\n"
+        return text
+    blocks = [_detail_block(results[i]) for i in order if verdict_rank(results[i]) < 2 or results[i].findings]
+    if blocks:
+        text += "\n## Details\n\n"
+    for k, block in enumerate(blocks):
+        if len(text) + len(block) + 200 > budget:
+            left = len(blocks) - k
+            text += f"{left} more detail block(s) left out (comment size limit); see the HTML reports.\n"
+            break
+        text += block
+    return text

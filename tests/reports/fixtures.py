@@ -1,0 +1,236 @@
+"""Hand-built AuditResult objects for renderer tests.
+
+Renderers never recompute statistics, so their tests can use results built directly, with every
+optional field set or left empty, instead of running audits. The numbers are made up but
+internally consistent (certified ε = ln((P lower − δ)/Q upper) to the digits shown).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+from audit.types import (
+    AuditResult,
+    ClaimCheck,
+    ClaimCurve,
+    ClaimKind,
+    CurveKind,
+    EpsilonEstimate,
+    PairResult,
+    PrivacyClaim,
+    ProfilePoint,
+    Relation,
+    Verdict,
+)
+
+REF = "004_d2450801cba57aea.txt, Thm 30"
+
+
+def estimate(
+    *,
+    p_count: int,
+    q_count: int,
+    total: int = 90_000,
+    delta: float = 0.0,
+    failure_probability: float = 0.01,
+    assumption: str = "none: i.i.d. samples, event fixed before certification",
+    distinguisher: str = "threshold",
+) -> EpsilonEstimate:
+    # crude stand-ins for the Clopper–Pearson bounds: enough for rendering tests
+    p_lower = max(p_count / total - 3 * math.sqrt(p_count) / total, 0.0)
+    q_upper = (q_count + 3 * math.sqrt(q_count + 1) + 3) / total
+    eps = math.log((p_lower - delta) / q_upper) if p_lower > delta else -math.inf
+    return EpsilonEstimate(
+        epsilon_lower_bound=eps,
+        delta_lower_bound=max(p_lower - math.exp(1.0) * q_upper, 0.0),
+        p_count=p_count,
+        p_total=total,
+        q_count=q_count,
+        q_total=total,
+        p_lower=p_lower,
+        q_upper=q_upper,
+        failure_probability=failure_probability,
+        infinite_witness=q_count == 0,
+        direction="dataset>neighbor",
+        event="x ≥ 3.2",
+        distinguisher=distinguisher,
+        selection_epsilon=eps + 0.05,
+        assumption=assumption,
+    )
+
+
+def make_result(
+    *,
+    mechanism: str = "fixture_mech",
+    violation: bool = False,
+    stated_exceeded: bool = False,
+    with_profile: bool = False,
+    with_trajectory: bool = False,
+    with_selection: bool = False,
+    curve: bool = False,
+    num_pairs: int = 2,
+) -> AuditResult:
+    proved = PrivacyClaim(
+        epsilon=1.0,
+        delta=1e-5,
+        relation=Relation.REPLACE_ONE,
+        reference=REF,
+        kind=ClaimKind.PROVED,
+        curve=ClaimCurve(kind=CurveKind.GDP, parameter=0.5) if curve else None,
+    )
+    stated = PrivacyClaim(
+        epsilon=0.5,
+        delta=1e-5,
+        relation=Relation.REPLACE_ONE,
+        reference=REF + " (statement)",
+        kind=ClaimKind.STATED,
+        note="the theorem states ε/2",
+    )
+    pairs = []
+    for i in range(num_pairs):
+        bad = violation and i == 0
+        mid = stated_exceeded and i == 0 and not bad
+        est = estimate(
+            p_count=9000 if bad else (3500 if mid else 2000 + 10 * i),
+            q_count=900 if bad else (1500 if mid else 1500 + 10 * i),
+            distinguisher="threshold" if i % 2 == 0 else "histogram",
+        )
+        traj: tuple[tuple[int, float], ...] = ()
+        if with_trajectory:
+            traj = tuple(
+                (n, est.epsilon_lower_bound - 1.5 / math.sqrt(n / 1000)) for n in (1000, 4000, 16000, 90_000)
+            )
+        prof: tuple[ProfilePoint, ...] = ()
+        if with_profile:
+            prof = profile_points(i, est, exceeds=bad)
+        pairs.append(
+            PairResult(
+                index=i,
+                description=f"replace record {i} low → high",
+                relation=Relation.REPLACE_ONE,
+                tags=("extreme", f"tag{i}"),
+                claim=proved,
+                estimate=est,
+                violation=bad,
+                claims_exceeded=tuple(k for k, flag in ((0, bad), (1, bad or mid)) if flag),
+                profile=prof,
+                trajectory=traj,
+            )
+        )
+    best = max(pairs, key=lambda p: p.estimate.epsilon_lower_bound)
+    eps_lb = best.estimate.epsilon_lower_bound
+    claims = (
+        ClaimCheck(
+            claim=proved,
+            epsilon_lower_bound=eps_lb,
+            delta_lower_bound=best.estimate.delta_lower_bound,
+            exceeded=eps_lb > proved.epsilon,
+            pairs_checked=num_pairs,
+        ),
+        ClaimCheck(
+            claim=stated,
+            epsilon_lower_bound=eps_lb,
+            delta_lower_bound=best.estimate.delta_lower_bound,
+            exceeded=eps_lb > stated.epsilon,
+            pairs_checked=num_pairs,
+        ),
+    )
+    extra: dict[str, object] = {"chunk_size": 262144}
+    if with_selection:
+        # the runner's format: per pair, the candidates with a "chosen" flag; odd pairs leave the
+        # flag out (an older layout) so the renderer falls back to the estimate's distinguisher
+        extra["selection"] = [
+            [
+                {"distinguisher": name, "projected": value}
+                | ({"chosen": name == p.estimate.distinguisher} if p.index % 2 == 0 else {})
+                for name, value in (
+                    ("threshold", p.estimate.selection_epsilon),
+                    ("histogram", p.estimate.selection_epsilon - 0.1),
+                    ("logistic", None),
+                )
+            ]
+            for p in pairs
+        ]
+    findings: tuple[str, ...] = ()
+    if stated_exceeded:
+        findings = (f"certified ε ≥ {eps_lb:.3g} exceeds the paper's stated ε = 0.5 ({REF})",)
+    return AuditResult(
+        mechanism=mechanism,
+        claim=proved,
+        claims=claims,
+        epsilon_lower_bound=eps_lb,
+        delta_lower_bound=best.estimate.delta_lower_bound,
+        failure_probability=0.05,
+        per_test_failure_probability=0.05 / (2 * num_pairs),
+        verdict=Verdict.VIOLATION_FOUND if pairs[0].violation else Verdict.NO_VIOLATION_FOUND,
+        num_samples=100_000,
+        selection_samples=10_000,
+        certification_samples=90_000,
+        seed=7,
+        pairs=tuple(pairs),
+        elapsed_seconds=1.5,
+        package_version="0.0.test",
+        epsilon_ceiling=9.1,
+        warnings=("a warning",),
+        findings=findings,
+        command=f"dpaudit run {mechanism} --num-samples 100000 --seed 7",
+        profile=tuple(pt for p in pairs[:1] for pt in p.profile),
+        extra=extra,
+    )
+
+
+def profile_points(pair_index: int, est: EpsilonEstimate, *, exceeds: bool) -> tuple[ProfilePoint, ...]:
+    pts = []
+    for delta, value, claimed in (
+        (1e-5, 1.2 if exceeds else 0.4, 1.0),
+        (1e-3, 1.1 if exceeds else 0.35, 0.99),
+    ):
+        pts.append(
+            ProfilePoint(
+                objective="epsilon",
+                parameter=delta,
+                label=f"ε at δ={delta:g}",
+                value=value,
+                pair_index=pair_index,
+                estimate=est,
+                claimed=claimed,
+                exceeds_claim=value > claimed,
+            )
+        )
+    pts.append(
+        ProfilePoint(
+            objective="delta",
+            parameter=0.5,
+            label="δ at ε=0.5",
+            value=0.02,
+            pair_index=pair_index,
+            estimate=est,
+            claimed=0.03,
+            exceeds_claim=False,
+        )
+    )
+    pts.append(
+        ProfilePoint(
+            objective="gdp_mu",
+            parameter=None,
+            label="Gaussian-DP μ (refutes μ-GDP claims only)",
+            value=0.3,
+            pair_index=pair_index,
+            estimate=est,
+            claimed=None,
+        )
+    )
+    return tuple(pts)
+
+
+def older(r: AuditResult) -> AuditResult:
+    """The same result as an older JSON would give: no assumption, trajectory, profile, selection."""
+    pairs = tuple(
+        dataclasses.replace(
+            p, trajectory=(), profile=(), estimate=dataclasses.replace(p.estimate, assumption="")
+        )
+        for p in r.pairs
+    )
+    extra = {k: v for k, v in r.extra.items() if k != "selection"}
+    return dataclasses.replace(r, pairs=pairs, profile=(), extra=extra)

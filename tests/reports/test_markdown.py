@@ -1,0 +1,96 @@
+"""Markdown reports: verdict wording, collapsed pair details, and the run index staying well under
+GitHub's 65,536-character comment limit."""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+
+import pytest
+
+from reports.markdown import GITHUB_COMMENT_LIMIT, INDEX_BUDGET, render_index_markdown, render_markdown
+from tests.reports.fixtures import make_result
+
+
+def test_single_report() -> None:
+    r = make_result(violation=True, with_profile=True, curve=True, num_pairs=3)
+    md = render_markdown(r, family="004")
+    assert md.startswith("# dpaudit: `fixture_mech` (004)")
+    assert "**Verdict: violation found.**" in md
+    assert f"```sh\n{r.command}\n```" in md
+    assert "0.5-GDP" in md
+    for c in r.claims:
+        assert c.claim.reference in md
+    # pair details are collapsed, one table row per pair
+    details = md[md.index("<details>") : md.index("</details>")]
+    assert "<summary>3 pair(s), 1 violating" in details
+    for p in r.pairs:
+        assert p.description in details and p.estimate.assumption in details
+    assert md.count("<details>") == md.count("</details>") == 2  # pairs, profile
+    assert "exceeding the claim" in md
+    assert len(md) < GITHUB_COMMENT_LIMIT
+
+
+def test_single_report_wording() -> None:
+    assert "**Verdict: no violation found at this power.**" in render_markdown(make_result())
+    md = render_markdown(make_result(stated_exceeded=True))
+    assert "**Verdict: no violation found at this power; finding about the paper's statement.**" in md
+    assert "## Findings" in md
+
+
+def test_pipes_in_text_do_not_break_tables() -> None:
+    r = make_result(violation=True)
+    pair = dataclasses.replace(r.pairs[0], description="a | b\nc")
+    md = render_markdown(dataclasses.replace(r, pairs=(pair, *r.pairs[1:])))
+    row = next(line for line in md.splitlines() if line.startswith("| 1 |"))
+    assert "a \\| b c" in row
+    assert len(re.findall(r"(?<!\\)\|", row)) == 13  # 12 columns
+
+
+def sixty() -> list:
+    """60 mechanisms: every fifth a violation with many long pairs, every seventh a finding."""
+    out = []
+    for i in range(60):
+        r = make_result(
+            mechanism=f"mechanism_with_a_fairly_long_registered_name_{i:02d}",
+            violation=i % 5 == 0,
+            stated_exceeded=i % 7 == 0 and i % 5 != 0,
+            num_pairs=12,
+        )
+        pairs = tuple(dataclasses.replace(p, description=p.description + " " + "x" * 300) for p in r.pairs)
+        out.append(dataclasses.replace(r, pairs=pairs, findings=r.findings + ("f" * 500,) * 3))
+    return out
+
+
+def test_index_of_sixty_fits_a_pull_request_comment() -> None:
+    results = sixty()
+    md = render_index_markdown(results, families={results[0].mechanism: "004"})
+    assert len(md) <= INDEX_BUDGET < GITHUB_COMMENT_LIMIT
+    rows = [line for line in md.splitlines() if line.startswith("| [")]
+    assert len(rows) == 60  # every mechanism listed
+    verdicts = [row.rsplit("|", 2)[1].strip() for row in rows]
+    n_bad = sum(r.violation for r in results)
+    assert all(v == "**violation found**" for v in verdicts[:n_bad])  # violations first
+    assert all("violation found" not in v.replace("no violation found", "") for v in verdicts[n_bad:])
+    assert "finding about the paper's statement" in verdicts[n_bad]
+    assert md.count("<details>") == md.count("</details>") >= 1
+    assert "| 004 |" in md
+
+
+def test_index_drops_details_then_rows_to_stay_in_budget() -> None:
+    results = sixty()
+    md = render_index_markdown(results, budget=12_000)
+    assert len(md) <= 12_000
+    assert "not listed (comment size limit)" in md
+    md = render_index_markdown(results, budget=20_000)
+    assert len(md) <= 20_000
+    assert md.count("<details>") == md.count("</details>")
+
+
+def test_index_links() -> None:
+    results = [make_result(mechanism="a"), make_result(mechanism="b", violation=True)]
+    md = render_index_markdown(results, links=["a/report.md", "b/report.md"])
+    assert md.index("[b](b/report.md)") < md.index("[a](a/report.md)")
+    assert "[a](a.md)" in render_index_markdown(results)
+    with pytest.raises(ValueError):
+        render_index_markdown(results, links=["x"])
