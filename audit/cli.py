@@ -89,7 +89,12 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
     r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
     r.add_argument("--seed", type=_seed, default=0)
-    r.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    r.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        help="parallel workers (-1: all; default 1, or all with --backend dask)",
+    )
     r.add_argument("--failure-probability", type=_probability, default=0.05)
     r.add_argument("--out", type=Path, help="directory for result files")
     r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
@@ -192,6 +197,13 @@ def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int
         parts += ["--param", f"{k}={v}"]
     parts += ["--num-samples", str(n), "--seed", str(args.seed)]
     parts += ["--failure-probability", f"{args.failure_probability:g}"]
+    # everything that changes the Bonferroni split or the tests run changes the result
+    if args.profile_deltas:
+        parts += ["--profile-deltas", ",".join(f"{d:g}" for d in args.profile_deltas)]
+    if args.profile_epsilons:
+        parts += ["--profile-epsilons", ",".join(f"{e:g}" for e in args.profile_epsilons)]
+    if args.gdp:
+        parts.append("--gdp")
     return shlex.join(parts)
 
 
@@ -277,12 +289,21 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--resume needs --out (checkpoints live under the output directory)")
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
-    if args.backend == "dask":
-        _connect_dask(args.scheduler)
-    fmts = _formats(args.format)
-    params = _parse_params(args.param)
+    if args.jobs is None:
+        args.jobs = -1 if args.backend == "dask" else 1
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError("--jobs must be ≥ 1 or -1")
+    fmts = _formats(args.format)
+    params = _parse_params(args.param)
+    client = _connect_dask(args.scheduler) if args.backend == "dask" else None
+    try:
+        return _run(args, fmts, params)
+    finally:
+        if client is not None:
+            client.close()  # with no --scheduler this also shuts down the local cluster it started
+
+
+def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) -> int:
     if args.all:
         if args.mechanism or params:
             raise UsageError("--all takes no MECHANISM and no --param")
@@ -338,15 +359,16 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
 
 
-def _connect_dask(address: str | None) -> None:
-    """Register joblib's Dask backend on a client (a scheduler address, or a local cluster)."""
+def _connect_dask(address: str | None) -> Any:
+    """A Dask client (a scheduler address, or a local cluster) that joblib's Dask backend uses;
+    the caller closes it."""
     try:
         from dask.distributed import Client
     except ImportError:
         raise UsageError("--backend dask needs the dask extra: pip install 'dpaudit[dask]'") from None
     try:
-        Client(address) if address else Client(processes=False)
-    except OSError as exc:
+        return Client(address, timeout=10) if address else Client(processes=False)
+    except (OSError, TimeoutError) as exc:
         raise UsageError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
 
 

@@ -140,3 +140,20 @@ def test_plan_command(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["num_samples"] and data["num_samples"] > 0
     code, _, err = run(capsys, "plan", "laplace_sum")
     assert code == 2 and "target-epsilon" in err
+
+
+def test_recorded_command_reproduces_the_result_including_profile_options(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The command stored in the result must rerun the same tests (same Bonferroni split)."""
+    argv = ["run", "gaussian_sum", "--num-samples", "20000", "--seed", "2"]
+    argv += ["--profile-deltas", "1e-3,0.1", "--gdp", "--json"]
+    code, out, _ = run(capsys, *argv)
+    first = json.loads(out)
+    assert "--profile-deltas 0.001,0.1" in first["command"] and "--gdp" in first["command"]
+    replay = [*first["command"].split()[1:], "--json"]
+    code2, out2, _ = run(capsys, *replay)
+    second = json.loads(out2)
+    assert code == code2
+    for key in ("epsilon_lower_bound", "per_test_failure_probability", "profile"):
+        assert first[key] == second[key]
