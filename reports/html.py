@@ -10,17 +10,26 @@
 - `findings`, `warnings` (only when there are any);
 - `claims`: every claim (proved/stated, ε, δ, curve, relation, reference, note) against its
   certified bounds;
-- `pairs`: every neighbour pair (description, relation, tags, chosen estimator and what its
-  certificate assumes, event, counts, one-sided bounds, certified ε and δ), then the estimators
-  considered on the selection split when the result records them (`extra["selection"]`);
+- `pairs`: every neighbour pair in nine columns that fit a 1280 px page (number and markers —
+  violation, infinite witness — first; description with relation and tags; chosen estimator
+  with a footnote mark A1, A2, … for what its certificate assumes, each distinct assumption
+  written once under the table; event; counts with P lower / Q upper; claimed ε; certified ε
+  and δ), then the estimators considered on the selection split when the result records them
+  (`extra["selection"]`);
 - `profile` (when the result has profile points): each certified profile point vs the claim;
-- `plots`: figures drawn with matplotlib (Agg) and embedded as base64 PNG: the empirical
-  privacy region (always), the privacy profile (when it has points to draw) and the certified
-  bound vs samples (when pairs carry a trajectory). Without matplotlib (the `plots` extra) the
-  section holds a note instead of images;
+- `plots`: figures drawn with matplotlib (Agg), all FIGURE_WIDTH_IN × FIGURE_DPI = 1000 px wide,
+  embedded as base64 PNG: the empirical privacy region (always; a log-axes tail panel only when
+  an event is rare, and the caption describes exactly the panels drawn), the privacy profile
+  (when it has points to draw) and the certified bound vs samples (when pairs carry a
+  trajectory). Without matplotlib (the `plots` extra) the section holds a note instead;
 - `reproduce`: the seed, the budget, the parameters and the exact command, copyable.
 
-`render_index_html(results, links)` is the table of contents of a run, violations first.
+A certified lower bound ≤ 0 certifies nothing (ε ≥ 0 always holds): everywhere it reads
+"0 (no evidence of privacy loss; raw −0.000347)", never a bold negative number.
+
+`render_index_html(results, links)` is the table of contents of a run: the run's seed(s), budget,
+total elapsed and command (given, or the results' common one), then one row per mechanism,
+violations first.
 
 The pages load nothing: the CSS is inline, there are no scripts, fonts, stylesheets or remote
 images. The only arithmetic here is for drawing: point estimates k/n of recorded counts, and the
@@ -34,8 +43,9 @@ import base64
 import html
 import io
 import math
+import shlex
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -67,7 +77,13 @@ NO_MATPLOTLIB = (
     "Plots not rendered: matplotlib is not installed (install the `plots` extra, "
     "`pip install dpaudit[plots]`, and render again with `dpaudit report RESULT.json --format html`)."
 )
-MAX_TRAJECTORY_PAIRS = 10
+FIGURE_WIDTH_IN = 10.0  # every figure is 1000 px wide at FIGURE_DPI: one width on the page
+FIGURE_DPI = 100
+MAX_LABELLED_PAIRS = 5  # the trajectory legend names at most this many pairs; the rest are grey
+MAX_TRAJECTORY_PAIRS = 60  # curves drawn at all (labelled + grey)
+CLAIM_LINE_RANGE = 2.5  # draw a claim as a line only within this many data ranges of the curves' bottom
+LABEL_RADIUS = 0.035  # region plot: markers closer than this (axes fraction) share one label
+OTHER_COLOUR = "#afb8c1"
 
 VIOLATION_COLOUR = "#cf222e"
 OK_COLOUR = "#0969da"
@@ -98,8 +114,19 @@ table { border-collapse: collapse; margin: 0.5em 0; font-size: 0.88em; }
 th, td { border: 1px solid #d0d7de; padding: 0.3em 0.55em; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-td.event, td.assumption { max-width: 24em; overflow-wrap: anywhere; }
-.verdict { padding: 0.8em 1em; border-radius: 6px; border: 1px solid; }
+td.event { min-width: 9em; max-width: 22em; overflow-wrap: break-word; }
+td.desc { min-width: 15em; max-width: 30em; overflow-wrap: break-word; }
+td.idx { white-space: nowrap; font-variant-numeric: tabular-nums; }
+td.idx .badge { display: block; margin-top: 0.25em; width: max-content; }
+td.bound { text-align: right; min-width: 7.5em; max-width: 11em; font-variant-numeric: tabular-nums; }
+td ul { margin: 0; padding-left: 1.2em; }
+.nowrap { white-space: nowrap; }
+a.fn { font-size: 0.8em; vertical-align: super; line-height: 0; text-decoration: none; font-weight: 600; }
+ol.assumptions { font-size: 0.9em; padding-left: 0; list-style: none; }
+ol.assumptions li { margin: 0.15em 0; }
+ol.assumptions .fn-label { font-weight: 600; display: inline-block; min-width: 2.2em; }
+.verdict { padding: 0.8em 1em; border-radius: 6px; border: 1px solid; margin-top: 1.2em; }
+.verdict h2 { margin-top: 0; }
 .verdict.violation { background: #ffebe9; border-color: #cf222e; }
 .verdict.no-violation { background: #eef6ee; border-color: #2da44e; }
 .verdict.finding { background: #fff8c5; border-color: #bf8700; }
@@ -119,7 +146,8 @@ dl.facts dt { font-weight: 600; }
 dl.facts dd { margin: 0; }
 figure { margin: 0.8em 0 1.6em 0; }
 figure img { max-width: 100%; height: auto; border: 1px solid #d0d7de; }
-figcaption { font-size: 0.9em; color: #57606a; max-width: 70em; }
+dl.run { margin: 0.8em 0; }
+figcaption { font-size: 0.9em; color: #57606a; max-width: 1000px; }
 .note { color: #57606a; font-style: italic; }
 """
 
@@ -172,6 +200,62 @@ def _verdict_class(r: AuditResult) -> str:
     return ("violation", "finding", "no-violation")[verdict_rank(r)]
 
 
+def _minus(text: str) -> str:
+    """A formatted number with a typographic minus sign."""
+    return text.replace("-", "−")
+
+
+def _is_evidence(value: float) -> bool:
+    """A certified lower bound > 0 is evidence of privacy loss; ≤ 0 (or −∞) is none."""
+    return not value <= 0
+
+
+def _bound_words(value: float, pairs_checked: int | None = None, *, short: bool = False) -> str:
+    """A certified lower bound in words. A bound ≤ 0 certifies nothing (ε ≥ 0 always holds), so it
+    reads "0 (no evidence of privacy loss; raw −0.000347)" rather than a bare negative number;
+    `short` gives "0 (no evidence)" for narrow cells (the caller shows the raw value elsewhere)."""
+    if pairs_checked == 0:
+        return bound_words(value, 0)
+    if _is_evidence(value):
+        return fmt(value)
+    if short:
+        return "0 (no evidence)"
+    raw = "" if value == 0 else f"; raw {_minus(fmt(value))}"
+    return f"0 (no evidence of privacy loss{raw})"
+
+
+def _assumption_labels(r: AuditResult) -> dict[str, int]:
+    """Each distinct certificate assumption on the page (as worded) → its footnote number, in order
+    of first appearance: the pairs, then the profile points."""
+    labels: dict[str, int] = {}
+    texts = [p.estimate.assumption for p in r.pairs] + [pt.estimate.assumption for pt in _profile_points(r)]
+    for text in texts:
+        labels.setdefault(assumption_words(text), len(labels) + 1)
+    return labels
+
+
+def _assumption_ref(labels: Mapping[str, int], assumption: str) -> str:
+    words = assumption_words(assumption)
+    k = labels[words]
+    return f'<a class="fn" href="#assumption-{k}" title="assumption A{k}: {_e(words)}">A{k}</a>'
+
+
+def _assumption_list(labels: Mapping[str, int], texts: Iterable[str], intro: str) -> list[str]:
+    """The footnote list of the assumptions among `texts` (each distinct one once)."""
+    shown = sorted({labels[assumption_words(t)]: assumption_words(t) for t in texts}.items())
+    if not shown:
+        return []
+    return [
+        f'<p class="note">{_e(intro)}</p>',
+        '<ol class="assumptions">',
+        *[
+            f'<li id="assumption-{k}"><span class="fn-label">A{k}</span> {_e(words)}</li>'
+            for k, words in shown
+        ],
+        "</ol>",
+    ]
+
+
 # ---------------------------------------------------------------------------------------------
 # sections
 
@@ -202,7 +286,7 @@ def _verdict_section(r: AuditResult) -> list[str]:
     out.append(f"<p>{_e(VERDICT_DETAIL[r.verdict])} {_e(LOWER_BOUND_NOTE)}</p>")
     facts = [
         ("Claim deciding the verdict", f"{_claim_text(r.claim)} — {r.claim.reference}"),
-        ("Certified ε lower bound", bound_words(r.epsilon_lower_bound)),
+        ("Certified ε lower bound", _bound_words(r.epsilon_lower_bound)),
         ("Certified δ lower bound at the claimed ε", fmt(r.delta_lower_bound)),
         (
             "Confidence",
@@ -217,7 +301,7 @@ def _verdict_section(r: AuditResult) -> list[str]:
         facts.append(("Privacy profile", f"{len(points)} certified point(s), {exceeded} exceeding the claim"))
     out += ['<dl class="facts">']
     out += [
-        f"<dt>{_e(k)}</dt><dd>{'<strong>' + _e(v) + '</strong>' if i == 1 else _e(v)}</dd>"
+        f"<dt>{_e(k)}</dt><dd>{_strong(v, i == 1 and _is_evidence(r.epsilon_lower_bound))}</dd>"
         for i, (k, v) in enumerate(facts)
     ]
     return [*out, "</dl>", "</section>"]
@@ -244,7 +328,7 @@ def _claims_section(r: AuditResult) -> list[str]:
             f'<td class="num">{_e(fmt(c.claim.epsilon))}</td><td class="num">{_e(fmt(c.claim.delta))}</td>'
             f"<td>{_e(curve)}</td><td>{_e(c.claim.relation.value)}</td>"
             f"<td>{_e(c.claim.reference)}{note}</td>"
-            f'<td class="num">{_e(bound_words(c.epsilon_lower_bound, c.pairs_checked))}</td>'
+            f'<td class="bound">{_e(_bound_words(c.epsilon_lower_bound, c.pairs_checked))}</td>'
             f'<td class="num">{_e(fmt(c.delta_lower_bound))}</td>'
             f'<td class="num">{c.pairs_checked}</td><td>{"yes" if c.exceeded else "no"}</td></tr>'
         )
@@ -287,28 +371,29 @@ def _list_section(ident: str, title: str, items: Sequence[str]) -> list[str]:
     ]
 
 
-def _pair_row(p: PairResult) -> str:
+def _pair_row(p: PairResult, labels: Mapping[str, int]) -> str:
     e = p.estimate
     markers = []
+    if p.violation:
+        markers.append('<span class="badge violation">violation</span>')
     if e.infinite_witness:
         markers.append(
             '<span class="badge witness" title="the event never occurred on the Q side">'
             "infinite witness</span>"
         )
-    if p.violation:
-        markers.append('<span class="badge violation">violation</span>')
+    meta = p.relation.value + (f" · {', '.join(p.tags)}" if p.tags else "")
     return (
         f"<tr{_VIOLATION_ROW if p.violation else ''}>"
-        f'<td class="num">{p.index + 1}</td><td>{_e(p.description)}</td><td>{_e(p.relation.value)}</td>'
-        f"<td>{_e(', '.join(p.tags) or '—')}</td><td>{_e(e.distinguisher)}</td>"
-        f'<td class="assumption">{_e(assumption_words(e.assumption))}</td>'
-        f'<td class="event"><code>{_e(e.event)}</code><br><span class="note">{_e(e.direction)}</span></td>'
-        f'<td class="num">{_e(_count(e.p_count, e.p_total))}</td><td class="num">{_e(fmt(e.p_lower))}</td>'
-        f'<td class="num">{_e(_count(e.q_count, e.q_total))}</td><td class="num">{_e(fmt(e.q_upper))}</td>'
+        f'<td class="idx">{p.index + 1}{"".join(markers)}</td>'
+        f'<td class="desc">{_e(p.description)}<br><span class="note">{_e(meta)}</span></td>'
+        f'<td class="nowrap">{_e(e.distinguisher)} {_assumption_ref(labels, e.assumption)}</td>'
+        f'<td class="event"><code>{_e(e.event)}</code><br>'
+        f'<span class="note nowrap">{_e(e.direction)}</span></td>'
+        f'<td class="num">{_e(_count(e.p_count, e.p_total))}<br>≥ {_e(fmt(e.p_lower))}</td>'
+        f'<td class="num">{_e(_count(e.q_count, e.q_total))}<br>≤ {_e(fmt(e.q_upper))}</td>'
         f'<td class="num">{_e(fmt(p.claim.epsilon))}</td>'
-        f'<td class="num"><strong>{_e(fmt(e.epsilon_lower_bound))}</strong></td>'
-        f'<td class="num">{_e(fmt(e.delta_lower_bound))}</td>'
-        f"<td>{' '.join(markers)}</td></tr>"
+        f'<td class="bound">{_e(_bound_words(e.epsilon_lower_bound))}</td>'
+        f'<td class="num">{_e(fmt(e.delta_lower_bound))}</td></tr>'
     )
 
 
@@ -333,30 +418,29 @@ def _selection_rows(r: AuditResult) -> list[str]:
 def _pairs_section(r: AuditResult) -> list[str]:
     headers = [
         "#",
-        "pair",
-        "relation",
-        "tags",
+        "pair (relation · tags)",
         "estimator",
-        "assumption",
         "event (direction)",
-        "P count",
-        "P lower",
-        "Q count",
-        "Q upper",
+        "P: count, lower bound",
+        "Q: count, upper bound",
         "claim ε",
         "certified ε",
         "certified δ at claim",
-        "markers",
     ]
+    labels = _assumption_labels(r)
     out = [
         '<section id="pairs">',
         "<h2>Pairs</h2>",
         "<p>For each neighbour pair: the estimator (distinguisher) and event chosen on the selection split, "
-        "what the estimator's certificate assumes, the event's counts on fresh certification samples on the "
-        "side where it is more likely (P) and on the other side (Q), the one-sided Clopper–Pearson bounds "
-        "P lower and Q upper, and the certified bounds ε ≥ ln((P lower − δ) / Q upper) and "
-        "δ ≥ P lower − e<sup>ε</sup> Q upper at the claimed ε.</p>",
-        _table(headers, [_pair_row(p) for p in r.pairs], "pairs"),
+        "what the estimator's certificate assumes (A1, A2, … listed under the table), the event's counts "
+        "on fresh certification samples on the side where it is more likely (P) and on the other side "
+        "(Q), the one-sided Clopper–Pearson bounds P lower and Q upper, and the certified bounds "
+        "ε ≥ ln((P lower − δ) / Q upper) and δ ≥ P lower − e<sup>ε</sup> Q upper at the claimed ε. "
+        "A certified ε ≤ 0 is no evidence of privacy loss and reads 0, with the raw value.</p>",
+        _table(headers, [_pair_row(p, labels) for p in r.pairs], "pairs"),
+        *_assumption_list(
+            labels, [p.estimate.assumption for p in r.pairs], "What each estimator's certificate assumes:"
+        ),
     ]
     sel = _selection_rows(r)
     if sel:
@@ -378,6 +462,7 @@ def _profile_section(r: AuditResult) -> list[str]:
     points = _profile_points(r)
     if not points:
         return []
+    labels = _assumption_labels(r)
     rows = []
     for pt in points:
         claimed = "—" if pt.claimed is None else fmt(pt.claimed)
@@ -386,20 +471,31 @@ def _profile_section(r: AuditResult) -> list[str]:
         rows.append(
             f"<tr{_VIOLATION_ROW if pt.exceeds_claim else ''}><td>{_e(pt.label)}{badge}</td>"
             f"<td>{_e(pt.objective)}</td><td class='num'>{_e(param)}</td>"
-            f"<td class='num'><strong>{_e(fmt(pt.value))}</strong></td><td class='num'>{_e(claimed)}</td>"
-            f"<td class='num'>{pt.pair_index + 1}</td><td>{_e(pt.estimate.distinguisher)}</td>"
-            f"<td class='assumption'>{_e(assumption_words(pt.estimate.assumption))}</td>"
+            f"<td class='bound'>{_e(_bound_words(pt.value))}</td><td class='num'>{_e(claimed)}</td>"
+            f"<td class='num'>{pt.pair_index + 1}</td>"
+            f"<td class='nowrap'>{_e(pt.estimate.distinguisher)} "
+            f"{_assumption_ref(labels, pt.estimate.assumption)}</td>"
             f"<td class='event'><code>{_e(pt.estimate.event)}</code></td></tr>"
         )
-    headers = ["test", "objective", "at", "certified", "claimed", "pair", "estimator", "assumption", "event"]
+    headers = ["test", "objective", "at", "certified", "claimed", "pair", "estimator", "event"]
+    in_pairs = {assumption_words(p.estimate.assumption) for p in r.pairs}
+    new_here = [
+        pt.estimate.assumption for pt in points if assumption_words(pt.estimate.assumption) not in in_pairs
+    ]
+    intro = (
+        "What the profile's certificates assume, where not listed under Pairs:"
+        if in_pairs
+        else ("What each estimator's certificate assumes:")
+    )
     return [
         '<section id="profile">',
         "<h2>Privacy profile</h2>",
         "<p>Extra certified tests, at the same overall confidence: a lower bound on ε at each δ, on δ "
         "at each ε, or on a Gaussian-DP μ (which refutes μ-GDP claims only). <em>Claimed</em> is the "
         "proved claim's value there (its curve, or the privacy region of its (ε, δ) point); — when "
-        "the claim says nothing comparable.</p>",
+        "the claim says nothing comparable. A1, A2, … name what the estimator's certificate assumes.</p>",
         _table(headers, rows, "profile"),
+        *_assumption_list(labels, new_here, intro),
         "</section>",
     ]
 
@@ -414,16 +510,28 @@ def _img(png: bytes, alt: str, ident: str, caption: str) -> list[str]:
     ]
 
 
-REGION_CAPTION = (
-    "Left: the test ‘the output falls in the certified event S’ as a hypothesis test of the likelier side "
-    "(P) against the other (Q), one point per pair: FPR = Q(S) and FNR = 1 − P(S). The marker is the "
+REGION_PLANE = (
+    "the test ‘the output falls in the certified event S’ as a hypothesis test of the likelier side (P) "
+    "against the other (Q), one point per pair: FPR = Q(S) and FNR = 1 − P(S). The marker is the "
     "certified corner (Q upper, 1 − P lower), the box reaches to the point estimate of the counts. The "
     "claim allows only the region above its trade-off curve (Kairouz, Oh &amp; Viswanath 2015, both "
-    "inequalities of (ε, δ)-DP); a certified corner in the shaded region refutes it. Right (when an "
-    "event is rare): the same points in the (Q, P) plane on log axes, where the claim allows only the "
-    "region below P = e<sup>ε</sup> Q + δ; the verdict tests this line. Zero coordinates are drawn at "
-    "the axis floor."
+    "inequalities of (ε, δ)-DP); a certified corner in the shaded region refutes it."
 )
+REGION_TAIL = (
+    "Right (drawn because an event is rare): the same points in the (Q, P) plane on log axes, where "
+    "the claim allows only the region below P = e<sup>ε</sup> Q + δ; the verdict tests this line. Zero "
+    "coordinates are drawn at the axis floor."
+)
+REGION_LABELS = "Numbers are pair numbers; markers closer than the label size share one label (e.g. “6–8”)."
+
+
+def region_caption(two_panels: bool) -> str:
+    """The region figure's caption, describing exactly the panels drawn."""
+    if two_panels:
+        return f"Left: {REGION_PLANE} {REGION_TAIL} {REGION_LABELS}"
+    return f"The {REGION_PLANE[4:]} {REGION_LABELS}"
+
+
 PROFILE_CAPTION = (
     "Certified ε lower bounds at each δ (circles) and certified δ lower bounds at each ε (diamonds), "
     "against the proved claim's privacy profile ε(δ) (its curve, or the privacy region of its point "
@@ -433,8 +541,11 @@ PROFILE_CAPTION = (
 )
 TRAJECTORY_CAPTION = (
     "The certified ε lower bound of each pair on growing prefixes of its certification samples, "
-    "against the claimed ε (horizontal lines). Descriptive: each point is valid on its own at the "
-    "per-test failure probability, not jointly; it shows how the bound grows with the budget."
+    "against the claimed ε (horizontal lines; a claim far above the curves is named at the top with "
+    "an ↑ instead, so the curves keep the height of the plot). With many pairs only the violating "
+    "ones and those with the highest final bounds are named; the others are drawn in grey. "
+    "Descriptive: each point is valid on its own at the per-test failure probability, not jointly; it "
+    "shows how the bound grows with the budget."
 )
 
 
@@ -448,7 +559,8 @@ def _plots_section(r: AuditResult) -> list[str]:
             f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
             f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
         )
-        out += ["<h3>Empirical privacy region</h3>", *_img(region, alt, "plot-region", REGION_CAPTION)]
+        caption = region_caption(_region_has_tail(r))
+        out += ["<h3>Empirical privacy region</h3>", *_img(region, alt, "plot-region", caption)]
     profile = privacy_profile_png(r)
     if profile is not None:
         alt = f"Privacy profile of {r.mechanism}: certified bounds against the claimed ε(δ)"
@@ -513,8 +625,11 @@ def _matplotlib() -> Any:
     return Figure, FigureCanvasAgg, Rectangle, Line2D
 
 
-def _png(fig: Any) -> bytes:
-    fig.tight_layout()
+def _png(fig: Any, rect: tuple[float, float, float, float] | None = None) -> bytes:
+    """PNG bytes of `fig` at its own size (FIGURE_WIDTH_IN × height at FIGURE_DPI): never
+    `bbox_inches="tight"`, which would change the pixel width. `rect` reserves figure space (e.g.
+    for a legend below the axes)."""
+    fig.tight_layout(rect=rect)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", metadata={"Software": None})
     return buf.getvalue()
@@ -591,22 +706,134 @@ def _legend_handles(Line2D: Any, pairs: Sequence[PairResult]) -> list[Any]:
     return handles
 
 
+def _region_points(r: AuditResult) -> tuple[list[tuple[float, float]], list[tuple[float, float]]]:
+    """(certified corners (Q upper, P lower), point estimates (Q, P)) of every pair."""
+    corners = [(p.estimate.q_upper, p.estimate.p_lower) for p in r.pairs]
+    return corners, [_estimate_point(p) for p in r.pairs]
+
+
+def _smallest_coordinate(r: AuditResult) -> float:
+    corners, estimates = _region_points(r)
+    coords = [v for xy in corners + estimates for v in xy if v > 0 and math.isfinite(v)]
+    return min(coords, default=1.0)
+
+
+def _region_has_tail(r: AuditResult) -> bool:
+    """Whether the region figure has its second (log-axes) panel: an event is rare."""
+    return bool(r.pairs) and _smallest_coordinate(r) < 0.02
+
+
+def _ranges(numbers: Sequence[int]) -> str:
+    """[1, 2, 3, 5, 9, 10] → "1–3, 5, 9–10"."""
+    out: list[str] = []
+    nums = sorted(set(numbers))
+    i = 0
+    while i < len(nums):
+        j = i
+        while j + 1 < len(nums) and nums[j + 1] == nums[j] + 1:
+            j += 1
+        out.append(str(nums[i]) if i == j else f"{nums[i]}–{nums[j]}")
+        i = j + 1
+    return ", ".join(out)
+
+
+def _clusters(points: Sequence[tuple[float, float]], radius: float) -> list[list[int]]:
+    """Indices of `points` (in axes-fraction coordinates) grouped by single linkage at `radius`."""
+    parent = list(range(len(points)))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    for i, (xi, yi) in enumerate(points):
+        for j in range(i):
+            xj, yj = points[j]
+            if math.hypot(xi - xj, yi - yj) <= radius:
+                parent[root(i)] = root(j)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(points)):
+        groups.setdefault(root(i), []).append(i)
+    return list(groups.values())
+
+
+_SIDES = ((1, 1), (-1, 1), (1, -1), (-1, -1))  # label sides (x, y), in order of preference
+
+
+def _label_centre(at: tuple[float, float], side: tuple[int, int], width: float) -> tuple[float, float]:
+    return at[0] + side[0] * (0.012 + width / 2), at[1] + side[1] * 0.03
+
+
+def _label_score(
+    at: tuple[float, float], side: tuple[int, int], width: float, others: Sequence[tuple[float, float]]
+) -> float:
+    """Higher is better: far (up to 0.1 axes fraction) from other markers and labels, inside the axes."""
+    cx, cy = _label_centre(at, side, width)
+    inside = width / 2 <= cx <= 1 - width / 2 and 0.02 <= cy <= 0.98
+    near = min((math.hypot(cx - ox, cy - oy) for ox, oy in others), default=1.0)
+    return min(near, 0.1) - (0.0 if inside else 1.0)
+
+
+def _label_pairs(ax: Any, pairs: Sequence[PairResult], xy: Sequence[tuple[float, float]], frac: Any) -> None:
+    """Pair numbers next to their markers: one label per cluster of nearby markers ("6–8"), on the
+    side of the marker (of four) farthest from the other markers and labels while inside the axes,
+    and clipped to them. `frac` maps data (x, y) to axes fractions."""
+    fracs = [frac(x, y) for x, y in xy]
+    placed: list[tuple[float, float]] = []
+    for group in _clusters(fracs, LABEL_RADIUS):
+        fx = sum(fracs[i][0] for i in group) / len(group)
+        fy = sum(fracs[i][1] for i in group) / len(group)
+        anchor = min(group, key=lambda i: math.hypot(fracs[i][0] - fx, fracs[i][1] - fy))
+        text = _ranges([pairs[i].index + 1 for i in group])
+        width = 0.012 * len(text) + 0.01  # label extent in axes fraction, roughly
+        others = [f for i, f in enumerate(fracs) if i not in group] + placed
+        dx, dy = max(_SIDES, key=lambda d: _label_score(fracs[anchor], d, width, others))
+        placed.append(_label_centre(fracs[anchor], (dx, dy), width))
+        colour = VIOLATION_COLOUR if any(pairs[i].violation for i in group) else OK_COLOUR
+        ax.annotate(
+            text,
+            xy[anchor],
+            textcoords="offset points",
+            xytext=(5 * dx, 4 if dy > 0 else -5),
+            ha="left" if dx > 0 else "right",
+            va="bottom" if dy > 0 else "top",
+            fontsize=9,
+            color=colour,
+            clip_on=True,
+            annotation_clip=True,
+        )
+
+
+def _merged_handles(*axes: Any) -> list[Any]:
+    """Legend handles of `axes`, each label once."""
+    out, seen = [], set()
+    for ax in axes:
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            if label not in seen:
+                seen.add(label)
+                out.append(handle)
+    return out
+
+
 def privacy_region_png(r: AuditResult) -> bytes | None:
     """The empirical privacy region as PNG bytes, or None when matplotlib is unavailable or
-    there are no pairs."""
+    there are no pairs. One panel (the trade-off plane), plus a log-axes panel of the (Q, P) plane
+    when an event is rare (`_region_has_tail`); the legend sits outside the axes."""
     mpl = _matplotlib()
     if mpl is None or not r.pairs:
         return None
     Figure, FigureCanvasAgg, Rectangle, Line2D = mpl
-    corners = [(p.estimate.q_upper, p.estimate.p_lower) for p in r.pairs]
-    estimates = [_estimate_point(p) for p in r.pairs]
-    coords = [v for xy in corners + estimates for v in xy if v > 0 and math.isfinite(v)]
-    smallest = min(coords, default=1.0)
-    tail = smallest < 0.02
-    fig = Figure(figsize=(12.8, 5.6) if tail else (7.4, 5.6), dpi=100)
+    corners, estimates = _region_points(r)
+    smallest = _smallest_coordinate(r)
+    tail = _region_has_tail(r)
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 6.0 if tail else 5.6), dpi=FIGURE_DPI)
     FigureCanvasAgg(fig)
     claims = _claims_to_draw(r)
     colours = [VIOLATION_COLOUR if p.violation else OK_COLOUR for p in r.pairs]
+    shade = Rectangle(
+        (0, 0), 1, 1, facecolor=VIOLATION_COLOUR, alpha=0.08, label="excluded by the proved claim"
+    )
 
     # (FPR, FNR) trade-off plane, linear axes
     ax = fig.add_subplot(1, 2 if tail else 1, 1)
@@ -616,7 +843,8 @@ def privacy_region_png(r: AuditResult) -> bytes | None:
         ax.plot(qs, fnr_min, linestyle=style, color="black", linewidth=1.3, label=label)
         if k == 0:
             ax.fill_between(qs, 0.0, fnr_min, color=VIOLATION_COLOUR, alpha=0.08, linewidth=0)
-    ax.plot(qs, [1 - q for q in qs], color="#8c959f", linewidth=0.8, label="FPR + FNR = 1 (no information)")
+    ax.plot(qs, [1 - q for q in qs], color="#8c959f", linewidth=0.8, label="no information (P = Q)")
+    marks = []
     for p, (cq, cp), (eq, ep), colour in zip(r.pairs, corners, estimates, colours, strict=True):
         x0, y0 = cq, 1.0 - cp
         x1, y1 = min(eq, cq), 1.0 - max(ep, cp)
@@ -625,21 +853,24 @@ def privacy_region_png(r: AuditResult) -> bytes | None:
                 (x1, y1), x0 - x1, y0 - y1, facecolor=colour, alpha=0.25, edgecolor=colour, linewidth=1.2
             )
         )
-        ax.plot([x0], [y0], marker="^" if p.estimate.infinite_witness else "o", color=colour, markersize=6)
-        ax.annotate(
-            str(p.index + 1), (x0, y0), textcoords="offset points", xytext=(5, 4), fontsize=9, color=colour
+        ax.plot(
+            [x0],
+            [y0],
+            marker="^" if p.estimate.infinite_witness else "o",
+            color=colour,
+            markersize=6,
+            clip_on=False,
         )
+        marks.append((x0, y0))
+    _label_pairs(ax, r.pairs, marks, lambda x, y: (x, y))
     ax.set_xlim(0.0, 1.0)
     ax.set_ylim(0.0, 1.0)
     ax.set_aspect("equal")
     ax.set_xlabel("FPR = Q(S), upper bound")
     ax.set_ylabel("FNR = 1 − P(S), upper bound")
-    ax.set_title("Trade-off plane: shaded = excluded by the proved claim", fontsize=10)
+    ax.set_title("Trade-off plane", fontsize=10)
     ax.grid(True, linewidth=0.4, alpha=0.6)
-    handles, _ = ax.get_legend_handles_labels()
-    ax.legend(
-        handles=handles + _legend_handles(Line2D, r.pairs), loc="upper right", fontsize=8, framealpha=0.92
-    )
+    axes = [ax]
 
     if tail:
         ax2 = fig.add_subplot(1, 2, 2)
@@ -652,7 +883,7 @@ def privacy_region_png(r: AuditResult) -> bytes | None:
             ax2.plot(xs, pmax, linestyle=style, color="black", linewidth=1.3, label=label)
             if k == 0:
                 ax2.fill_between(xs, pmax, 1.0, color=VIOLATION_COLOUR, alpha=0.08, linewidth=0)
-        ax2.plot(xs, xs, color="#8c959f", linewidth=0.8, label="P = Q")
+        ax2.plot(xs, xs, color="#8c959f", linewidth=0.8, label="no information (P = Q)")
         if math.isfinite(r.epsilon_lower_bound) and r.epsilon_lower_bound > 0:
             ys = [min(1.0, math.exp(r.epsilon_lower_bound) * x + r.claim.delta) for x in xs]
             ax2.plot(
@@ -667,6 +898,7 @@ def privacy_region_png(r: AuditResult) -> bytes | None:
         def clip(v: float) -> float:
             return max(v, floor)
 
+        marks2 = []
         for p, (cq, cp), (eq, ep), colour in zip(r.pairs, corners, estimates, colours, strict=True):
             x0, y0 = clip(cq), clip(cp)
             x1, y1 = clip(min(eq, cq)), clip(max(ep, cp))
@@ -676,24 +908,35 @@ def privacy_region_png(r: AuditResult) -> bytes | None:
                 )
             )
             ax2.plot(
-                [x0], [y0], marker="^" if p.estimate.infinite_witness else "o", color=colour, markersize=6
-            )
-            ax2.annotate(
-                str(p.index + 1),
-                (x0, y0),
-                textcoords="offset points",
-                xytext=(5, -11),
-                fontsize=9,
+                [x0],
+                [y0],
+                marker="^" if p.estimate.infinite_witness else "o",
                 color=colour,
+                markersize=6,
+                clip_on=False,
             )
+            marks2.append((x0, y0))
+        span = -math.log10(floor)
+
+        def log_frac(x: float, y: float) -> tuple[float, float]:
+            return (1 + math.log10(x) / span, 1 + math.log10(y) / span)
+
+        _label_pairs(ax2, r.pairs, marks2, log_frac)
         ax2.set_xlim(floor, 1.0)
         ax2.set_ylim(floor, 1.0)
-        ax2.set_xlabel("Q(S): event probability on the other side (upper bound)")
-        ax2.set_ylabel("P(S): event probability on the likelier side (lower bound)")
-        ax2.set_title("Tail view (log axes): shaded = excluded by the proved claim", fontsize=10)
+        ax2.set_aspect("equal")
+        ax2.set_xlabel("Q(S), upper bound")
+        ax2.set_ylabel("P(S), lower bound")
+        ax2.set_title("Tail view (log axes)", fontsize=10)
         ax2.grid(True, which="major", linewidth=0.4, alpha=0.6)
-        ax2.legend(loc="lower right", fontsize=8, framealpha=0.92)
-    fig.suptitle(f"{r.mechanism}: empirical privacy region — {verdict_words(r)}", fontsize=12)
+        axes.append(ax2)
+    handles = [*_merged_handles(*axes), shade, *_legend_handles(Line2D, r.pairs)]
+    if tail:
+        fig.legend(handles=handles, loc="lower center", ncol=3, fontsize=8, framealpha=0.92)
+        rows = math.ceil(len(handles) / 3)
+        return _png(fig, rect=(0.0, (0.15 + 0.17 * rows) / 6.0, 1.0, 1.0))
+    ax.set_anchor("W")  # the square plane at the left, the legend next to it
+    ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.04, 1.0), fontsize=9, framealpha=0.92)
     return _png(fig)
 
 
@@ -725,7 +968,7 @@ def privacy_profile_png(r: AuditResult) -> bytes | None:
     hi = 0.9
     finite_eps = [e for _, e, *_ in pts if math.isfinite(e)]
     top = 1.3 * max([r.claim.epsilon, *finite_eps, 0.1])
-    fig = Figure(figsize=(10.0, 5.4), dpi=100)
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, 5.4), dpi=FIGURE_DPI)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
@@ -787,7 +1030,7 @@ def privacy_profile_png(r: AuditResult) -> bytes | None:
             Line2D([], [], marker="o", color=VIOLATION_COLOUR, linestyle="none", label="exceeds the claim")
         )
     mu = [pt for pt in _profile_points(r) if pt.objective == "gdp_mu"]
-    title = f"{r.mechanism}: privacy profile — {verdict_words(r)}"
+    title = "Privacy profile: certified points against the claimed ε(δ)"
     if mu:
         best = max(mu, key=lambda pt: pt.value)
         claimed = "" if best.claimed is None else f" (claimed μ = {fmt(best.claimed)})"
@@ -808,52 +1051,136 @@ def _trajectory_pairs(r: AuditResult) -> list[PairResult]:
     return with_data
 
 
+class TrajectoryLayout(NamedTuple):
+    """What the certified-bound-vs-samples figure draws (see `trajectory_layout`)."""
+
+    named: list[PairResult]  # coloured, named in the legend
+    others: list[PairResult]  # grey, one legend entry
+    not_drawn: int  # pairs beyond MAX_TRAJECTORY_PAIRS
+    lines: list[tuple[PrivacyClaim, str, str]]  # claims drawn as lines: (claim, style, label)
+    above: list[tuple[PrivacyClaim, str]]  # claims far above the curves, marked at the top instead
+    bottom: float  # the curves' range (with 0)
+    top: float
+
+
+def trajectory_layout(r: AuditResult) -> TrajectoryLayout | None:
+    """The pairs and claims of the trajectory figure, or None when no pair records a trajectory:
+    violating pairs first, then by certified bound; at most MAX_LABELLED_PAIRS named; a claim is a
+    line only within CLAIM_LINE_RANGE times the curves' range (with 0) of their bottom."""
+    pairs = _trajectory_pairs(r)
+    if not pairs:
+        return None
+    drawn = pairs[:MAX_TRAJECTORY_PAIRS]
+    ys = [e for p in drawn for n, e in p.trajectory if math.isfinite(e) and n > 0]
+    bottom, top = min([0.0, *ys]), max([0.0, *ys])
+    span = max(top - bottom, 0.05)
+    lines: list[tuple[PrivacyClaim, str, str]] = []
+    above: list[tuple[PrivacyClaim, str]] = []
+    seen: list[float] = []
+    for claim, linestyle, label in _claims_to_draw(r):
+        if claim.epsilon in seen:
+            continue
+        seen.append(claim.epsilon)
+        if claim.epsilon - bottom <= CLAIM_LINE_RANGE * span:
+            lines.append((claim, linestyle, label))
+        else:
+            above.append((claim, label))
+    return TrajectoryLayout(
+        named=drawn[:MAX_LABELLED_PAIRS],
+        others=drawn[MAX_LABELLED_PAIRS:],
+        not_drawn=len(pairs) - len(drawn),
+        lines=lines,
+        above=above,
+        bottom=bottom,
+        top=top,
+    )
+
+
 def trajectory_png(r: AuditResult) -> bytes | None:
     """Certified ε lower bound vs certification samples per pair; None when matplotlib is missing
-    or no pair records a trajectory."""
+    or no pair records a trajectory. The violating pairs and those with the highest bounds (at most
+    MAX_LABELLED_PAIRS) are coloured and named in a legend below the axes; the others are grey. The
+    y-range is the curves'; a claim far above them (beyond CLAIM_LINE_RANGE data ranges) is an
+    arrow at the top rather than a line that would squash them (`trajectory_layout`)."""
     mpl = _matplotlib()
-    pairs = _trajectory_pairs(r)
-    if mpl is None or not pairs:
+    layout = trajectory_layout(r)
+    if mpl is None or layout is None:
         return None
-    Figure, FigureCanvasAgg, _, _ = mpl
-    fig = Figure(figsize=(12.4, 5.0), dpi=100)
+    Figure, FigureCanvasAgg, _, Line2D = mpl
+    named, others, lines, above = layout.named, layout.others, layout.lines, layout.above
+    bottom, top = layout.bottom, layout.top
+    drawn = named + others
+    curves = [sorted((n, e) for n, e in p.trajectory if math.isfinite(e) and n > 0) for p in drawn]
+    entries = len(named) + bool(others) + len(lines)
+    rows = math.ceil(entries / 2)
+    height = 4.6 + 0.2 * rows
+    fig = Figure(figsize=(FIGURE_WIDTH_IN, height), dpi=FIGURE_DPI)
     FigureCanvasAgg(fig)
     ax = fig.add_subplot(1, 1, 1)
     ax.set_xscale("log")
-    shown = pairs[:MAX_TRAJECTORY_PAIRS]
-    ys_all: list[float] = []
-    for k, p in enumerate(shown):
-        xy = sorted((n, e) for n, e in p.trajectory if math.isfinite(e) and n > 0)
-        colour = VIOLATION_COLOUR if p.violation and k == 0 else PALETTE[k % len(PALETTE)]
-        ys_all += [e for _, e in xy]
-        ax.plot(
+    handles: list[Any] = []
+    for k in reversed(range(len(drawn))):  # named pairs drawn last, on top of the grey ones
+        p, xy = drawn[k], curves[k]
+        if k < len(named):
+            colour = VIOLATION_COLOUR if p.violation and k == 0 else PALETTE[k % len(PALETTE)]
+            style: dict[str, Any] = {"marker": "o", "markersize": 4, "linewidth": 1.5, "zorder": 3}
+        else:
+            colour = OTHER_COLOUR
+            style = {"marker": "o", "markersize": 2.5, "linewidth": 0.9, "zorder": 2}
+        (line,) = ax.plot(
             [n for n, _ in xy],
             [e for _, e in xy],
-            marker="o",
-            markersize=4,
             color=colour,
-            linewidth=1.4,
             label=f"pair {p.index + 1}: {_clip_label(p.description)}",
+            **style,
+        )
+        if k < len(named):
+            handles.insert(0, line)
+    if others:
+        handles.append(
+            Line2D(
+                [],
+                [],
+                color=OTHER_COLOUR,
+                marker="o",
+                markersize=2.5,
+                linewidth=0.9,
+                label=f"other pairs ({_ranges([p.index + 1 for p in others])})",
+            )
         )
     ax.axhline(0.0, color="#8c959f", linewidth=0.8)
-    claim_eps: list[float] = []
-    for claim, style, label in _claims_to_draw(r):
-        if claim.epsilon in claim_eps:
-            continue
-        claim_eps.append(claim.epsilon)
-        ax.axhline(claim.epsilon, linestyle=style, color="black", linewidth=1.3, label=f"{label}: ε")
-    top = max([*ys_all, *claim_eps]) if ys_all or claim_eps else 1.0
-    bottom = min([0.0, *ys_all])
-    ax.set_ylim(bottom - 0.05 * (top - bottom + 1e-9), top + 0.15 * (top - bottom + 1e-9))
+    for claim, style_, label in lines:
+        handles.append(
+            ax.axhline(claim.epsilon, linestyle=style_, color="black", linewidth=1.3, label=f"{label}: ε")
+        )
+        top = max(top, claim.epsilon)
+    extent = max(top - bottom, 0.05)
+    ax.set_ylim(bottom - 0.06 * extent, top + 0.14 * extent)
+    if above:
+        text = "\n".join(
+            f"{label.split(' (')[0]} ε = {fmt(c.epsilon)} ↑ (above the plot)" for c, label in above
+        )
+        ax.text(
+            0.01,
+            0.97,
+            text,
+            transform=ax.transAxes,
+            ha="left",
+            va="top",
+            fontsize=9,
+            bbox={"boxstyle": "round,pad=0.3", "facecolor": "white", "edgecolor": "#8c959f", "alpha": 0.92},
+        )
     ax.set_xlabel("certification samples per side (log scale)")
     ax.set_ylabel("certified ε lower bound")
-    title = f"{r.mechanism}: certified bound vs samples"
-    if len(pairs) > len(shown):
-        title += f" ({len(shown)} of {len(pairs)} pairs: violations and highest bounds)"
-    ax.set_title(title, fontsize=11)
+    if others or layout.not_drawn:
+        total = len(drawn) + layout.not_drawn
+        title = f"{len(named)} of {total} pairs named (violations first, then highest bounds)"
+        if layout.not_drawn:
+            title += f"; {layout.not_drawn} lowest not drawn"
+        ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", linewidth=0.4, alpha=0.5)
-    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8, framealpha=0.92, borderaxespad=0.0)
-    return _png(fig)
+    fig.legend(handles=handles, loc="lower center", ncol=2, fontsize=8, framealpha=0.92)
+    return _png(fig, rect=(0.0, (0.12 + 0.19 * rows) / height, 1.0, 1.0))
 
 
 def _clip_label(text: str, limit: int = 60) -> str:
@@ -898,18 +1225,98 @@ def _index_rows(
             f'<td><a href="{_e(link)}"><code>{_e(r.mechanism)}</code></a></td>'
             f"<td>{_e(family_of(r, families) or '—')}</td>"
             f"<td>{_e(_claim_text(r.claim))}</td>"
-            f'<td class="num">{_e(bound_words(r.epsilon_lower_bound))}</td>'
+            f'<td class="num" title="certified ε lower bound: {_e(_minus(fmt(r.epsilon_lower_bound)))}">'
+            f"{_e(_bound_words(r.epsilon_lower_bound, short=True))}</td>"
             f"<td>{_strong(verdict_words(r), r.violation)}</td>"
             f'<td class="num">{r.num_samples:,}</td><td class="num">{r.elapsed_seconds:.1f}</td>'
             f'<td><a href="{_e(link)}">report</a></td></tr>'
         )
 
 
+def _duration(seconds: float) -> str:
+    if seconds < 60:
+        return f"{seconds:.1f} s"
+    minutes, secs = divmod(round(seconds), 60)
+    hours, minutes = divmod(minutes, 60)
+    long = f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s"
+    return f"{seconds:,.1f} s ({long})"
+
+
+def _distinct(values: Iterable[object]) -> list[object]:
+    return list(dict.fromkeys(values))
+
+
+def run_command_template(results: Sequence[AuditResult]) -> str | None:
+    """The one command every result was produced with, the mechanism's name replaced by MECHANISM
+    (e.g. "dpaudit run MECHANISM --num-samples 20000 --seed 0"), or None when a result records no
+    command or the commands differ otherwise (e.g. in their parameters)."""
+    templates = set()
+    for r in results:
+        try:
+            tokens = shlex.split(r.command)
+        except ValueError:
+            return None
+        if r.mechanism not in tokens:
+            return None
+        templates.add(shlex.join(["MECHANISM" if t == r.mechanism else t for t in tokens]))
+    return templates.pop() if len(templates) == 1 else None
+
+
+def _run_context(results: Sequence[AuditResult], command: str | None) -> list[str]:
+    """The run-level facts the results carry: seed(s), budget, confidence, version, total elapsed,
+    and the command (given, or the results' common one)."""
+    if not results:
+        return []
+    seeds = _distinct(r.seed for r in results)
+    samples = _distinct(r.num_samples for r in results)
+    failure = _distinct(r.failure_probability for r in results)
+    versions = _distinct(r.package_version for r in results)
+    facts = [
+        (
+            "Seed",
+            f"{seeds[0]}"
+            if len(seeds) == 1
+            else f"{', '.join(map(str, seeds))} (differs between mechanisms)",
+        ),
+        (
+            "Samples per side and pair",
+            f"{samples[0]:,}" if len(samples) == 1 else "differs between mechanisms (see the table)",
+        ),
+    ]
+    if len(failure) == 1:
+        facts.append(("Failure probability", f"{failure[0]:g} per mechanism (total, Bonferroni-split)"))
+    facts += [
+        ("dpaudit version", ", ".join(map(str, versions))),
+        ("Total elapsed", f"{_duration(sum(r.elapsed_seconds for r in results))} (sum over mechanisms)"),
+    ]
+    out = ['<dl class="facts run">', *[f"<dt>{_e(k)}</dt><dd>{_e(v)}</dd>" for k, v in facts], "</dl>"]
+    template = run_command_template(results)
+    if command:
+        out += [
+            "<p>The command of this run (same seeds, same results):</p>",
+            f'<pre class="command"><code>{_e(command)}</code></pre>',
+        ]
+    elif template:
+        out += [
+            "<p>Every mechanism was audited with this command, MECHANISM being the row's name (same "
+            "seed, same result; each page has its exact command):</p>",
+            f'<pre class="command"><code>{_e(template)}</code></pre>',
+        ]
+    return out
+
+
 def render_index_html(
-    results: Sequence[AuditResult], links: Sequence[str], *, families: Mapping[str, str] | None = None
+    results: Sequence[AuditResult],
+    links: Sequence[str],
+    *,
+    families: Mapping[str, str] | None = None,
+    command: str | None = None,
 ) -> str:
-    """Index of a run: one row per mechanism, violations first, linked to its page (`links[i]` for
-    `results[i]`). `families` maps mechanism names to their family (e.g. from the registry)."""
+    """Index of a run: the run's seed, budget, total elapsed and command (`command` when given,
+    e.g. the `dpaudit run --all ...` invocation; else the results' common command with the
+    mechanism as a placeholder, when they share one), then one row per mechanism, violations
+    first, linked to its page (`links[i]` for `results[i]`). `families` maps mechanism names to
+    their family (e.g. from the registry)."""
     if len(results) != len(links):
         raise ValueError(f"got {len(results)} result(s) but {len(links)} link(s)")
     violations = sum(r.violation for r in results)
@@ -921,6 +1328,9 @@ def render_index_html(
         f"<p>{len(results)} mechanism(s) audited: <strong>{violations} violation(s) found</strong>, "
         f"{findings} finding(s) about a paper's statement. {_e(LOWER_BOUND_NOTE)}</p>",
         "</header>",
+        '<section id="run">',
+        *_run_context(results, command),
+        "</section>",
         '<section id="index">',
         _table(headers, list(_index_rows(results, links, families)), "index"),
         "</section>",

@@ -21,9 +21,21 @@ from audit.runner import run_audit
 from audit.types import AuditConfig, AuditResult
 from mechanisms.buggy import LaplaceSumRangeBug
 from mechanisms.reference import LaplaceSum
-from reports.html import LOWER_BOUND_NOTE, NO_MATPLOTLIB, render_html, render_index_html
+from reports.html import (
+    FIGURE_WIDTH_IN,
+    LOWER_BOUND_NOTE,
+    MAX_LABELLED_PAIRS,
+    NO_MATPLOTLIB,
+    _clusters,
+    _ranges,
+    region_caption,
+    render_html,
+    render_index_html,
+    run_command_template,
+    trajectory_layout,
+)
 from reports.schema import from_json_dict, to_json_dict
-from tests.reports.fixtures import make_result, older
+from tests.reports.fixtures import estimate, make_result, older
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SECTIONS = ("title", "verdict", "claims", "pairs", "plots", "reproduce")
@@ -238,9 +250,12 @@ def test_plots_present_when_fields_are_set(kwargs: dict[str, bool]) -> None:
     assert_self_contained(p)
     pngs = images(p)
     assert set(pngs) == {"plot-region", "plot-profile", "plot-trajectory"}
+    widths = set()
     for png in pngs.values():
         width, height = png_size(png)
-        assert 600 <= width <= 1280 and 300 <= height <= 800  # readable on a 1280 px page unscaled
+        widths.add(width)
+        assert 300 <= height <= 800
+    assert widths == {round(FIGURE_WIDTH_IN * 100)} and max(widths) <= 1000  # one width, fits 1280 px
 
 
 def test_plots_absent_when_fields_are_empty() -> None:
@@ -383,3 +398,178 @@ def test_index_page() -> None:
 def test_index_family_from_result_extra() -> None:
     r = dataclasses.replace(make_result(), extra={"family": "000, 001"})
     assert index_rows(render_index_html([r], ["x.html"]))[0][1] == "000, 001"
+
+
+# ---------------------------------------------------------------------------------------------
+# layout: what a 1280 px screenshot showed clipped, repeated or unreadable
+
+
+def table_rows(page: str, cls: str) -> list[tuple[str, list[str]]]:
+    """(row class attribute, raw cell HTML) of each body row of the table of class `cls`."""
+    start = page.index(f'<table class="{cls}">')
+    body = page[page.index("<tbody>", start) : page.index("</tbody>", start)]
+    return [
+        (attrs, re.findall(r"<td[^>]*>(.*?)</td>", row, flags=re.S))
+        for attrs, row in re.findall(r"<tr([^>]*)>(.*?)</tr>", body, flags=re.S)
+    ]
+
+
+def cell_text(cell: str) -> str:
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", cell)).split())
+
+
+def test_pair_markers_in_the_first_column() -> None:
+    r = full(violation=True, num_pairs=3)
+    witness = dataclasses.replace(r.pairs[1], estimate=estimate(p_count=40, q_count=0))
+    r = dataclasses.replace(r, pairs=(r.pairs[0], witness, r.pairs[2]))
+    page = render_html(r)
+    header = page[
+        page.index('<table class="pairs">') : page.index("</thead>", page.index('<table class="pairs">'))
+    ]
+    assert header.count("<th>") <= 9  # was 15 columns, the last (markers) clipped at 1280 px
+    rows = table_rows(page, "pairs")
+    assert len(rows) == 3
+    (attrs0, cells0), (_, cells1), (_, cells2) = rows
+    assert 'class="violation"' in attrs0
+    assert cell_text(cells0[0]) == "1 violation" and 'class="badge violation"' in cells0[0]
+    assert cell_text(cells1[0]) == "2 infinite witness" and 'class="badge witness"' in cells1[0]
+    assert cell_text(cells2[0]) == "3"
+    assert all("badge" not in c for _, cells in rows for c in cells[1:])
+
+
+def test_each_distinct_assumption_once_per_page() -> None:
+    r = full(num_pairs=4)
+    a, b = "none: i.i.d. samples", "the outputs are exchangeable across runs (a long assumption)"
+    pairs = tuple(
+        dataclasses.replace(p, estimate=dataclasses.replace(p.estimate, assumption=a if p.index % 2 else b))
+        for p in r.pairs
+    )
+    c = "μ-GDP trade-off curve (profile only)"
+    profile = tuple(
+        dataclasses.replace(pt, estimate=dataclasses.replace(pt.estimate, assumption=c))
+        if pt.objective == "gdp_mu"
+        else dataclasses.replace(pt, estimate=dataclasses.replace(pt.estimate, assumption=b))
+        for pt in r.profile
+    )
+    page = render_html(dataclasses.replace(r, pairs=pairs, profile=profile))
+    text = parse(page).all_text()  # visible text only: titles (hover text) are attributes
+    for assumption in (a, b, c):
+        assert text.count(assumption) == 1, assumption
+    # numbered in order of first appearance; every row links to its footnote, which exists
+    assert 'id="assumption-1"' in page and 'id="assumption-2"' in page and 'id="assumption-3"' in page
+    for i, (_, cells) in enumerate(table_rows(page, "pairs")):
+        assert f'href="#assumption-{2 if i % 2 else 1}"' in cells[2]
+    assert [t for t in parse(page).class_text("fn-label")] == ["A1", "A2", "A3"]
+    assert page.count('href="#assumption-3"') == 1  # only the μ-GDP profile point uses it
+
+
+def test_negative_bounds_worded_not_bold() -> None:
+    r = full(num_pairs=2)
+    low = estimate(p_count=1500, q_count=1500)
+    assert low.epsilon_lower_bound < 0  # the fixture is what the test assumes
+    pairs = tuple(dataclasses.replace(p, estimate=low) for p in r.pairs)
+    claims = tuple(dataclasses.replace(c, epsilon_lower_bound=low.epsilon_lower_bound) for c in r.claims)
+    r = dataclasses.replace(r, pairs=pairs, claims=claims, epsilon_lower_bound=low.epsilon_lower_bound)
+    raw = f"{low.epsilon_lower_bound:.4g}".replace("-", "−")
+    words = f"0 (no evidence of privacy loss; raw {raw})"
+    page = render_html(r)
+    for _, cells in table_rows(page, "pairs"):
+        assert cell_text(cells[-2]) == words
+    for _, cells in table_rows(page, "claims"):
+        assert cell_text(cells[7]) == words
+    assert words in parse(page).class_text("verdict no-violation")[0]
+    strong = re.findall(r"<strong>(.*?)</strong>", page)
+    assert not [x for x in strong if re.search(r"[-−]\d", x)]  # no bold negative number anywhere
+    # the index keeps it short, the raw value in the cell's title
+    index = render_index_html([r], ["x.html"])
+    assert index_rows(index)[0][3] == "0 (no evidence)"
+    assert f'title="certified ε lower bound: {raw}"' in index
+
+
+def many_pairs_result(num_pairs: int = 13) -> AuditResult:
+    """A result whose proved claim is far above every pair's bound (as agnostic_learner's)."""
+    r = full(num_pairs=num_pairs, stated_exceeded=True)
+    far = dataclasses.replace(r.claim, epsilon=30.0)
+    pairs = tuple(dataclasses.replace(p, claim=far) for p in r.pairs)
+    claims = (dataclasses.replace(r.claims[0], claim=far), r.claims[1])
+    return dataclasses.replace(r, claim=far, pairs=pairs, claims=claims)
+
+
+def test_trajectory_with_many_pairs() -> None:
+    r = many_pairs_result()
+    layout = trajectory_layout(r)
+    assert layout is not None
+    assert len(layout.named) == MAX_LABELLED_PAIRS < len(r.pairs)
+    assert len(layout.named) + len(layout.others) == len(r.pairs) and layout.not_drawn == 0
+    bounds = [p.estimate.epsilon_lower_bound for p in layout.named]
+    assert bounds == sorted(bounds, reverse=True)
+    assert min(bounds) >= max(p.estimate.epsilon_lower_bound for p in layout.others)
+    # the far proved claim (ε = 30) is marked above the plot; the stated one (0.5) is a line
+    assert [c.epsilon for c, _ in layout.above] == [30.0]
+    assert [c.epsilon for c, _, _ in layout.lines] == [0.5]
+    assert layout.top < 2.0  # the y-range is the curves', not the claim's
+    pngs = images(parse(render_html(r)))
+    width, height = png_size(pngs["plot-trajectory"])
+    assert width <= 1000 and height <= 800
+    assert {png_size(png)[0] for png in pngs.values()} == {width}
+
+
+def test_region_caption_matches_the_panels() -> None:
+    wide = make_result()  # events of probability ≈ 0.02: the tail panel is drawn
+    assert "Right" in region_caption(True) and region_caption(True).startswith("Left:")
+    assert "Right" not in region_caption(False) and "Left" not in region_caption(False)
+    common = dataclasses.replace(
+        wide,
+        pairs=tuple(
+            dataclasses.replace(p, estimate=estimate(p_count=40_000, q_count=20_000)) for p in wide.pairs
+        ),
+    )
+    for r, two in ((wide, True), (common, False)):
+        page = render_html(r)
+        fig = page[
+            page.index('<figure id="plot-region">') : page.index(
+                "</figure>", page.index('<figure id="plot-region">')
+            )
+        ]
+        caption = cell_text(fig[fig.index("<figcaption>") :])
+        assert ("Right" in caption) is two and ("Left:" in caption) is two
+        width, height = png_size(images(parse(page))["plot-region"])
+        assert width <= 1000 and (width > height)
+
+
+def test_pair_labels_grouped() -> None:
+    assert _ranges([6, 7, 8]) == "6–8"
+    assert _ranges([1, 2, 3, 4, 5, 9, 10, 11, 12, 13]) == "1–5, 9–13"
+    assert _ranges([3, 1, 5]) == "1, 3, 5"
+    groups = _clusters(
+        [(0.17, 0.79), (0.175, 0.77), (0.17, 0.76), (1.0, 0.0), (0.99, 0.0), (0.5, 0.5)], 0.035
+    )
+    assert sorted(map(sorted, groups)) == [[0, 1, 2], [3, 4], [5]]
+
+
+def test_verdict_box_has_no_blank_top() -> None:
+    page = render_html(full())
+    assert ".verdict h2 { margin-top: 0; }" in page
+
+
+def test_index_run_context() -> None:
+    results = [make_result(mechanism="b_ok"), make_result(mechanism="a_bad", violation=True)]
+    results[1] = dataclasses.replace(results[1], elapsed_seconds=100.0)
+    links = [f"{r.mechanism}.html" for r in results]
+    page = render_index_html(results, links)
+    p = parse(page)
+    assert "run" in p.ids
+    text = p.all_text()
+    assert "Seed 7" in text and "Total elapsed 101.5 s (1 min 42 s)" in text
+    template = "dpaudit run MECHANISM --num-samples 100000 --seed 7"
+    assert run_command_template(results) == template
+    assert p.class_text("command") == [template]
+    given = "dpaudit run --all --num-samples 100000 --out reports"
+    assert parse(render_index_html(results, links, command=given)).class_text("command") == [given]
+    # commands that differ otherwise (or are missing) give no common command; seeds are listed
+    mixed = [results[0], dataclasses.replace(results[1], command="", seed=8)]
+    assert run_command_template(mixed) is None
+    p2 = parse(render_index_html(mixed, links))
+    assert not p2.class_text("command")
+    assert "7, 8 (differs between mechanisms)" in p2.all_text()
+    assert "Seed" not in parse(render_index_html([], [])).all_text()  # nothing to report, nothing shown
