@@ -191,20 +191,23 @@ def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
     return pairs
 
 
-def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int) -> str:
-    parts = ["dpaudit", "run", name]
-    for k, v in params.items():
-        parts += ["--param", f"{k}={v}"]
-    parts += ["--num-samples", str(n), "--seed", str(args.seed)]
-    parts += ["--failure-probability", f"{args.failure_probability:g}"]
-    # everything that changes the Bonferroni split or the tests run changes the result
+def _test_options(args: argparse.Namespace) -> list[str]:
+    """The options that change which tests run (hence the Bonferroni split and the result)."""
+    parts = ["--seed", str(args.seed), "--failure-probability", f"{args.failure_probability:g}"]
     if args.profile_deltas:
         parts += ["--profile-deltas", ",".join(f"{d:g}" for d in args.profile_deltas)]
     if args.profile_epsilons:
         parts += ["--profile-epsilons", ",".join(f"{e:g}" for e in args.profile_epsilons)]
     if args.gdp:
         parts.append("--gdp")
-    return shlex.join(parts)
+    return parts
+
+
+def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int) -> str:
+    parts = ["dpaudit", "run", name]
+    for k, v in params.items():
+        parts += ["--param", f"{k}={v}"]
+    return shlex.join([*parts, "--num-samples", str(n), *_test_options(args)])
 
 
 def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> AuditResult:
@@ -340,7 +343,8 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
         if "html" in fmts:
             links = [f"{r.mechanism}.html" for r in results]
             (args.out / "index.html").write_text(
-                render_index_html(results, links, families=fams), encoding="utf-8"
+                render_index_html(results, links, families=fams, command=_run_all_command(args)),
+                encoding="utf-8",
             )
         (args.out / "junit.xml").write_text(render_junit(results, families=fams), encoding="utf-8")
         index = [
@@ -357,6 +361,14 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     if args.json:
         sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
+
+
+def _run_all_command(args: argparse.Namespace) -> str:
+    """The `run --all` command that reproduces the whole run (same budgets, seed and tests)."""
+    parts = ["dpaudit", "run", "--all", "--pairs", args.pairs]
+    if args.num_samples:
+        parts += ["--num-samples", str(args.num_samples)]
+    return shlex.join([*parts, *_test_options(args)])
 
 
 def _connect_dask(address: str | None) -> Any:

@@ -81,8 +81,9 @@ def bound_words(eps: float, pairs_checked: int | None = None) -> str:
     """A certified ε lower bound in words: ≤ 0 (or −∞) is no evidence, not a bound of 0."""
     if pairs_checked == 0:
         return "not checked (no audited pair is covered by this claim)"
-    if eps <= 0:
-        return f"{fmt(eps)} (no evidence of privacy loss)"
+    if eps <= 0:  # ε ≥ 0 always holds: a bound ≤ 0 certifies nothing (same words as the HTML page)
+        raw = "" if eps == 0 else f"; raw {fmt(eps).replace('-', '−', 1)}"
+        return f"0 (no evidence of privacy loss{raw})"
     return fmt(eps)
 
 
