@@ -197,6 +197,54 @@ class TrianglePatterns:
     points: tuple[tuple[int, int], ...]
     labels: NDArray[np.uint8]  # (Π, P)
     log_weight: NDArray[np.float64]  # ln W_π (areas normalised by the box area 16 d⁴ per factor)
+    masks: NDArray[np.int64]  # (Π,) π as a bit mask over the grid points
+
+
+def _and3_weights(
+    bits: NDArray[np.int64],
+    w: NDArray[np.float64],
+    size: int,
+    w2: NDArray[np.float64] | None = None,
+    w3: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """W[π] = Σ_{c1,c2,c3: mask1 & mask2 & mask3 = π} w1(c1)·w2(c2)·w3(c3) over ordered triples
+    (w2 = w3 = w unless given)."""
+    w2 = w if w2 is None else w2
+    w3 = w if w3 is None else w3
+    # pairs first: V[π12] = Σ_{c1,c2: mask1 & mask2 = π12} w1 w2
+    m12 = (bits[:, None] & bits[None, :]).ravel()
+    V = np.bincount(m12, weights=np.outer(w, w2).ravel(), minlength=size)
+    nz = np.flatnonzero(V)
+    m123 = (nz[:, None] & bits[None, :]).ravel()
+    W = np.bincount(m123, weights=np.outer(V[nz], w3).ravel(), minlength=size)
+    return np.asarray(W, dtype=np.float64)
+
+
+def cell_bits(d: int) -> NDArray[np.int64]:
+    """Each full-grid cell's labelling of X_d² as a bit mask (bit p = label of grid point p)."""
+    cells = halfplane_cells(d)
+    P = len(cells.points)
+    out: NDArray[np.int64] = (cells.labels.astype(np.int64) << np.arange(P, dtype=np.int64)).sum(axis=1)
+    return out
+
+
+def pattern_log_weights(
+    d: int,
+    cell_weights: NDArray[np.float64],
+    second: NDArray[np.float64] | None = None,
+    third: NDArray[np.float64] | None = None,
+) -> NDArray[np.float64]:
+    """ln Σ_{triples with AND-labelling π} w1·w2·w3 for arbitrary non-negative per-cell weights,
+    aligned with `triangle_patterns(d)` (−inf for a pattern no weighted triple reaches).
+
+    With w = normalised areas this is `triangle_patterns(d).log_weight`; buggy twins use other
+    weights (per-face counts, per-call exp(ε q) factors of independent halfplane draws)."""
+    tp = triangle_patterns(d)
+    P = len(tp.points)
+    W = _and3_weights(cell_bits(d), np.asarray(cell_weights, dtype=np.float64), 1 << P, second, third)
+    with np.errstate(divide="ignore"):
+        out: NDArray[np.float64] = np.log(W[tp.masks])
+    return out
 
 
 @cache
@@ -206,17 +254,14 @@ def triangle_patterns(d: int) -> TrianglePatterns:
     P = len(cells.points)
     if P > 20:
         raise ValueError("triangle patterns are tabulated for grids of at most 20 points (d ≤ 3)")
-    bits = (cells.labels.astype(np.int64) << np.arange(P, dtype=np.int64)).sum(axis=1)
+    bits = cell_bits(d)
     box = Fraction(16 * d**4)
     w = np.array([float(a / box) for a in cells.areas])
     size = 1 << P
-    # pairs first: V[π12] = Σ_{c1,c2: mask1 & mask2 = π12} w1 w2
-    m12 = (bits[:, None] & bits[None, :]).ravel()
-    V = np.bincount(m12, weights=np.outer(w, w).ravel(), minlength=size)
-    nz = np.flatnonzero(V)
-    m123 = (nz[:, None] & bits[None, :]).ravel()
-    W = np.bincount(m123, weights=np.outer(V[nz], w).ravel(), minlength=size)
+    W = _and3_weights(bits, w, size)
     pats = np.flatnonzero(W)
     labels = ((pats[:, None] >> np.arange(P)) & 1).astype(np.uint8)
     labels.setflags(write=False)
-    return TrianglePatterns(d=d, points=cells.points, labels=labels, log_weight=np.log(W[pats]))
+    return TrianglePatterns(
+        d=d, points=cells.points, labels=labels, log_weight=np.log(W[pats]), masks=pats.astype(np.int64)
+    )

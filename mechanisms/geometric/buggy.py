@@ -16,6 +16,18 @@
 | geo_select_halfplane_centroid | B5 | releases the centroid of S's region, not a uniform point | ∞ (δ ≈ 1: outputs on a data-dependent finite set) | yes |
 | geo_select_halfplane_drop_small_cells | B6 | regions of area < 1% of the box dropped | ∞ (support mismatch) | yes |
 | geo_select_halfplane_eps_label | B8 | SelectHalfplane(ε) labelled ε-DP | 1.546 (asymmetric replace) vs claim 1 | yes |
+| geo_keep_pos_hunt_keep_positives | B9 | excluded positives kept, preset keep-pos-hunt (T = 171) | δ(0.99) = 0.067 (exact, both orders: x*'s removal count is Bin(171, 1/(1+e^ε̂)) vs Bin(171, ½)); ε(0.05) ≈ 1.12 < proved 1.98 | no violation possible; the STATED (0.99, 0.05) is exceeded: certified ε(0.05) = 1.027–1.059 at 2·10⁵ on 3/3 seeds (0.987–1.024 at 10⁵: 3 of 5 seeds) — a finding, not a violation |
+| geo_union_grid3_no_eps_split | B1 | SCL(OR) with ε̂ = ε | certified 0.90 at 2·10⁵ vs proved 1.8 | no (measured) |
+| geo_union_grid3_early_stop | B2 | SCL(OR) stops once no positive remains | ∞ ("one positive vs ∅": output length differs) | yes (10.3 at 2·10⁵) |
+| geo_union_grid3_argmax | B3 | SCL(OR) with argmax selection | ∞ (deterministic) | yes (10.1 at 2·10⁵) |
+| geo_select_triangle_count_weight | B4 | triples of S-faces weighted 1, not Π area | exact 5.82 (asym. replace), 4.57 (two vs one) vs claim 2 | yes (3.3 at 10⁶) |
+| geo_select_triangle_sum_area | §6.7 | triples of S-faces weighted Σ area, not Π area | exact 4.85 / 3.60 vs claim 2 | yes (3.1 at 10⁶) |
+| geo_select_triangle_independent | §6.7 | three independent SelectHalfplane(ε) calls, claim 2ε kept | exact 3.04 (asym. replace; 2.58 on the probe encoding) vs 2 | no: the excess sits on events of mass ~10⁻⁵; certified 1.68–1.76 at 4·10⁶ |
+| geo_select_triangle_eps_label | B8 | SelectTriangle(ε) labelled ε-DP | exact 1.113 (asym. replace) vs claim 1 | yes, thin: 1.078 at 4·10⁶ |
+
+SelectTriangle twins' exact ε comes from `pattern_log_weights` (arrangement.py): the buggy
+base weight per full-grid cell (area/face area for "uniform in a face", area·exp(εq) for an
+independent halfplane call) summed over the cell triples of each triangle labelling.
 """
 
 from __future__ import annotations
@@ -28,10 +40,15 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mechanisms.base import ClaimKind, PrivacyClaim
-from mechanisms.geometric.arrangement import halfplane_cells
-from mechanisms.geometric.learners import ConjunctionLearner, ConvexKGonLearner, UnionOfPolygonsLearner
+from mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights
+from mechanisms.geometric.learners import (
+    ConjunctionLearner,
+    ConvexKGonLearner,
+    KeepPosHuntLearner,
+    UnionOfPolygonsLearner,
+)
 from mechanisms.geometric.scl import iterations
-from mechanisms.geometric.select import SelectHalfplane
+from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
 from neighbors.base import Dataset, Relation
 
 
@@ -191,6 +208,131 @@ class Centroid(ContinuousSelectHalfplane):
 @dataclass(frozen=True, slots=True, kw_only=True)
 class EpsLabel(SelectHalfplane):
     name: str = "geo_select_halfplane_eps_label"
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return tuple(
+            PrivacyClaim(
+                epsilon=self.epsilon,
+                delta=0.0,
+                relation=r,
+                reference=self.reference,
+                kind=ClaimKind.PROVED,
+                note="mislabelled: exp(ε·q) is 2ε-DP, not ε-DP",
+            )
+            for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
+        )
+
+
+# ---------------------------------------------------------------- long-T preset keep-pos-hunt
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HuntKeepPositives(KeepPosHuntLearner):
+    """B9 under preset keep-pos-hunt (T = 171): excluded positives are never deleted."""
+
+    name: str = "geo_keep_pos_hunt_keep_positives"
+
+    def protected_alive(self, alive: NDArray[np.float64]) -> NDArray[np.float64]:
+        return np.ones_like(alive)
+
+
+# ---------------------------------------------------------------- k-union-of-polygons learner (SCL(OR))
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnionNoEpsSplit(UnionOfPolygonsLearner):
+    name: str = "geo_union_grid3_no_eps_split"
+
+    def selection_eps(self) -> float:
+        return self.epsilon
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnionEarlyStop(UnionOfPolygonsLearner):
+    name: str = "geo_union_grid3_early_stop"
+
+    def running(self, alive_covered: NDArray[np.float64], step: int) -> NDArray[np.bool_] | None:
+        return np.asarray(alive_covered.sum(axis=1) > 0)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UnionArgmax(UnionOfPolygonsLearner):
+    name: str = "geo_union_grid3_argmax"
+
+    def select(self, logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
+        return np.asarray(np.argmax(logits, axis=1))
+
+
+# ---------------------------------------------------------------- SelectTriangle standalone (spec §6.7)
+def _cell_regions(d: int, support: NDArray[np.intp]) -> NDArray[np.intp]:
+    """Face of the arrangement of S's dual lines (per copy z) containing each full-grid cell."""
+    labels = halfplane_cells(d).labels
+    C = labels.shape[0]
+    z = (np.arange(C) >= C // 2).astype(np.uint8)[:, None]
+    key = np.concatenate([z, labels[:, np.unique(support)]], axis=1)
+    _, reg = np.unique(key, axis=0, return_inverse=True)
+    return np.asarray(reg).reshape(-1)
+
+
+def _face_weights(mech: SelectTriangle, dataset: Dataset) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(area of each full-grid cell, area(cell)/area(its face of S's arrangement)), box-normalised."""
+    cells = halfplane_cells(mech.d)
+    area = np.exp(cells.log_area - math.log(16 * mech.d**4))
+    sup = mech._index(dataset.X) if dataset.n else np.zeros(0, np.intp)
+    reg = _cell_regions(mech.d, sup)
+    face_area = np.bincount(reg, weights=area)
+    return area, area / face_area[reg]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriangleCountWeight(SelectTriangle):
+    """B4 for SelectTriangle: each triple of faces of S's arrangement weighted 1 (count), not by
+    the product of the face areas; uniform point inside each face."""
+
+    name: str = "geo_select_triangle_count_weight"
+
+    def log_weights(self, dataset: Dataset) -> NDArray[np.float64]:
+        _, within = _face_weights(self, dataset)
+        return pattern_log_weights(self.d, within) + self.epsilon * self.scores(dataset)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriangleSumArea(SelectTriangle):
+    """Spec §6.7: a triple of faces weighted by area₁ + area₂ + area₃ instead of the product.
+
+    Weight of a cell triple = (A₁ + A₂ + A₃)·Π aᵢ/Aᵢ = Σᵢ Aᵢ·Π aⱼ/Aⱼ (A = face area, a = cell area);
+    by the symmetry of the AND over ordered triples the pattern weight is 3·Σ a₁·(a₂/A₂)·(a₃/A₃)."""
+
+    name: str = "geo_select_triangle_sum_area"
+
+    def log_weights(self, dataset: Dataset) -> NDArray[np.float64]:
+        area, within = _face_weights(self, dataset)
+        return pattern_log_weights(self.d, area, within, within) + self.epsilon * self.scores(dataset)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriangleIndependent(SelectTriangle):
+    """Spec §6.7: the three halfplanes chosen by three independent SelectHalfplane(ε) calls, each
+    with the OR-form halfplane score, output their AND, and the triangle's 2ε claim kept
+    (three calls cost 3·2ε by composition)."""
+
+    name: str = "geo_select_triangle_independent"
+
+    def log_weights(self, dataset: Dataset) -> NDArray[np.float64]:
+        cells = halfplane_cells(self.d)
+        P = cells.labels.shape[1]
+        y = np.zeros(dataset.n) if dataset.y is None else dataset.y
+        idx = self._index(dataset.X)
+        n1 = np.bincount(idx, weights=(y == 1).astype(float), minlength=P)
+        n0 = np.bincount(idx, weights=(y == 0).astype(float), minlength=P)
+        inc = cells.labels.astype(float)
+        q = np.minimum(inc @ n1 - self.b_over_k, -(inc @ n0))
+        lw = cells.log_area - math.log(16 * self.d**4) + self.epsilon * q
+        return pattern_log_weights(self.d, np.exp(lw - lw.max()))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TriangleEpsLabel(SelectTriangle):
+    """B8 for SelectTriangle: exp(ε·q) labelled ε-DP instead of 2ε."""
+
+    name: str = "geo_select_triangle_eps_label"
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:

@@ -44,6 +44,12 @@ group ∝ base. Runs are vectorised (batches of `_BATCH` runs × groups); random
 Released output (spec §8.3): the T hypothesis ids h_1..h_T (−1 for an iteration that did not
 run, which only the early-stopping twin produces) followed by h_fin's labels on a fixed,
 data-independent probe set (the points the registered pairs use). Both are functions of h⃗.
+Presets with `count_features` (the long-T hunting presets `amplified`, `keep-pos-hunt`) put in
+front, per probe point p, the number of iterations whose h_j removes p: also a function of h⃗
+(post-processing, so every bound certified on it is a bound on SCL itself), and the sufficient
+statistic of the privacy loss of "single example x* vs ∅" when excluded examples are never
+deleted (spec §10 B9: the T steps are then i.i.d. and the loss is linear in x*'s count), so the
+threshold distinguisher can reach that event; the first columns are the ones it scans.
 """
 
 from __future__ import annotations
@@ -167,6 +173,8 @@ class SetCoverLearner:
     output_kind: ClassVar[str] = "discrete"
     form: ClassVar[str] = "and"
     reference: ClassVar[str] = PAPER + ", Claim 3.4"
+    count_features: ClassVar[bool] = False
+    """Prepend, per probe point p, #{j : h_j removes p} (a function of h⃗; see the module docstring)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.epsilon < 1:
@@ -334,7 +342,8 @@ class SetCoverLearner:
         tab, _ = self.table(dataset)
         probe = self.hypothesis_labels(self.probe_points()).astype(bool)  # (H, P0)
         Tw = self.output_iterations()
-        out = np.empty((num_samples, Tw + probe.shape[1]))
+        width = Tw + probe.shape[1] * (2 if self.count_features else 1)
+        out = np.empty((num_samples, width))
         for lo in range(0, num_samples, _BATCH):
             hi = min(num_samples, lo + _BATCH)
             out[lo:hi] = self._run(tab, probe, hi - lo, dataset.n, Tw, rng)
@@ -347,11 +356,11 @@ class SetCoverLearner:
         S = tab.covered.shape[0]
         alive = np.ones((R, S))
         ids = np.full((R, Tw), -1.0)
-        fin = (
-            np.ones((R, probe.shape[1]), bool) if self.form == "and" else np.zeros((R, probe.shape[1]), bool)
-        )
         W = self.noise(rng, R, T)
         eps = self.selection_eps()
+        # probe points each hypothesis removes (AND: h = 0, OR: h = 1); h_fin follows from the counts
+        removes = ~probe if self.form == "and" else probe
+        removed_count = np.zeros((R, probe.shape[1]), dtype=np.int32)
         for j in range(T):
             ct = alive * tab.covered
             cp = self.protected_alive(alive) * tab.protected
@@ -364,15 +373,17 @@ class SetCoverLearner:
             h = tab.order[np.minimum(pos, tab.order.size - 1)]
             act = self.running(ct, j)
             if act is None:
-                act = np.ones(R, bool)
-            ids[act, j] = h[act]
-            lab = probe[h]
-            if self.form == "and":
-                fin &= lab | ~act[:, None]
+                ids[:, j] = h
+                removed_count += removes[h]
+                alive = self.delete(alive, tab.removal[g], tab)
             else:
-                fin |= lab & act[:, None]
-            alive = np.where(act[:, None], self.delete(alive, tab.removal[g], tab), alive)
-        return np.concatenate([ids, fin.astype(np.float64)], axis=1)
+                ids[act, j] = h[act]
+                removed_count += removes[h] & act[:, None]
+                alive = np.where(act[:, None], self.delete(alive, tab.removal[g], tab), alive)
+        # AND: h_fin(p) = 1 iff no iteration removed p; OR: h_fin(p) = 1 iff some iteration did
+        fin = removed_count == 0 if self.form == "and" else removed_count > 0
+        parts = [removed_count.astype(np.float64)] if self.count_features else []
+        return np.concatenate([*parts, ids, fin.astype(np.float64)], axis=1)
 
     # ------------------------------------------------------------------ white-box oracle (spec §8.4)
     def privacy_loss(

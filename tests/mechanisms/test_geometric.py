@@ -10,11 +10,22 @@ import pytest
 
 from mechanisms.base import ClaimKind, claims_of
 from mechanisms.geometric import REGISTRY_ENTRIES
-from mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
+from mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights, triangle_patterns
+from mechanisms.geometric.buggy import (
+    HuntKeepPositives,
+    TriangleCountWeight,
+    TriangleEpsLabel,
+    TriangleIndependent,
+    TriangleSumArea,
+)
 from mechanisms.geometric.learners import (
+    CONVEX_PROBE_POINTS,
+    AmplifiedConvexKGonLearner,
     ConjunctionLearner,
     ConvexKGonLearner,
+    ConvexProbeLearner,
     CorrectedConvexKGonLearner,
+    KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
 from mechanisms.geometric.scl import categorical
@@ -195,3 +206,112 @@ def test_utility_conjunctions() -> None:
             assert train_err <= max(m.alpha * n / 2, 4 * m.Delta) + 4 * m.k * lam * math.log2(2 / m.alpha)
             if n == 20000:
                 assert np.mean(fin != tgt) <= m.alpha  # measured: 0 errors in 10/10 runs at n = 20000
+
+
+# ------------------------------------------------ presets convex-probe, amplified, keep-pos-hunt
+def test_long_t_and_probe_preset_constants() -> None:
+    a, h, c = AmplifiedConvexKGonLearner(), KeepPosHuntLearner(), ConvexProbeLearner()
+    # spec §8.1: T = ⌈2k·log₂(2/α)⌉ and ε̂ = ε/(2 ln(e/δ))
+    assert (a.T, round(a.eps_hat, 4)) == (86, 0.2246)
+    assert (h.T, round(h.eps_hat, 4)) == (171, 0.1239)
+    assert (c.T, c.d, len(CONVEX_PROBE_POINTS)) == (26, 256, 19)
+    for m in (a, h, c):
+        assert m.delta < 1 / math.e and 0 < m.epsilon < 1  # Claim 3.4's range
+
+
+def test_keep_pos_hunt_claims_separate_statement_and_proof() -> None:
+    m = KeepPosHuntLearner()
+    by = {(x.relation, x.kind): x for x in m.claims}
+    proved = by[(Relation.ADD_REMOVE_ONE, ClaimKind.PROVED)]
+    stated = by[(Relation.ADD_REMOVE_ONE, ClaimKind.STATED)]
+    assert m.claim is not None and m.claim.kind is ClaimKind.PROVED
+    assert (proved.epsilon, proved.delta) == (pytest.approx(1.98), 0.05)
+    assert (stated.epsilon, stated.delta) == (pytest.approx(0.99), 0.05)
+    assert all(p.relation is Relation.ADD_REMOVE_ONE for p in m.neighbor_pairs())
+
+
+def _binomial_delta(T: int, p1: float, eps: float) -> float:
+    from scipy.stats import binom
+
+    k = np.arange(T + 1)
+    P, Q = binom.pmf(k, T, p1), binom.pmf(k, T, 0.5)
+    return max(
+        float(np.maximum(0, P - math.exp(eps) * Q).sum()), float(np.maximum(0, Q - math.exp(eps) * P).sum())
+    )
+
+
+def test_keep_positives_exceeds_statement_not_proof_white_box() -> None:
+    # With x* never deleted and no negatives, every step removes x* w.p. 1/(1 + e^ε̂) (a single point is
+    # removed by exactly half of the parameter measure) vs ½ on ∅: x*'s removal count is sufficient.
+    m = KeepPosHuntLearner()
+    p1 = 1 / (1 + math.exp(m.eps_hat))
+    assert 0.06 < _binomial_delta(m.T, p1, m.epsilon) < 0.075  # spec §12: 0.067–0.070 > δ = 0.05
+    assert _binomial_delta(m.T, p1, 2 * m.epsilon) < 0.01 < m.delta  # proved (2ε, δ) holds (≈ 0.005)
+
+
+def test_removal_counts_match_hypotheses_and_keep_positives_law(rng: np.random.Generator) -> None:
+    m = AmplifiedConvexKGonLearner()
+    out = m.sample(m.neighbor_pairs()[1].dataset, 300, rng=rng)
+    P0, T = 25, m.T
+    labels = halfplane_cells(4).labels
+    ids = out[:, P0 : P0 + T].astype(int)
+    np.testing.assert_array_equal(out[:, :P0], (labels[ids] == 0).sum(axis=1))
+    np.testing.assert_array_equal(out[:, P0 + T :], (labels[ids] == 0).sum(axis=1) == 0)
+    t = HuntKeepPositives()
+    n = 3000
+    cnt = t.sample(t.neighbor_pairs()[0].dataset, n, rng=rng)[:, 0]
+    mean = t.T / (1 + math.exp(t.eps_hat))
+    # 5 sd of the mean of Bin(171, ·) counts: false-failure probability < 1e-6
+    assert abs(cnt.mean() - mean) < 5 * math.sqrt(t.T * 0.25 / n)
+
+
+def test_convex_probe_exact_large_d_table(rng: np.random.Generator) -> None:
+    c = halfplane_cells(256, CONVEX_PROBE_POINTS)
+    half = c.num_cells // 2
+    assert sum(c.areas[:half], Fraction(0)) == 16 * 256**4
+    assert min(c.areas) >= Fraction(1, 4 * 256**4)  # Claim 4.6 (spec §5.8) on this probe set
+    m = ConvexProbeLearner()
+    pair = m.neighbor_pairs()[1]
+    out = m.sample(pair.dataset, 200, rng=rng)
+    P0 = len(CONVEX_PROBE_POINTS)
+    codes = c.labels[:, :P0].astype(np.int64) @ (1 << np.arange(P0, dtype=np.int64))
+    assert out.shape == (200, m.T + P0) and set(out[:, : m.T].ravel().astype(np.int64)) <= set(codes)
+    # a dataset with a point outside the probe set is handled (table over probe ∪ support)
+    off = Dataset(np.array([[3.0, 250.0], [128.0, 128.0]]), np.array([1.0, 0.0]))
+    assert m.sample(off, 5, rng=rng).shape == (5, m.T + P0)
+
+
+# ------------------------------------------------ SelectHalfplane encoding, SelectTriangle twins
+def test_probe_encoding_is_sufficient_for_the_asymmetric_pair() -> None:
+    # the density ratio is a function of the labels on supp(S ∪ S'): aggregating the exact cell
+    # distribution by the 3-point probe labelling keeps the exact ε
+    m = SelectHalfplane(probe=((0, 0), (4, 4), (4, 5)))
+    pair = m.neighbor_pairs()[2]
+    labels, _ = m._table()
+    keys = labels[:, m._index(np.asarray(m.probe_points(), dtype=float))]
+    _, inv = np.unique(keys, axis=0, return_inverse=True)
+    P = np.bincount(inv.ravel(), m.probabilities(pair.dataset))
+    Q = np.bincount(inv.ravel(), m.probabilities(pair.neighbor))
+    assert np.max(np.abs(np.log(P) - np.log(Q))) == pytest.approx(m.exact_epsilon(pair), abs=1e-9)
+    assert m.sample(pair.dataset, 10, rng=np.random.default_rng(1)).shape == (10, 3)
+    with pytest.raises(ValueError):
+        SelectHalfplane(probe=((9, 0),))
+
+
+def test_pattern_weights_generalise_the_triangle_table() -> None:
+    c = halfplane_cells(3)
+    w = np.array([float(a / Fraction(16 * 3**4)) for a in c.areas])
+    np.testing.assert_allclose(pattern_log_weights(3, w), triangle_patterns(3).log_weight, atol=1e-12)
+
+
+def test_select_triangle_twins_exact_epsilon() -> None:
+    pairs = SelectTriangle().neighbor_pairs()
+    worst = {
+        cls: max(cls().exact_epsilon(p) for p in pairs)
+        for cls in (SelectTriangle, TriangleCountWeight, TriangleSumArea, TriangleIndependent)
+    }
+    assert worst[SelectTriangle] == pytest.approx(1.113, abs=2e-3) and worst[SelectTriangle] <= 2.0
+    assert worst[TriangleCountWeight] == pytest.approx(5.824, abs=2e-3)
+    assert worst[TriangleSumArea] == pytest.approx(4.850, abs=2e-3)
+    assert 2.0 < worst[TriangleIndependent] <= 6.0  # three 2ε calls: ≤ 6ε by composition
+    assert TriangleEpsLabel().claim.epsilon == 1.0 < worst[SelectTriangle]
