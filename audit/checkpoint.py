@@ -3,7 +3,9 @@
 A checkpoint is an append-only JSON-lines file. Its first line is a header with the audit's
 *key*, a hash of everything that determines the result (mechanism and parameters, pairs,
 seed, budget, objectives, chunk size, dpaudit version). Each further line records either a
-pair's selection (the chosen events, serialised) or one certification chunk's event counts.
+pair's selection (the chosen events, serialised, with the candidates considered) or one
+certification chunk's event counts (with the first event's counts on the chunk's trajectory
+segments, a few small integers).
 Every record is flushed and fsync'ed before the runner moves on, so a `kill -9` loses at most
 the chunk in flight; a torn last line is ignored on reading. Because every chunk's samples are
 a pure function of (seed, pair, side, phase, chunk), a resumed audit produces exactly the
@@ -38,6 +40,8 @@ class Checkpoint:
         self.key = key
         self.selections: dict[tuple[int, int], dict[str, Any]] = {}
         self.chunks: dict[tuple[int, int, int], list[int]] = {}
+        self.segments: dict[tuple[int, int, int], list[int]] = {}
+        """Per chunk, the first event's counts on the chunk's trajectory segments (when recorded)."""
         path.parent.mkdir(parents=True, exist_ok=True)
         if resume and path.exists():
             self._load()
@@ -68,7 +72,10 @@ class Checkpoint:
             if r.get("type") == "selection":
                 self.selections[(int(r["pair"]), int(r["objective"]))] = r
             elif r.get("type") == "chunk":
-                self.chunks[(int(r["pair"]), int(r["side"]), int(r["chunk"]))] = [int(c) for c in r["counts"]]
+                key = (int(r["pair"]), int(r["side"]), int(r["chunk"]))
+                self.chunks[key] = [int(c) for c in r["counts"]]
+                if r.get("segments") is not None:
+                    self.segments[key] = [int(c) for c in r["segments"]]
 
     def _write(self, record: dict[str, Any]) -> None:
         self._fh.write(json.dumps(record) + "\n")
@@ -80,9 +87,22 @@ class Checkpoint:
         self.selections[(pair, objective)] = full
         self._write(full)
 
-    def record_chunk(self, pair: int, side: int, chunk: int, counts: list[int]) -> None:
+    def record_chunk(
+        self, pair: int, side: int, chunk: int, counts: list[int], segments: list[int] | None = None
+    ) -> None:
+        """One certification chunk's event counts (and, optionally, its trajectory segments)."""
         self.chunks[(pair, side, chunk)] = counts
-        self._write({"type": "chunk", "pair": pair, "side": side, "chunk": chunk, "counts": counts})
+        record: dict[str, Any] = {
+            "type": "chunk",
+            "pair": pair,
+            "side": side,
+            "chunk": chunk,
+            "counts": counts,
+        }
+        if segments is not None:
+            self.segments[(pair, side, chunk)] = segments
+            record["segments"] = segments
+        self._write(record)
 
     def close(self, *, remove: bool = False) -> None:
         self._fh.close()

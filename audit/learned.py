@@ -33,12 +33,26 @@ fails (no convergence, singular design, perfect separation), a few ridge-damped 
 steps in numpy take over, and if even those fail the standardised mean difference is used.
 It returns None when not applicable: 1-D outputs (use `ThresholdDistinguisher`), all
 features constant, or too few samples.
+
+In the runner's defaults (`default_learned_distinguishers`, part of
+`audit.estimators.DEFAULT_DISTINGUISHERS`). Logistic (linear), logistic (squared features) and
+the projections are proposed next to the histogram and threshold candidates, and the runner
+certifies whichever has the best projected bound. Cost caps: fits use ≤ `DEFAULT_MAX_FIT` rows
+per side and ≤ `DEFAULT_MAX_FEATURES` coordinates (screened by standardised mean difference),
+statsmodels' Newton stops after `NEWTON_MAX_ITER` steps (then the ridge IRLS takes over), and
+the dense algebra runs on one BLAS thread (`single_threaded_blas`). They stay silent on 1-D
+outputs and in the histogram's case (`few_distinct`: at most `max_bins` distinct outputs, each
+seen ≥ `MIN_REPEATS` times on average), so scalar and small discrete audits pay nothing.
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
+import functools
 import math
 import warnings
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -46,13 +60,91 @@ import numpy as np
 from numpy.typing import NDArray
 
 from audit import estimators as _estimators
-from audit.estimators import Candidates, Event, as_rows, tail_counts, threshold_grid
+from audit.estimators import Candidates, Event, as_rows, row_keys, tail_counts, threshold_grid
 
 Array = NDArray[Any]
 Floats = NDArray[np.float64]
 
 MIN_SAMPLES_PER_SIDE = 20
 """Below this many selection samples per side a learned score is not attempted."""
+
+DEFAULT_MAX_FIT = 10_000
+"""Rows per side the default learned distinguishers fit on (the cost cap of the runner's
+defaults); the logistic scores' candidate counts are then taken on the held-out half of the
+selection split, however large."""
+
+DEFAULT_MAX_FEATURES = 32
+"""Coordinates the default learned distinguishers use (screened by |standardised mean
+difference| on the fit rows; the squared-feature logistic uses half as many, i.e. 32 features
+with their squares). A Newton step costs O(rows × features²): with 256 features and 2 × 20 000
+rows a fit on DP-Winnow's 300-wide no-cap twin took 1–15 s (the spread is multithreaded BLAS on
+a loaded machine); at 2 × 10 000 rows and ≤ 32 features a fit is a few tens of ms."""
+
+
+@functools.cache
+def _openblas_thread_controls() -> tuple[tuple[Any, Any], ...]:
+    """(get, set) thread-count functions of every OpenBLAS loaded in this process (numpy's,
+    scipy's), found as threadpoolctl finds them; () where that is not possible (not Linux, other
+    BLAS, unknown symbols), in which case `single_threaded_blas` does nothing."""
+    controls = []
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as fh:
+            paths = sorted({line.split()[-1] for line in fh if "openblas" in line.lower() and "/" in line})
+        for path in paths:
+            lib = ctypes.CDLL(path)
+            for get_name, set_name in (
+                ("scipy_openblas_get_num_threads64_", "scipy_openblas_set_num_threads64_"),
+                ("scipy_openblas_get_num_threads", "scipy_openblas_set_num_threads"),
+                ("openblas_get_num_threads64_", "openblas_set_num_threads64_"),
+                ("openblas_get_num_threads", "openblas_set_num_threads"),
+            ):
+                get, set_ = getattr(lib, get_name, None), getattr(lib, set_name, None)
+                if get is not None and set_ is not None:
+                    get.restype = ctypes.c_int
+                    set_.argtypes = [ctypes.c_int]
+                    controls.append((get, set_))
+                    break
+    except Exception:  # pragma: no cover - best effort: no control, no change
+        return ()
+    return tuple(controls)
+
+
+@contextlib.contextmanager
+def single_threaded_blas() -> Iterator[None]:
+    """Run the enclosed dense algebra on one OpenBLAS thread, restoring the count afterwards.
+
+    The fits here multiply (≤ 2·DEFAULT_MAX_FIT) × (≤ 65) matrices: too small to gain from
+    threads, and on a machine busier than its cores OpenBLAS's spinning threads made single
+    logistic fits 10–50× slower (measured 0.2 s → 2–10 s per fit with load 4–8 on 2 cores)."""
+    controls = _openblas_thread_controls()
+    saved = [get() for get, _ in controls]
+    for _, set_ in controls:
+        set_(1)
+    try:
+        yield
+    finally:
+        for (_, set_), n in zip(controls, saved, strict=True):
+            set_(max(1, int(n)))
+
+
+MIN_REPEATS = 100
+"""The histogram's case: on average at least this many pooled selection rows per distinct value."""
+
+
+def few_distinct(a: Floats, b: Floats, limit: int) -> bool:
+    """True in the histogram's case: the pooled rows take at most `limit` distinct values, each
+    seen `MIN_REPEATS` times on average (so their likelihood ratios are estimated from counts).
+
+    A continuous sample smaller than `limit` has about as many distinct values as rows and is not
+    in this case. A prefix is checked first, so continuous outputs are recognised cheaply."""
+    if limit <= 0:
+        return False
+    pooled = np.concatenate([a, b])
+    cap = min(limit, pooled.shape[0] // MIN_REPEATS)
+    head = pooled[: 2 * (limit + 1)]
+    if np.unique(row_keys(head)).size > cap:
+        return False
+    return bool(np.unique(row_keys(pooled)).size <= cap)
 
 
 # --------------------------------------------------------------------------- events
@@ -226,6 +318,15 @@ def _usable_columns(pooled: Floats, *, rel_tol: float = 1e-12) -> NDArray[np.int
     return np.flatnonzero(spread > rel_tol * size)
 
 
+def top_columns(a: Floats, b: Floats, cols: NDArray[np.intp], k: int) -> NDArray[np.intp]:
+    """The `k` of `cols` with the largest |mean difference| / pooled sd between a and b, in
+    column order (the same screen `LogisticDistinguisher` applies beyond `max_features`)."""
+    pooled = np.concatenate([a[:, cols], b[:, cols]])
+    sd = pooled.std(axis=0)
+    t = np.abs(a[:, cols].mean(axis=0) - b[:, cols].mean(axis=0)) / np.where(sd > 0, sd, 1.0)
+    return np.sort(cols[np.argsort(-t, kind="stable")[:k]])
+
+
 # --------------------------------------------------------------------------- logistic regression
 def _expit(x: Floats) -> Floats:
     return np.asarray(0.5 * (1.0 + np.tanh(0.5 * x)), dtype=np.float64)
@@ -263,6 +364,17 @@ def irls_logistic(X: Floats, y: Floats, *, ridge: float = 1e-3, max_iter: int = 
     return beta if np.all(np.isfinite(beta)) else None
 
 
+NEWTON_MAX_ITER = 10
+"""Newton steps statsmodels may take. A well-posed logistic MLE converges quadratically (4–6
+steps from zero on HS-StL's and the synthetic vector mechanisms' outputs); one that has not
+converged by 10 is (quasi-)separated, where the MLE does not exist and the ridge fallback is the
+right tool (a cap of 50 cost ≈ 4 s per fit on DP-Winnow's outputs)."""
+
+IRLS_MAX_ITER = 15
+"""Damped ridge-Newton steps of the fallback: only the score's direction matters (events are
+thresholds on it), which settles long before the coefficients do on separated data."""
+
+
 def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     """Coefficients (intercept first) of a logistic regression of y on X, and how they were
     obtained: "statsmodels", "irls" (ridge fallback) or "mean-difference" (last resort).
@@ -272,11 +384,15 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     """
     Xc = np.column_stack([np.ones(X.shape[0]), X])
     try:
-        import statsmodels.api as sm
+        # the submodule, not statsmodels.api (whose import takes seconds); check_rank=False skips
+        # a full QR of the design (the columns are already de-duplicated by `_usable_columns`)
+        from statsmodels.discrete.discrete_model import Logit
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            res = sm.Logit(y, Xc).fit(disp=0, method="newton", maxiter=50, warn_convergence=False)
+            res = Logit(y, Xc, check_rank=False).fit(
+                disp=0, method="newton", maxiter=NEWTON_MAX_ITER, warn_convergence=False
+            )
         params = np.asarray(res.params, dtype=float)
         converged = bool(res.mle_retvals.get("converged", False))
         p = _expit(Xc @ params)
@@ -286,7 +402,7 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     except Exception:  # singular design, perfect separation, numerical failure: fall back
         pass
     try:
-        beta = irls_logistic(Xc, y)
+        beta = irls_logistic(Xc, y, max_iter=IRLS_MAX_ITER)
         if beta is not None:
             return beta, "irls"
     except Exception:  # pragma: no cover - defensive: the fallback must not raise either
@@ -321,6 +437,9 @@ class LogisticDistinguisher:
     tails: int = 256
     max_train: int = 50_000
     max_features: int = 256
+    skip_if_distinct_at_most: int = 0
+    """Propose nothing when the pooled selection outputs take at most this many distinct values
+    (0: never skip). The runner's defaults set it to the histogram's `max_bins`."""
 
     def fit(self, a: Floats, b: Floats) -> _Score | None:
         """The fitted score (on whatever rows are given); None when not applicable."""
@@ -355,10 +474,16 @@ class LogisticDistinguisher:
 
     def propose(self, a: Floats, b: Floats) -> Candidates | None:
         """Candidates counted on the held-out half, rescaled to (a.shape[0], b.shape[0])."""
+        with single_threaded_blas():
+            return self._propose(a, b)
+
+    def _propose(self, a: Floats, b: Floats) -> Candidates | None:
         try:
             if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
                 return None
             if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+                return None
+            if few_distinct(a, b, self.skip_if_distinct_at_most):
                 return None
             fit_a, held_a = _split_half(a)
             fit_b, held_b = _split_half(b)
@@ -429,12 +554,26 @@ class ProjectionDistinguisher:
     holdout: bool = False
     grid: int = 2048
     tails: int = 256
+    max_fit: int = 100_000
+    """Rows per side the directions are computed from (thresholds are counted on all rows)."""
+    skip_if_distinct_at_most: int = 0
+    """As in `LogisticDistinguisher`."""
+    max_features: int = 0
+    """When > 0 and there are more non-constant coordinates, only the `max_features` with the
+    largest |standardised mean difference| on the fit rows enter the directions (the cost of
+    the covariance and the SVD grows with the square of the width)."""
 
     def propose(self, a: Floats, b: Floats) -> Candidates | None:
+        with single_threaded_blas():
+            return self._propose(a, b)
+
+    def _propose(self, a: Floats, b: Floats) -> Candidates | None:
         try:
             if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
                 return None
             if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+                return None
+            if few_distinct(a, b, self.skip_if_distinct_at_most):
                 return None
             cols = _usable_columns(np.concatenate([a, b]))
             if cols.size == 0:
@@ -443,6 +582,9 @@ class ProjectionDistinguisher:
                 (fit_a, eval_a), (fit_b, eval_b) = _split_half(a), _split_half(b)
             else:
                 fit_a, eval_a, fit_b, eval_b = a, a, b, b
+            fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
+            if 0 < self.max_features < cols.size:
+                cols = top_columns(fit_a, fit_b, cols, self.max_features)
             dirs = projection_directions(fit_a[:, cols], fit_b[:, cols])
             # centred at the pooled mean (keeps scores accurate when outputs sit far from 0)
             center = np.concatenate([fit_a[:, cols], fit_b[:, cols]]).mean(axis=0)
@@ -469,4 +611,29 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
     LogisticDistinguisher(name="logistic-squared", squared=True),
     ProjectionDistinguisher(),
 )
-"""The learned distinguishers, to be appended to `DEFAULT_DISTINGUISHERS` for vector outputs."""
+"""The learned distinguishers with their class defaults (no distinct-value gate)."""
+
+
+def default_learned_distinguishers() -> tuple[LogisticDistinguisher | ProjectionDistinguisher, ...]:
+    """The learned part of `audit.estimators.DEFAULT_DISTINGUISHERS`: logistic (linear and
+    squared features) and fixed projections, each fitted on ≤ `DEFAULT_MAX_FIT` rows per side
+    and silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
+    """
+    from audit.estimators import HistogramDistinguisher
+
+    bins = HistogramDistinguisher().max_bins
+    return (
+        LogisticDistinguisher(
+            max_train=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
+        ),
+        LogisticDistinguisher(
+            name="logistic-squared",
+            squared=True,
+            max_train=DEFAULT_MAX_FIT,
+            max_features=DEFAULT_MAX_FEATURES // 2,
+            skip_if_distinct_at_most=bins,
+        ),
+        ProjectionDistinguisher(
+            max_fit=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
+        ),
+    )

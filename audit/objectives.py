@@ -10,6 +10,8 @@ whose *projected* interval maximises the objective on the selection split, then 
   T(α) = Φ(Φ⁻¹(1 − α) − μ) (Dong, Roth & Su 2022): any test with type-I error α = Q has power
   P ≤ Φ(Φ⁻¹(Q) + μ), so μ ≥ Φ⁻¹(P) − Φ⁻¹(Q) (Nasr et al. 2023). This refutes a μ-GDP claim
   only, not an arbitrary (ε, δ) claim, and is labelled so.
+
+Each objective states what its certificate assumes (`assumption`, recorded in the result).
 """
 
 from __future__ import annotations
@@ -22,6 +24,16 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 from audit.bounds import delta_from_bounds, epsilon_from_bounds
+
+DIRECT_ASSUMPTION = (
+    "i.i.d. samples; event fixed on the selection split before certification; no distributional assumption"
+)
+"""The direct (ε, δ) route: valid for any mechanism (DESIGN.md, "Statistics")."""
+GDP_ASSUMPTION = (
+    "i.i.d. samples; event fixed on the selection split before certification; "
+    "μ-GDP trade-off curve (refutes μ-GDP claims only)"
+)
+"""The Gaussian-DP route: the bound on μ refutes a μ-GDP claim, not an arbitrary (ε, δ) claim."""
 
 
 class Objective(Protocol):
@@ -54,6 +66,10 @@ class EpsilonAt:
     def label(self) -> str:
         return f"ε at δ={self.delta:g}"
 
+    @property
+    def assumption(self) -> str:
+        return DIRECT_ASSUMPTION
+
 
 @dataclass(frozen=True, slots=True)
 class DeltaAt:
@@ -72,6 +88,10 @@ class DeltaAt:
 
     def label(self) -> str:
         return f"δ at ε={self.epsilon:g}"
+
+    @property
+    def assumption(self) -> str:
+        return DIRECT_ASSUMPTION
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,3 +113,7 @@ class GaussianMu:
 
     def label(self) -> str:
         return "Gaussian-DP μ (refutes μ-GDP claims only)"
+
+    @property
+    def assumption(self) -> str:
+        return GDP_ASSUMPTION

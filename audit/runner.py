@@ -12,6 +12,28 @@ Every certified statement of the result (each pair's ε and δ bounds, every cla
 a function of these intervals, so all of them hold simultaneously with probability at least
 1 − failure_probability. Choosing the direction on the selection split instead of certifying
 both halves the Bonferroni factor at no cost in validity.
+
+Distinguishers. The defaults (`estimators.DEFAULT_DISTINGUISHERS`) are the exact-value
+histogram, per-coordinate and mean-difference thresholds, and, for vector outputs with more
+distinct values than the histogram handles, learned scores (`audit.learned`: logistic
+regression with linear and squared features, fixed projections) fitted on a capped subsample
+of the selection split. Every distinguisher proposes candidates once per pair; for each test the
+candidate with the best *projected* certified value wins, and only that one is certified, so the
+number of candidates costs nothing in the Bonferroni split. What was considered, with each
+distinguisher's best projected value, is recorded in `AuditResult.extra["selection"]`, and each
+estimate states what its certificate assumes (`EpsilonEstimate.assumption`).
+
+Privacy profile. Besides the primary test (ε at the claim's δ) each pair gets the configured
+profile tests (ε at `profile_deltas`, δ at `profile_epsilons`, Gaussian-DP μ with `gdp`). When
+the pair's claim is a curve (`PrivacyClaim.curve`) and no grid was given, the runner adds
+ε at δ ∈ `CURVE_PROFILE_DELTAS` and, for a GDP curve, the μ test. Every profile point is
+compared with the claim's value there (`PrivacyClaim.epsilon_at` / `delta_at`, the GDP μ): a
+point above a PROVED claim is a violation, above only a STATED one a finding. All tests, of
+all pairs, share the Bonferroni split.
+
+Trajectory. The primary event's counts are also kept on the prefixes of the certification split
+ending near n/64, n/16, n/4 and n (exact row offsets, in the fixed chunk order: a few small
+integers per chunk, never samples), giving each pair's certified ε against sample size.
 """
 
 from __future__ import annotations
@@ -30,14 +52,14 @@ from audit.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_ceiling,
 from audit.checkpoint import Checkpoint
 from audit.checkpoint import audit_key as checkpoint_key
 from audit.estimators import (
-    DEFAULT_DISTINGUISHERS,
     Distinguisher,
     Selection,
-    choose_event,
+    choose_events,
+    default_distinguishers,
     event_from_spec,
     event_spec,
 )
-from audit.objectives import DeltaAt, EpsilonAt, GaussianMu, Objective
+from audit.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
 from audit.progress import Progress
 from audit.sampling import (
     Phase,
@@ -45,7 +67,7 @@ from audit.sampling import (
     Task,
     auto_chunk_size,
     chunk_sizes,
-    count_events,
+    count_events_segmented,
     draw,
     run_tasks,
     sample_rows,
@@ -61,6 +83,7 @@ from audit.types import (
 )
 from mechanisms.base import (
     ClaimKind,
+    CurveKind,
     Mechanism,
     PrivacyClaim,
     applicable_claim,
@@ -69,6 +92,20 @@ from mechanisms.base import (
 from neighbors.base import NeighborPair, is_neighbor
 
 PROBE_PHASE = 2
+
+CURVE_PROFILE_DELTAS: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
+"""δ grid audited when the claim is a curve and no profile grid is configured.
+
+Why these: (1) a certified ε at δ needs events of probability well above δ seen on both sides,
+so at 10⁴–10⁶ certification samples a point below ~10⁻³ certifies about what the primary test
+(δ = the claim's, typically 10⁻⁵–10⁻⁶) already does, and would only cost Bonferroni budget;
+(2) from 10⁻³ up a curve claim is strictly stronger than its headline point (a point claim
+(4.38, 10⁻⁵) still allows 4.38, 4.37, 4.27 at 10⁻³, 10⁻², 10⁻¹ where the 1-GDP curve through it
+allows 3.14, 2.32, 1.16), so these are the points where the curve can refute what the headline cannot;
+(3) three decades keep the split at 1 + 3 (+1 for the GDP μ) tests per pair."""
+
+TRAJECTORY_FRACTIONS: tuple[float, ...] = (1 / 64, 1 / 16, 1 / 4, 1.0)
+"""Prefixes of the certification split at which the trajectory reports the certified ε."""
 
 
 class AuditInputError(ValueError):
@@ -118,13 +155,54 @@ def _plan(mechanism: Mechanism, pairs: Sequence[NeighborPair]) -> list[_Plan]:
     return plans
 
 
-def _objectives(claim: PrivacyClaim, config: AuditConfig) -> list[Objective]:
-    """The primary test (ε at the claim's δ) first, then the configured extras."""
+def objectives_for(claim: PrivacyClaim, config: AuditConfig) -> list[Objective]:
+    """The primary test (ε at the claim's δ) first, then the configured extras; for a curve
+    claim without a configured grid, ε at `CURVE_PROFILE_DELTAS` (and μ for a GDP curve)."""
     extras: list[Objective] = [EpsilonAt(d) for d in config.profile_deltas]
     extras += [DeltaAt(e) for e in config.profile_epsilons]
-    if config.gdp:
+    gdp = config.gdp
+    if claim.curve is not None and not config.profile_deltas and not config.profile_epsilons:
+        extras += [EpsilonAt(d) for d in CURVE_PROFILE_DELTAS if d != claim.delta]
+        gdp = gdp or claim.curve.kind is CurveKind.GDP
+    if gdp:
         extras.append(GaussianMu())
     return [EpsilonAt(claim.delta), *extras]
+
+
+def claimed_value(claim: PrivacyClaim, objective: Objective) -> float | None:
+    """What `claim` allows for `objective`'s certified value: ε at δ (`epsilon_at`), δ at ε
+    (`delta_at`), or μ for a GDP curve claim; None when the claim says nothing comparable."""
+    if isinstance(objective, EpsilonAt):
+        return float(claim.epsilon_at(objective.delta))
+    if isinstance(objective, DeltaAt):
+        return float(claim.delta_at(objective.epsilon))
+    if isinstance(objective, GaussianMu) and claim.curve is not None and claim.curve.kind is CurveKind.GDP:
+        return float(claim.curve.parameter)
+    return None
+
+
+def assumption_of(objective: Objective, distinguisher: str) -> str:
+    """What a certificate from `objective` on an event of `distinguisher` assumes (one line)."""
+    text = str(getattr(objective, "assumption", DIRECT_ASSUMPTION))
+    if distinguisher.startswith(("logistic", "projection")):
+        text += (
+            f"; event from a {distinguisher} score fitted on the selection split "
+            "(the model need not be correct)"
+        )
+    return text
+
+
+def _json_num(x: float) -> float | str:
+    """A float for JSON (`extra`, checkpoints): ±inf and nan as strings, as reports/schema does."""
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    return float(x)
+
+
+def _from_json_num(x: float | str) -> float:
+    return float(x)
 
 
 def _select_pair(
@@ -149,8 +227,9 @@ def _select_pair(
             Selection(
                 event_from_spec(r["event"]),
                 bool(r["dataset_is_p"]),
-                float(r["projected"]),
+                _from_json_num(r["projected"]),
                 str(r["distinguisher"]),
+                tuple((str(name), _from_json_num(v)) for name, v in r.get("considered", ())),
             )
             for r in stored
             if r is not None
@@ -175,17 +254,14 @@ def _select_pair(
     run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
     a = np.concatenate(parts[0])
     b = np.concatenate(parts[1])
-    selections = [
-        choose_event(
-            a,
-            b,
-            certify_total=n_cert,
-            objective=obj,
-            failure_probability=beta_t,
-            distinguishers=distinguishers,
-        )
-        for obj in objectives
-    ]
+    selections = choose_events(
+        a,
+        b,
+        certify_total=n_cert,
+        objectives=objectives,
+        failure_probability=beta_t,
+        distinguishers=distinguishers,
+    )
     if checkpoint is not None:
         for k, sel in enumerate(selections):
             checkpoint.record_selection(
@@ -194,15 +270,21 @@ def _select_pair(
                 {
                     "event": event_spec(sel.event),
                     "dataset_is_p": sel.dataset_is_p,
-                    "projected": sel.projected,
+                    "projected": _json_num(sel.projected),
                     "distinguisher": sel.distinguisher,
+                    "considered": [[name, _json_num(v)] for name, v in sel.considered],
                 },
             )
     return selections
 
 
 def _estimate(
-    sel: Selection, counts: NDArray[np.int64], n_cert: int, beta_t: float, claim: PrivacyClaim
+    sel: Selection,
+    counts: NDArray[np.int64],
+    n_cert: int,
+    beta_t: float,
+    claim: PrivacyClaim,
+    assumption: str = DIRECT_ASSUMPTION,
 ) -> EpsilonEstimate:
     """Certified intervals of one chosen event from its counts on both sides."""
     kp, kq = (counts[0], counts[1]) if sel.dataset_is_p else (counts[1], counts[0])
@@ -223,7 +305,57 @@ def _estimate(
         event=sel.event.describe(),
         distinguisher=sel.distinguisher,
         selection_epsilon=sel.projected,
+        assumption=assumption,
     )
+
+
+def trajectory_points(n_cert: int) -> list[int]:
+    """Prefix lengths (certification samples per side) at which the trajectory is reported:
+    `TRAJECTORY_FRACTIONS` of `n_cert`, rounded, distinct, increasing, the last one `n_cert`."""
+    return sorted({max(1, round(f * n_cert)) for f in TRAJECTORY_FRACTIONS})
+
+
+def _cuts(points: Sequence[int], offset: int, size: int) -> list[int]:
+    """Row offsets inside the chunk [offset, offset + size) where a trajectory prefix ends."""
+    return [m - offset for m in points if offset < m < offset + size]
+
+
+def _prefix_counts(
+    points: Sequence[int], offset: int, size: int, segments: Sequence[int]
+) -> NDArray[np.int64]:
+    """This chunk's contribution to the first event's count on each prefix [0, m)."""
+    cuts = _cuts(points, offset, size)
+    cum = np.cumsum(np.asarray(segments, dtype=np.int64))  # cum[r] = count on [0, cuts[r]); cum[-1] total
+    out = np.zeros(len(points), dtype=np.int64)
+    for idx, m in enumerate(points):
+        if m >= offset + size:
+            out[idx] = cum[-1]
+        elif m > offset:
+            out[idx] = cum[cuts.index(m - offset)]
+    return out
+
+
+def _trajectory(
+    sel: Selection, prefix: NDArray[np.int64], points: Sequence[int], beta_t: float, delta: float
+) -> tuple[tuple[int, float], ...]:
+    """Certified ε at `delta` of the pair's certified event on each prefix of the certification split.
+
+    Each point uses the same one-sided Clopper–Pearson bounds at β_t/2 as the pair's test, so each
+    is valid on its own at the per-test failure probability; the points are not a joint (or
+    sequential) confidence statement and take no part in the verdict: they are descriptive.
+    """
+    out = []
+    for idx, m in enumerate(points):
+        kp, kq = (prefix[0, idx], prefix[1, idx]) if sel.dataset_is_p else (prefix[1, idx], prefix[0, idx])
+        p_lo = cp_lower(kp, m, beta_t / 2)
+        q_hi = cp_upper(kq, m, beta_t / 2)
+        out.append((int(m), float(epsilon_from_bounds(p_lo, q_hi, delta=delta))))
+    return tuple(out)
+
+
+def _claim_label(claim: PrivacyClaim) -> str:
+    curve = f"{claim.curve.label()}, " if claim.curve is not None else ""
+    return f"({curve}ε={claim.epsilon:.4g}, δ={claim.delta:g}; {claim.reference})"
 
 
 def audit_key(
@@ -256,7 +388,7 @@ def run_audit(
     pairs: Sequence[NeighborPair],
     config: AuditConfig,
     *,
-    distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
+    distinguishers: Sequence[Distinguisher] | None = None,
     parameters: Sequence[tuple[str, str]] = (),
     command: str = "",
     show_progress: bool | None = None,
@@ -268,13 +400,15 @@ def run_audit(
     With `checkpoint_path`, selections and certification chunks are recorded as they complete;
     `resume=True` continues from an earlier checkpoint of the same audit (same key) without
     redoing any recorded work, and the result equals that of an uninterrupted run.
+    `distinguishers=None` means `estimators.DEFAULT_DISTINGUISHERS`.
     """
     start = time.monotonic()
+    dists = default_distinguishers() if distinguishers is None else tuple(distinguishers)
     plans = _plan(mechanism, pairs)
     claims = claims_of(mechanism)
     verdict_claim = applicable_claim(claims, mechanism.claim.relation) or mechanism.claim
     n_sel, n_cert = config.split()
-    objectives_per_pair = [_objectives(p.claim, config) for p in plans]
+    objectives_per_pair = [objectives_for(p.claim, config) for p in plans]
     num_tests = sum(len(o) for o in objectives_per_pair)
     beta_t = config.failure_probability / num_tests
 
@@ -298,6 +432,9 @@ def run_audit(
         )
 
     progress = Progress(mechanism.name, 2 * len(plans) * config.num_samples, enabled=show_progress)
+    sizes = chunk_sizes(n_cert, chunk)
+    offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist() if sizes else []
+    points = trajectory_points(n_cert)
     try:
         selections = [
             _select_pair(
@@ -310,39 +447,50 @@ def run_audit(
                 n_sel,
                 n_cert,
                 beta_t,
-                distinguishers,
+                dists,
                 progress,
                 checkpoint,
             )
             for i, plan in enumerate(plans)
         ]
         counts = [np.zeros((len(objectives_per_pair[i]), 2), dtype=np.int64) for i in range(len(plans))]
+        prefix = [np.zeros((2, len(points)), dtype=np.int64) for _ in plans]
+
+        def add(i: int, s: int, j: int, k: list[int], segments: list[int]) -> None:
+            counts[i][:, s] += np.asarray(k, dtype=np.int64)
+            prefix[i][s] += _prefix_counts(points, offsets[j], sizes[j], segments)
+
         tasks = []
         for i, (p, sels) in enumerate(zip(plans, selections, strict=True)):
             events = [sel.event for sel in sels]
             for s in Side:
-                for j, size in enumerate(chunk_sizes(n_cert, chunk)):
+                for j, size in enumerate(sizes):
+                    cuts = _cuts(points, offsets[j], size)
                     recorded = checkpoint.chunks.get((i, int(s), j)) if checkpoint else None
-                    if recorded is not None:
-                        counts[i][:, s] += np.asarray(recorded, dtype=np.int64)
+                    segs = checkpoint.segments.get((i, int(s), j)) if checkpoint else None
+                    if recorded is not None and segs is None and not cuts:
+                        segs = [recorded[0]]
+                    if recorded is not None and segs is not None and len(segs) == len(cuts) + 1:
+                        add(i, int(s), j, recorded, segs)
                         progress.advance(size, f"pair {i + 1} certification (resumed)")
                         continue
                     dataset = (p.pair.dataset, p.pair.neighbor)[s]
                     chunk_key = (i, int(s), int(Phase.CERTIFICATION), j)
                     tasks.append(
                         Task(
-                            count_events,
-                            (mechanism, dataset, events, size, config.seed, chunk_key),
+                            count_events_segmented,
+                            (mechanism, dataset, events, size, config.seed, chunk_key, cuts),
                             size,
-                            (i, s, j),
+                            (i, int(s), j),
                         )
                     )
 
-        def done(task: Task, k: list[int]) -> None:
+        def done(task: Task, result: tuple[list[int], list[int]]) -> None:
             i, s, j = task.tag
-            counts[i][:, s] += np.asarray(k, dtype=np.int64)
+            k, segments = result
+            add(i, s, j, k, segments)
             if checkpoint is not None:
-                checkpoint.record_chunk(i, int(s), j, k)
+                checkpoint.record_chunk(i, s, j, k, segments)
             progress.advance(task.size, f"pair {i + 1} certification")
 
         run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
@@ -354,31 +502,63 @@ def run_audit(
     pair_results = []
     intervals = []
     all_profile: list[ProfilePoint] = []
+    findings: list[str] = []
     for i, (plan, sels) in enumerate(zip(plans, selections, strict=True)):
         c = plan.claim
-        est = _estimate(sels[0], counts[i][0], n_cert, beta_t, c)
+        objectives = objectives_per_pair[i]
+        est = _estimate(
+            sels[0], counts[i][0], n_cert, beta_t, c, assumption_of(objectives[0], sels[0].distinguisher)
+        )
         p_lo, q_hi = est.p_lower, est.q_upper
         intervals.append((p_lo, q_hi))
         profile = []
+        exceeded_points: dict[int, list[str]] = {}
         for k in range(1, len(sels)):
-            obj = objectives_per_pair[i][k]
-            extra = _estimate(sels[k], counts[i][k], n_cert, beta_t, c)
+            obj = objectives[k]
+            extra = _estimate(
+                sels[k], counts[i][k], n_cert, beta_t, c, assumption_of(obj, sels[k].distinguisher)
+            )
+            value = float(obj.score(extra.p_lower, extra.q_upper))
+            claimed = claimed_value(c, obj)
             profile.append(
                 ProfilePoint(
                     objective=obj.kind,
                     parameter=obj.parameter,
                     label=obj.label(),
-                    value=float(obj.score(extra.p_lower, extra.q_upper)),
+                    value=value,
                     pair_index=i,
                     estimate=extra,
+                    claimed=claimed,
+                    exceeds_claim=claimed is not None and value > claimed,
+                )
+            )
+            for kc, other in enumerate(claims):
+                allowed = claimed_value(other, obj)
+                if other.covers(plan.pair.relation) and allowed is not None and value > allowed:
+                    exceeded_points.setdefault(kc, []).append(f"{obj.label()} = {value:.4g} > {allowed:.4g}")
+        exceeded_here = set(exceeded_points)
+        profile_violation = any(claims[kc].kind is ClaimKind.PROVED for kc in exceeded_here)
+        for kc, points_text in exceeded_points.items():
+            is_proved = claims[kc].kind is ClaimKind.PROVED
+            findings.append(
+                f"pair {i + 1} ({plan.pair.description}): the certified privacy profile exceeds the "
+                f"{'proved' if is_proved else 'stated'} claim {_claim_label(claims[kc])} at "
+                + "; ".join(points_text)
+                + (
+                    ": a violation"
+                    if is_proved
+                    else ": a finding about the paper's statement, not a violation"
                 )
             )
         all_profile += profile
         exceeded = tuple(
             k
             for k, claim in enumerate(claims)
-            if claim.covers(plan.pair.relation)
-            and float(delta_from_bounds(p_lo, q_hi, epsilon=claim.epsilon)) > claim.delta
+            if (
+                claim.covers(plan.pair.relation)
+                and float(delta_from_bounds(p_lo, q_hi, epsilon=claim.epsilon)) > claim.delta
+            )
+            or k in exceeded_here
         )
         pair_results.append(
             PairResult(
@@ -388,10 +568,11 @@ def run_audit(
                 tags=plan.pair.tags,
                 claim=c,
                 estimate=est,
-                violation=est.delta_lower_bound > c.delta,
+                violation=est.delta_lower_bound > c.delta or profile_violation,
                 claims_exceeded=exceeded,
                 profile=tuple(profile),
                 event_spec=event_spec(sels[0].event),
+                trajectory=_trajectory(sels[0], prefix[i], points, beta_t, c.delta),
             )
         )
 
@@ -415,9 +596,10 @@ def run_audit(
             )
         )
 
-    findings = []
     for check in checks:
-        if check.claim.kind is ClaimKind.STATED and check.exceeded:
+        # the headline point itself (profile points above a stated claim have their own findings)
+        headline = check.delta_lower_bound > check.claim.delta
+        if check.claim.kind is ClaimKind.STATED and headline:
             proved = applicable_claim([c for c in claims if c.kind is ClaimKind.PROVED], check.claim.relation)
             if proved is not None and not any(
                 pr.violation for pr in pair_results if proved.covers(pr.relation)
@@ -431,6 +613,13 @@ def run_audit(
 
     primary = [pr for pr in pair_results if pr.claim == verdict_claim] or pair_results
     violation = any(pr.violation for pr in pair_results)
+    selection_record = [
+        [
+            {"distinguisher": name, "projected": _json_num(value), "chosen": name == sels[0].distinguisher}
+            for name, value in sels[0].considered
+        ]
+        for sels in selections
+    ]
     return AuditResult(
         mechanism=mechanism.name,
         claim=verdict_claim,
@@ -454,5 +643,5 @@ def run_audit(
         command=command,
         seedable=mechanism.seedable,
         profile=tuple(best_profile.values()),
-        extra={"chunk_size": chunk, "tests": num_tests},
+        extra={"chunk_size": chunk, "tests": num_tests, "selection": selection_record},
     )

@@ -8,11 +8,14 @@ which is exactly the child `SeedSequence(seed).spawn(...)` would produce at that
 A chunk's samples therefore depend only on the audit seed and the chunk's coordinates, never
 on which worker ran it or in what order, so results are bit-identical for any `jobs`.
 Certification chunks are reduced to an event count in the worker: memory stays O(chunk).
+`count_events_segmented` also returns the first event's counts on a few segments of the chunk's
+rows (where a prefix of the trajectory ends), a few small integers per chunk.
 """
 
 from __future__ import annotations
 
 import enum
+import itertools
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -88,6 +91,30 @@ def count_events(
     return [int(np.count_nonzero(e.indicator(out))) for e in events]
 
 
+def count_events_segmented(
+    mechanism: Mechanism,
+    dataset: Dataset,
+    events: Sequence[Event],
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    cuts: Sequence[int] = (),
+) -> tuple[list[int], list[int]]:
+    """`count_events` plus the first event's counts on the segments of the chunk's rows cut at
+    `cuts` (increasing row offsets in (0, size)): [0, c₁), [c₁, c₂), …, [c_k, size).
+
+    Rows are i.i.d. and drawn in a fixed order, so the segments give the counts on exact
+    prefixes of the certification split (the runner's bound-vs-samples trajectory) without
+    keeping any sample: the worker returns a few small integers per chunk."""
+    out = draw(mechanism, dataset, size, seed, key)
+    indicators = [e.indicator(out) for e in events]
+    totals = [int(np.count_nonzero(ind)) for ind in indicators]
+    bounds = [0, *cuts, size]
+    first = indicators[0] if indicators else np.zeros(size, dtype=bool)
+    segments = [int(np.count_nonzero(first[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
+    return totals, segments
+
+
 @dataclass(frozen=True, slots=True)
 class Task:
     """One unit of work: a chunk to sample, with its coordinates."""
@@ -110,10 +137,13 @@ def run_tasks(
         for t in tasks:
             on_done(t, t.fn(*t.args))
         return
-    from joblib import Parallel, delayed
+    from joblib import Parallel, delayed, parallel_config
 
-    parallel = Parallel(n_jobs=jobs, backend=backend, return_as="generator")
-    results: Iterable[Any] = parallel(delayed(t.fn)(*t.args) for t in tasks)
-    it: Iterator[Any] = iter(results)
-    for t in tasks:
-        on_done(t, next(it))
+    # The backend goes through parallel_config, not Parallel(backend=name): joblib registers
+    # its Dask backend only inside parallel_config(backend="dask"), and Parallel(backend=...)
+    # would pass keyword arguments the Dask backend's tasks do not accept.
+    with parallel_config(backend=backend, n_jobs=jobs):
+        results: Iterable[Any] = Parallel(return_as="generator")(delayed(t.fn)(*t.args) for t in tasks)
+        it: Iterator[Any] = iter(results)
+        for t in tasks:
+            on_done(t, next(it))

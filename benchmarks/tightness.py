@@ -2,16 +2,23 @@
 
 Prints:
 1. Gaussian mechanism with μ = 1 (ε = 4.377 at δ = 1e-5), 10^6 samples per side: the direct
-   certified ε at δ = 1e-5 (`run_audit`, default distinguishers) and the Gaussian-DP route's
+   certified ε at δ = 1e-5 (`run_audit`, default distinguishers; the claim is a 1-GDP curve, so
+   the same audit also certifies its default profile grid and μ, five tests sharing the budget,
+   printed with the curve's values, and the bound's trajectory) and the Gaussian-DP route's
    μ lower bound and the ε it implies at 1e-5 (`audit.gdp.gdp_audit`: event chosen on a
    selection split by `projected_gdp_mu`, certified on fresh samples). The GDP figure refutes
    μ-GDP claims only. Issue targets: direct ≥ 2.9, GDP route ≥ 4.2.
 2. Learned vs single-coordinate thresholds at the same budget on synthetic vector mechanisms
    with a white-box ε: a mean shift spread over d = 20 coordinates (Gaussian, μ = 2) and a
    scale change in d = 10 coordinates (where only the squared-feature score sees anything).
-3. The same comparison on the registered vector-output learners of `mechanisms.boosting`
-   (HS-StL transcripts, 8 coordinates), when that package is present.
-Issue target: learned ≥ 1.5× the best single coordinate on a vector learner.
+3. The same comparison on the registered vector-output learners: HS-StL transcripts
+   (`mechanisms.boosting`, 8 coordinates) and DP-Winnow's w̃ sequence (`mechanisms.decision_lists`),
+   when those packages are present. Issue target: learned ≥ 1.5× the best single coordinate on a
+   vector learner.
+4. Cost of the learned distinguishers in the runner's defaults: seconds per pair spent choosing
+   events on the selection split (all the pair's tests) with `BASE_DISTINGUISHERS` vs
+   `DEFAULT_DISTINGUISHERS`, at each mechanism's registered default budget (sampling excluded: it
+   is the same for both).
 
     PYTHONPATH=. python3 benchmarks/tightness.py [--num-samples 1000000] [--learner-samples 200000]
 """
@@ -20,7 +27,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import importlib.util
 import math
 import time
 from collections.abc import Sequence
@@ -31,10 +37,19 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from audit.estimators import DEFAULT_DISTINGUISHERS, Candidates, Distinguisher, Event, ThresholdDistinguisher
+from audit.estimators import (
+    BASE_DISTINGUISHERS,
+    DEFAULT_DISTINGUISHERS,
+    Candidates,
+    Distinguisher,
+    Event,
+    ThresholdDistinguisher,
+    choose_events,
+)
 from audit.gdp import ASSUMPTION, gdp_audit
 from audit.learned import LogisticDistinguisher, ProjectionDistinguisher
-from audit.runner import run_audit
+from audit.runner import objectives_for, run_audit
+from audit.sampling import Phase, Side, sample_rows
 from audit.types import AuditConfig
 from mechanisms.analytic import gaussian_epsilon
 from mechanisms.base import Mechanism, PrivacyClaim
@@ -174,6 +189,16 @@ def gaussian_section(num_samples: int, seed: int, jobs: int) -> None:
         f"[{est.event}, counts {est.p_count}/{est.q_count}, {time.perf_counter() - t:.1f} s]"
         f"   target ≥ 2.9: {'met' if r.epsilon_lower_bound >= 2.9 else 'NOT met'}"
     )
+    # the same audit's curve comparison: gaussian_sum claims the 1-GDP curve, so the runner also
+    # certifies ε at the default δ grid and μ (all five tests share the 0.05 budget)
+    for pt in r.pairs[0].profile:
+        claimed = float("nan") if pt.claimed is None else pt.claimed
+        print(
+            f"      {pt.label:44s} certified {pt.value:7.4f}  claimed (curve) {claimed:7.4f}"
+            f"  exceeded: {pt.exceeds_claim}"
+        )
+    traj = ", ".join(f"{n:,}: {e:.3f}" for n, e in r.pairs[0].trajectory)
+    print(f"      trajectory (certification samples: certified ε) {traj}")
     t = time.perf_counter()
     g = gdp_audit(m, pairs, cfg, delta=DELTA)
     ge = g.pairs[0]
@@ -215,14 +240,24 @@ COMPARISON: list[tuple[str, Sequence[Distinguisher]]] = [
     ("logistic", (LogisticDistinguisher(),)),
     ("logistic, squared features", (LogisticDistinguisher(squared=True),)),
     ("projections (mean diff, Fisher, PC1)", (ProjectionDistinguisher(),)),
-    ("default (threshold + its projection)", DEFAULT_DISTINGUISHERS),
+    ("base (histogram, threshold + mean diff)", BASE_DISTINGUISHERS),
+    ("runner default (base + learned)", DEFAULT_DISTINGUISHERS),
 ]
 
 
 def _gain(res: dict[str, float]) -> str:
-    learned = max(res["logistic"], res["logistic, squared features"])
+    learned = max(
+        res["logistic"], res["logistic, squared features"], res["projections (mean diff, Fisher, PC1)"]
+    )
     base = res["single coordinates"]
-    return f"learned / best single coordinate = {learned / base:.2f}" if base > 0 else "coordinate bound ≤ 0"
+    out = (
+        f"best learned / best single coordinate = {learned / base:.2f}"
+        if base > 0
+        else "coordinate bound ≤ 0"
+    )
+    return (
+        out + f"; runner default / single coordinates = {res['runner default (base + learned)'] / base:.2f}"
+    )
 
 
 def synthetic_section(num_samples: int, seed: int, jobs: int) -> None:
@@ -239,26 +274,73 @@ def synthetic_section(num_samples: int, seed: int, jobs: int) -> None:
     print(f"   → {_gain(res)}")
 
 
-def learner_section(num_samples: int, seed: int, jobs: int) -> None:
-    print(
-        f"\n3. Vector-output learners, {num_samples:,} samples per side (bound, bound/white-box upper bound)"
-    )
-    if importlib.util.find_spec("mechanisms.boosting") is None:
-        print("   mechanisms.boosting is not present: no registered vector-output learner to compare")
-        return
-    from mechanisms.boosting import REGISTRY_ENTRIES
+LEARNERS = ("hs_stl", "hs_stl_uniform_noise", "dp_winnow")
 
-    entries = {e.name: e for e in REGISTRY_ENTRIES}
-    for name in ("hs_stl", "hs_stl_uniform_noise"):
-        if name not in entries:
+
+def learner_section(num_samples: int, seed: int, jobs: int) -> None:
+    print(f"\n3. Vector-output learners, {num_samples:,} samples per side (bound, bound/white-box oracle)")
+    from mechanisms.registry import entries
+
+    registered = entries()
+    for name in LEARNERS:
+        if name not in registered:
             print(f"   {name}: not registered")
             continue
-        m = entries[name].build()
-        pairs = m.neighbor_pairs()
-        oracle = max(m.exact_epsilon(p, m.claim.delta) for p in pairs)  # type: ignore[attr-defined]
-        print(f"   {name} (claim ε = {m.claim.epsilon:.3f}; white-box upper bound {oracle:.3f})")
+        m = registered[name].build()
+        pairs = m.neighbor_pairs()  # type: ignore[attr-defined]
+        oracle_fn = getattr(m, "exact_epsilon", None)
+        try:
+            oracle = None if oracle_fn is None else max(oracle_fn(p, m.claim.delta) for p in pairs)
+        except NotImplementedError:
+            oracle = None
+        shown = "none" if oracle is None else f"{oracle:.3f}"
+        print(f"   {name} (claim ε = {m.claim.epsilon:.3f}; white-box oracle {shown}; {len(pairs)} pairs)")
         res = _compare(m, pairs, num_samples, seed, jobs, oracle, COMPARISON)
         print(f"   → {_gain(res)}")
+
+
+def cost_section(seed: int) -> None:
+    """Seconds per pair the learned distinguishers add to event selection (sampling excluded)."""
+    from mechanisms.registry import entries
+
+    print("\n4. Cost of the learned distinguishers (selection only, seconds per pair, default budget)")
+    registered = entries()
+    for name in ("hs_stl", "dp_winnow", "laplace_sum", "gaussian_sum"):
+        if name not in registered:
+            print(f"   {name}: not registered")
+            continue
+        entry = registered[name]
+        m = entry.build()
+        pairs = m.neighbor_pairs()  # type: ignore[attr-defined]
+        cfg = AuditConfig(num_samples=entry.default_num_samples, seed=seed)
+        n_sel, n_cert = cfg.split()
+        claim = m.claim
+        objectives = objectives_for(claim, cfg)
+        beta = cfg.failure_probability / (len(pairs) * len(objectives))
+        times = {"base": 0.0, "default": 0.0}
+        widths = set()
+        for i, pair in enumerate(pairs):
+            a = sample_rows(m, pair.dataset, n_sel, seed, (i, int(Side.DATASET), int(Phase.SELECTION), 0))
+            b = sample_rows(m, pair.neighbor, n_sel, seed, (i, int(Side.NEIGHBOR), int(Phase.SELECTION), 0))
+            widths.add(a.shape[1])
+            for label, dists in (("base", BASE_DISTINGUISHERS), ("default", DEFAULT_DISTINGUISHERS)):
+                t = time.perf_counter()
+                choose_events(
+                    a,
+                    b,
+                    certify_total=n_cert,
+                    failure_probability=beta,
+                    objectives=objectives,
+                    distinguishers=dists,
+                )
+                times[label] += time.perf_counter() - t
+        k = len(pairs)
+        print(
+            f"   {name:14s} width {sorted(widths)}, {n_sel:,} selection samples/side, "
+            f"{len(objectives)} tests/pair: "
+            f"base {times['base'] / k:.3f} s, default {times['default'] / k:.3f} s, "
+            f"added {(times['default'] - times['base']) / k:+.3f} s per pair"
+        )
 
 
 def main() -> None:
@@ -268,7 +350,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1)
     ap.add_argument(
-        "--skip", default="", help="comma-separated sections to skip: gaussian,synthetic,learners"
+        "--skip", default="", help="comma-separated sections to skip: gaussian,synthetic,learners,cost"
     )
     args = ap.parse_args()
     skip = set(filter(None, args.skip.split(",")))
@@ -278,6 +360,8 @@ def main() -> None:
         synthetic_section(args.num_samples, args.seed, args.jobs)
     if "learners" not in skip:
         learner_section(args.learner_samples, args.seed, args.jobs)
+    if "cost" not in skip:
+        cost_section(args.seed)
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from mechanisms.analytic import (
     laplace_difference_sf,
     laplace_epsilon,
 )
-from mechanisms.base import PrivacyClaim
+from mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 TEXTBOOK = "textbook (not from the papers): "
@@ -164,7 +164,13 @@ class GaussianSum(_BoundedSum):
     """Bounded sum plus N(0, σ²), σ = Δ/μ with μ from the analytic calibration to (ε, δ).
 
     The claim is (ε, δ) with the exact Balle–Wang profile, so the mechanism is tight: the
-    realised δ(ε) equals the claimed δ on the full-range pair.
+    realised δ(ε) equals the claimed δ on the full-range pair. It is also a curve claim: under
+    relation r the release is exactly μ_r-GDP with μ_r = Δ_r/σ (Dong, Roth & Su 2022, Thm 2.7;
+    Δ_r the sensitivity under r), whose profile ε(δ) passes through (ε, δ) when Δ_r is the
+    calibration sensitivity and lies below it otherwise, so the audit compares it point by point.
+    The curve is written min(Δ_r, calibration sensitivity)/σ (equal to Δ_r/σ here, since the
+    calibration sensitivity is the larger of the Δ_r): a twin that calibrates to too small a
+    sensitivity then still claims the GDP curve through its (ε, δ), as its author believes.
     """
 
     epsilon: float = 1.0
@@ -191,7 +197,16 @@ class GaussianSum(_BoundedSum):
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return tuple(
-            PrivacyClaim(epsilon=self.epsilon, delta=self.delta, relation=r, reference=self.reference)
+            PrivacyClaim(
+                epsilon=self.epsilon,
+                delta=self.delta,
+                relation=r,
+                reference=self.reference,
+                curve=ClaimCurve(
+                    kind=CurveKind.GDP,
+                    parameter=min(self.sensitivity(r), self.calibration_sensitivity()) / self.sigma,
+                ),
+            )
             for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
         )
 

@@ -62,8 +62,9 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         summary="HS-StL running 2T rounds, accounted for T",
         buggy=True,
         twin_of="hs_stl",
-        bug="T_accounted = T/2 (512 vs 1024 slip): within the paper's 4× slack in ρ",
-        detectable=False,
+        bug="T_accounted = T/2 (512 vs 1024 slip): within the paper's 4× slack in ρ; "
+        "caught by its μ-GDP curve",
+        detectable=True,
         default_num_samples=_N,
     ),
     RegistryEntry(

@@ -27,6 +27,12 @@ index set, so add/remove is not covered):
   μ = sqrt(T)·Δ/σ = 2·sqrt(T)/(κnσ) (Dong–Roth–Su 2019, Cor. 3.3), whose exact (ε, δ) profile
   is Balle–Wang's. The paper's ρ is 4× conservative.
 - Both are PROVED claims; the runner's verdict uses the smaller (best provable) one.
+- Both are curves (`PrivacyClaim.curve`), audited point by point: the headline is ρ_T-zCDP
+  (the ρ of 004's proof of Thm 30, "HS-StL is ρ_T-zCDP", with the per-round ρ = 8/(κnσ)² of
+  Thm 27.1 at s = 1/(κn) and T rounds by Lemma 14), the best provable is μ-GDP. The zCDP
+  curve's ε(δ) is the Lemma 15 conversion (the same formula the headline ε uses), so each
+  claim's (ε, δ) lies on its curve. (The GDP claim is the sharper curve everywhere: μ-GDP is
+  μ²/2-zCDP and μ²/2 = ρ_T/4.)
 
 Parameters: the paper's Alg. 5 settings (κ = α/4, T = 1024 ln(1/κ)/τ², λ = τ/8, σ from τ, β)
 make T in the thousands; privacy does not depend on λ, so the audit preset uses the spec's
@@ -46,7 +52,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from mechanisms.analytic import gaussian_epsilon
-from mechanisms.base import PrivacyClaim
+from mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "004_d2450801cba57aea.txt"
@@ -130,6 +136,7 @@ class HSStL:
                 relation=Relation.REPLACE_ONE,
                 reference=f"{PAPER}, Thm 27 with the tight sensitivity 2/(κn) (spec §3.3 D) + GDP",
                 note=f"best provable: μ-GDP, μ = 2√T/(κnσ) = {self.gdp_mu():.4f}, exact Balle–Wang profile",
+                curve=ClaimCurve(kind=CurveKind.GDP, parameter=self.gdp_mu()),
             ),
             PrivacyClaim(
                 epsilon=self.paper_epsilon(),
@@ -137,6 +144,7 @@ class HSStL:
                 relation=Relation.REPLACE_ONE,
                 reference=f"{PAPER}, Thm 30 (Thm 27.1, Lemma 25, Lemmas 14–15)",
                 note=f"headline: ρ_T = 8T/(κnσ)² = {self.rho_total():.4f}; ε = ρ_T + 2√(ρ_T ln(1/δ))",
+                curve=ClaimCurve(kind=CurveKind.ZCDP, parameter=self.rho_total()),
             ),
         )
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import signal
@@ -21,6 +22,7 @@ from audit.types import AuditConfig
 from mechanisms.reference import LaplaceSum
 from neighbors.base import Dataset
 from reports.schema import to_json_dict
+from tests.audit.test_learned import CorrelatedShift
 
 
 def _comparable(r: Any) -> dict[str, Any]:
@@ -131,3 +133,39 @@ def test_kill_minus_nine_then_resume_cli(tmp_path: Path) -> None:
     b.pop("elapsed_seconds")
     assert a == b
     assert not ckpt.exists()  # removed once the result is written
+
+
+def test_vector_audit_with_learned_events_and_trajectory_resumes_and_is_jobs_invariant(
+    tmp_path: Path,
+) -> None:
+    """A vector mechanism (learned score events, profile points, trajectory cut inside chunks):
+    interrupted then resumed, and run with 2 workers, gives the uninterrupted JSON exactly."""
+
+    @dataclass(frozen=True, slots=True, kw_only=True)
+    class FlakyVector(CorrelatedShift):
+        counter: str = ""
+        fail_after: int = -1
+
+        def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> Any:
+            path = Path(self.counter)
+            calls = int(path.read_text()) if path.exists() else 0
+            path.write_text(str(calls + 1))
+            if 0 <= self.fail_after <= calls:
+                raise KeyboardInterrupt
+            return CorrelatedShift.sample(self, dataset, num_samples, rng=rng)
+
+    cfg = AuditConfig(num_samples=30_000, seed=4, chunk_size=4096, profile_deltas=(1e-2,))
+    plain = CorrelatedShift()
+    pairs = [plain.pair()]
+    reference = run_audit(plain, pairs, cfg)
+    assert reference.pairs[0].estimate.distinguisher in {"logistic", "logistic-squared", "projection"}
+    assert len(reference.pairs[0].trajectory) == 4
+    ckpt = tmp_path / "ck.jsonl"
+    counter = tmp_path / "calls"
+    with pytest.raises(KeyboardInterrupt):
+        run_audit(FlakyVector(counter=str(counter), fail_after=12), pairs, cfg, checkpoint_path=ckpt)
+    counter.unlink()
+    resumed = run_audit(FlakyVector(counter=str(counter)), pairs, cfg, checkpoint_path=ckpt, resume=True)
+    assert _comparable(resumed) == _comparable(reference)
+    two = run_audit(plain, pairs, dataclasses.replace(cfg, jobs=2))
+    assert _comparable(two) == _comparable(reference)

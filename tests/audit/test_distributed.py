@@ -27,15 +27,6 @@ from audit.cli import main  # noqa: E402  (after the importorskip on purpose)
 # ≤ 262,144 per side and pair, i.e. 16 tasks over the two pairs (several per worker).
 BASE = ["run", "laplace_sum", "--num-samples", "600000", "--seed", "3", "--json"]
 
-DASK_FIX = (
-    "audit/sampling.py run_tasks passes the backend *name* to joblib.Parallel: joblib 1.6 only "
-    "registers 'dask' inside parallel_config(backend='dask') ('Invalid backend: dask'), and even "
-    "once registered, Parallel(backend='dask') passes nesting_level= into DaskDistributedBackend's "
-    "submit kwargs (TypeError: Batch.__call__() got an unexpected keyword argument 'nesting_level'). "
-    "Fix: `with parallel_config(backend=backend, n_jobs=jobs): it = iter(Parallel(return_as="
-    "'generator')(...)); ...` (see the helper's report)."
-)
-
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[Any]:
@@ -74,7 +65,6 @@ def _timeless(result: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in result.items() if k != "elapsed_seconds"}
 
 
-@pytest.mark.xfail(strict=True, reason=DASK_FIX)
 @pytest.mark.parametrize("mechanism", ["laplace_sum", "laplace_sum_range_bug"])
 def test_dask_cluster_result_equals_local(cluster: Any, mechanism: str) -> None:
     args = ["run", mechanism, *BASE[2:]]

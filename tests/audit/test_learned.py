@@ -3,7 +3,10 @@ over single-coordinate thresholds on a vector mechanism whose privacy loss is sp
 
 from __future__ import annotations
 
+import math
 import pickle
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -21,7 +24,69 @@ from audit.learned import (
 )
 from audit.runner import run_audit
 from audit.types import AuditConfig
+from mechanisms.analytic import gaussian_epsilon
+from mechanisms.base import PrivacyClaim
+from neighbors.base import Dataset, Domain, NeighborPair, Relation
 from tests.audit.vector_mechanisms import CoordinateThresholds, SpreadGaussian
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CorrelatedShift:
+    """θ(D) + N(0, Σ) with θ(D) = X[0]·a·e₁ and Σ = (1 − r)I + r·11ᵀ (equicorrelated, d coordinates).
+
+    On X = 0 vs 1 the mean moves by a along coordinate 1 only, so that coordinate (and the
+    diagonal-standardised mean difference, which points along it) sees a Gaussian shift of a,
+    while the optimal (Fisher, Σ⁻¹Δ) direction sees μ = a·√((Σ⁻¹)₁₁): exact ε(δ) is the Gaussian
+    mechanism's at that μ. A linear event {w·x ≥ t} has exact probability
+    Φ((w·m − t)/√(wᵀΣw)), used by the coverage test."""
+
+    dimension: int = 4
+    correlation: float = 0.9
+    mu: float = 2.0
+    delta: float = 1e-5
+    name: str = "correlated_shift"
+    seedable: ClassVar[bool] = True
+
+    @property
+    def covariance(self) -> np.ndarray:
+        d, r = self.dimension, self.correlation
+        return (1 - r) * np.eye(d) + r * np.ones((d, d))
+
+    @property
+    def shift(self) -> float:
+        """a such that the whole vector's μ is `mu`."""
+        return self.mu / math.sqrt(float(np.linalg.inv(self.covariance)[0, 0]))
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(
+            epsilon=self.exact_epsilon(), delta=self.delta, relation=Relation.REPLACE_ONE, reference="test"
+        )
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(num_features=1, feature_low=0.0, feature_high=1.0)
+
+    def mean(self, dataset: Dataset) -> np.ndarray:
+        m = np.zeros(self.dimension)
+        m[0] = float(dataset.X[0, 0]) * self.shift
+        return m
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        chol = np.linalg.cholesky(self.covariance)
+        return self.mean(dataset) + rng.standard_normal((num_samples, self.dimension)) @ chol.T
+
+    def pair(self) -> NeighborPair:
+        return NeighborPair(
+            dataset=Dataset(np.ones((1, 1))),
+            neighbor=Dataset(np.zeros((1, 1))),
+            relation=Relation.REPLACE_ONE,
+            description="shift coordinate 1 under equicorrelated noise",
+        )
+
+    def exact_epsilon(self, delta: float | None = None) -> float:
+        return gaussian_epsilon(self.delta if delta is None else delta, self.mu)
+
 
 DISTINGUISHERS = [
     LogisticDistinguisher(),
@@ -177,3 +242,58 @@ def test_learned_beats_single_coordinates_on_spread_gaussian() -> None:
     assert coords.epsilon_lower_bound > 0
     assert learned.epsilon_lower_bound >= 1.5 * coords.epsilon_lower_bound
     assert learned.epsilon_lower_bound <= truth and coords.epsilon_lower_bound <= truth
+
+
+def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Generator) -> None:
+    """The runner's defaults: learned distinguishers propose on continuous vectors, stay silent on
+    1-D outputs and on discrete outputs the histogram covers (≤ max_bins distinct values)."""
+    from audit.estimators import BASE_DISTINGUISHERS, DEFAULT_DISTINGUISHERS, default_distinguishers
+
+    assert DEFAULT_DISTINGUISHERS is default_distinguishers()
+    names = [d.name for d in DEFAULT_DISTINGUISHERS]
+    assert names[: len(BASE_DISTINGUISHERS)] == [d.name for d in BASE_DISTINGUISHERS]
+    learned = DEFAULT_DISTINGUISHERS[len(BASE_DISTINGUISHERS) :]
+    assert {d.name for d in learned} == {"logistic", "logistic-squared", "projection"}
+    vec_a, vec_b = _shifted(rng, 3000, 4, 0.3)
+    scalar_a, scalar_b = vec_a[:, :1], vec_b[:, :1]
+    disc_a = (rng.random((3000, 4)) < 0.6).astype(float)  # 16 distinct rows: the histogram's case
+    disc_b = (rng.random((3000, 4)) < 0.4).astype(float)
+    for d in learned:
+        assert d.propose(vec_a, vec_b) is not None
+        assert d.propose(scalar_a, scalar_b) is None
+        assert d.propose(disc_a, disc_b) is None
+    # without the gate (explicit use) the discrete case is still proposed
+    assert LogisticDistinguisher().propose(disc_a, disc_b) is not None
+
+
+def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
+    from audit.estimators import choose_event, choose_events
+    from audit.objectives import EpsilonAt, GaussianMu
+
+    a, b = _shifted(rng, 4000, 3, 0.5)
+    objectives = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
+    together = choose_events(a, b, certify_total=40_000, failure_probability=0.01, objectives=objectives)
+    for obj, sel in zip(objectives, together, strict=True):
+        alone = choose_event(a, b, certify_total=40_000, failure_probability=0.01, objective=obj)
+        assert (alone.projected, alone.distinguisher, alone.dataset_is_p) == (
+            sel.projected,
+            sel.distinguisher,
+            sel.dataset_is_p,
+        )
+        assert alone.event.describe() == sel.event.describe()
+        assert {n for n, _ in sel.considered} >= {"threshold", "logistic"}
+        assert sel.projected == max(v for _, v in sel.considered)
+
+
+def test_runner_default_picks_a_learned_score_on_correlated_noise() -> None:
+    """Shift along one coordinate of equicorrelated noise (d = 4, r = 0.9): a single coordinate
+    (and the diagonal mean-difference projection, which is that coordinate) sees μ₁ = a; the
+    Fisher/logistic direction sees μ = a·√(Σ⁻¹)₁₁ = 2.75a. The default runner must choose a
+    learned score (measured projected ε: ≈ 2× the threshold's), and its bound stays below the
+    true ε (probability ≥ 0.95)."""
+    m = CorrelatedShift()
+    r = run_audit(m, [m.pair()], AuditConfig(num_samples=40_000, seed=3))
+    est = r.pairs[0].estimate
+    assert est.distinguisher in {"logistic", "logistic-squared", "projection"}
+    assert "fitted on the selection split" in est.assumption
+    assert est.epsilon_lower_bound <= m.exact_epsilon()

@@ -167,3 +167,59 @@ def test_public_rows_are_never_audited_and_search_refuses() -> None:
         run_audit(m, [public], AuditConfig(num_samples=2000))
     with pytest.raises(SearchUnsupportedError, match="public part"):
         search_and_certify(m, AuditConfig(num_samples=20_000))
+
+
+def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
+    """Trajectory points are the certified ε on the first m certification samples (m ≈ n/64,
+    n/16, n/4, n), in chunk order, whatever the chunking: recompute them from the raw chunks."""
+    from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds
+    from audit.estimators import event_from_spec
+    from audit.runner import trajectory_points
+    from audit.sampling import Phase, chunk_sizes, draw
+
+    m = LaplaceSum()
+    pair = m.neighbor_pairs()[0]
+    cfg = AuditConfig(num_samples=50_000, seed=11, chunk_size=3000)
+    r = run_audit(m, [pair], cfg)
+    pr = r.pairs[0]
+    n_cert = r.certification_samples
+    points = trajectory_points(n_cert)
+    assert [n for n, _ in pr.trajectory] == points == [703, 2812, 11250, 45000]
+    assert pr.trajectory[-1][1] == pr.estimate.epsilon_lower_bound
+    assert pr.event_spec is not None
+    event = event_from_spec(pr.event_spec)
+    sides = []
+    for s, ds in enumerate((pair.dataset, pair.neighbor)):
+        rows = [
+            draw(m, ds, size, cfg.seed, (0, s, int(Phase.CERTIFICATION), j))
+            for j, size in enumerate(chunk_sizes(n_cert, 3000))
+        ]
+        sides.append(event.indicator(np.concatenate(rows)))
+    p_side, q_side = (
+        (sides[0], sides[1]) if pr.estimate.direction == "dataset>neighbor" else (sides[1], sides[0])
+    )
+    beta = r.per_test_failure_probability
+    for n, eps in pr.trajectory:
+        p_lo = cp_lower(int(p_side[:n].sum()), n, beta / 2)
+        q_hi = cp_upper(int(q_side[:n].sum()), n, beta / 2)
+        assert eps == pytest.approx(float(epsilon_from_bounds(p_lo, q_hi, delta=m.claim.delta)), rel=1e-12)
+
+
+def test_selection_record_and_assumption() -> None:
+    """`extra["selection"]`: per pair, each distinguisher that proposed with its best projected
+    value on the selection split; the chosen one is the pair's distinguisher and its value the
+    estimate's `selection_epsilon`. JSON-serialisable (strict JSON: no NaN/inf floats)."""
+    import json
+
+    m = ExponentialMechanism()
+    r = run_audit(m, m.neighbor_pairs(), AuditConfig(num_samples=20_000, seed=2))
+    record = r.extra["selection"]
+    assert isinstance(record, list) and len(record) == len(r.pairs)
+    json.dumps(record, allow_nan=False)
+    for pr, considered in zip(r.pairs, record, strict=True):
+        assert pr.estimate.assumption.startswith("i.i.d. samples")
+        chosen = [c for c in considered if c["chosen"]]
+        assert chosen and chosen[0]["distinguisher"] == pr.estimate.distinguisher
+        assert chosen[0]["projected"] == pr.estimate.selection_epsilon
+        best = max(float(c["projected"]) for c in considered)
+        assert pr.estimate.selection_epsilon == best

@@ -15,7 +15,13 @@ from mechanisms.boosting import REGISTRY_ENTRIES
 
 pytestmark = pytest.mark.slow
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}
-TWINS = ["hs_stl_no_projection", "hs_stl_uniform_noise", "hs_stl_early_stop", "hs_stl_unclipped_loss"]
+TWINS = [
+    "hs_stl_no_projection",
+    "hs_stl_uniform_noise",
+    "hs_stl_early_stop",
+    "hs_stl_unclipped_loss",
+    "hs_stl_double_rounds",
+]
 
 
 def test_hs_stl_no_violation_and_bound_below_gdp_oracle() -> None:
