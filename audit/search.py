@@ -1,46 +1,61 @@
-"""Worst-case neighbour search: a pilot ranks candidate pairs, the best few are certified.
+"""Worst-case neighbour search: a pilot ranks candidate pairs, the best are certified.
 
 Procedure (`search_and_certify`):
 
-1. **Candidates.** The caller's registered pairs, the template families of
+1. **Candidates.** The caller's registered pairs (only if passed), the template families of
    `neighbors.generators.WorstCasePairs` for every relation the mechanism claims (domain
    extremes and corners, tiny datasets, size boundaries of `Subsampling.size`, duplicates and
-   conflicts, stream positions, subsampling edge cases), random pairs from the domain, and
-   local-search moves from the best candidates so far (perturb the changed record, move its
-   position, add a duplicate of it, change n by ±1, perturb another record). A claim that
-   relies on amplification under a relation other than the audited one is refused
-   (`neighbors.generators.check_amplification` raises `AmplificationMismatchError`).
-2. **Pilot.** Candidates are evaluated in rounds (the initial pool, then local-search rounds
-   from the current top three, then a refinement that re-evaluates the best 2·top_k with a
-   larger budget and pools their scores), each by its own `run_audit` at a small budget and a lax level
-   (`PILOT_FAILURE_PROBABILITY`); the j-th candidate evaluated uses the seed
-   `SeedSequence(seed, spawn_key=(7, j)).generate_state(1)[0]`, never the audit seed, so pilot
-   samples come from streams disjoint from the certification's. A candidate's score is the
-   mean of its pilot certified ε and its selection-projected ε, minus the ε of the claim that
-   applies to its relation (so pairs under relations with different claims compare by how far
-   they get towards a violation).
-   The pilot's bounds are used for ranking only and are never reported as certified.
-3. **Certification.** The `top_k` best-scoring distinct candidates are certified with
-   `run_audit(mechanism, top, replace(config, num_samples=N_cert))` at the audit seed. The
-   runner splits `failure_probability` across them (Bonferroni), so all certified bounds
-   hold simultaneously with probability ≥ 1 − failure_probability.
+   conflicts, lone records and clusters, stream positions, subsampling edge cases), random
+   pairs from the domain, and local-search moves from the best candidates so far (perturb the
+   changed record, move it outside the data's support, move its position, add a duplicate of
+   it, change n by ±1, perturb / relabel / copy another record). Everything is derived from
+   the mechanism's declared `Domain`; a domain with `private_rows` only gets pairs that change
+   a private row. A claim that relies on amplification under a relation other than the audited
+   one is refused (`neighbors.generators.check_amplification` raises
+   `AmplificationMismatchError`).
+2. **Pilot** (a fraction f of the budget; black-box: it only samples the mechanism).
+   *Screening*: every candidate of the initial pool, then of local-search rounds from the
+   current top three, is sampled `s₀` times per side. *Successive halving*: the best
+   `HALVING_POOL` candidates (fewer when the budget is small) get more samples in rounds, the
+   better half surviving each round, until one is left. A candidate's score is computed on all
+   its pilot samples by cross-fitting: an event is chosen on one half with the runner's
+   distinguishers (by default those that need no fitting: histogram and thresholds) and the
+   runner's projection to the certification budget and level (`audit.bounds.projected_bounds`,
+   at a laxer shading, `PILOT_SELECTION_PESSIMISM`), its frequencies are measured on the other
+   half, the certified ε those frequencies would give at the certification budget is computed
+   (`projected_epsilon`, point-estimate shading), and the two halves' roles are swapped and
+   averaged. The score is that projected ε
+   minus the ε of the claim covering the pair's relation, so pairs under relations with
+   different claims compare by how close they get to a violation, and a pair whose evidence
+   only shows at a large budget (a rare event with a large ratio) is not mistaken for a weak
+   one. Pilot draws use seeds `pilot_seed(seed, j)` (SeedSequence spawn key 7), never the
+   audit seed, so pilot samples are independent of the certification samples.
+3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
+   the verdict claim's relation) is certified by `run_audit` at the audit seed on the whole
+   remaining budget; with `top_k` = k > 1 the next k − 1 candidates (finalists first) are
+   certified too, the remaining budget split evenly. The runner splits `failure_probability`
+   across the certified pairs (Bonferroni), so all certified bounds hold simultaneously with
+   probability ≥ 1 − failure_probability. Certifying the pilot's winner alone (the default)
+   spends the whole certification budget and the whole failure probability where the
+   evidence is; the halving's last rounds make that choice on tens of thousands of samples.
 
 Validity: the pilot only decides *which* pairs are certified. Its samples are independent of
 the certification samples, so conditional on the choice the certification samples are fresh
 and the runner's guarantee applies unchanged, exactly as if the user had named those pairs.
 
-Budget accounting (samples per side; N = config.num_samples, k = top_k, f = pilot_fraction):
+Budget accounting (samples per side). The total budget T defaults to what `dpaudit run
+--pairs registered` spends: `num_samples` × the number of pairs that route audits (the
+mechanism's registered pairs, else one boundary template per claimed relation). Only that
+*count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
-- total budget T = k · N (what `run_audit` would spend on k registered pairs);
-- the pilot gets P = k · ⌊f · N⌋: two thirds explore, C = min(max_candidates,
-  ⌊E / min_pilot_samples⌋) candidates with ⌊E / C⌋ samples each (E = P − ⌊P / 3⌋); the last
-  third re-evaluates the best 2k candidates with ⌊(P − E) / 2k⌋ samples each (skipped, and
-  its share left to certification, when that is below min_pilot_samples);
-- certification gets N_cert = ⌊(T − pilot spent) / k'⌋ per certified pair, k' = min(k,
-  candidates evaluated); the pilot's rounding remainder goes to certification.
+- the pilot gets P = ⌊f · T⌋: half for screening (C = min(max_candidates, ⌊P/2 / min_pilot_
+  samples⌋) candidates, s₀ = ⌊P/2 / C⌋ samples each), half for successive halving (each round
+  an equal share, split evenly over that round's survivors);
+- certification gets N_cert = ⌊(T − pilot spent) / k⌋ per certified pair (k = top_k, default 1);
+  whatever the pilot leaves unspent goes to certification.
 
-So pilot + certification spend T − r samples per side with 0 ≤ r < k' (r = 0 whenever the
-divisions are exact, e.g. N = 10⁵, k = 3, f = 0.2). `SearchResult` records every figure.
+So pilot + certification spend T − r samples per side with 0 ≤ r < k. `SearchResult` records
+every figure.
 """
 
 from __future__ import annotations
@@ -52,14 +67,23 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
-from audit.estimators import DEFAULT_DISTINGUISHERS, Distinguisher
+from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
+from audit.estimators import (
+    DEFAULT_DISTINGUISHERS,
+    Distinguisher,
+    HistogramDistinguisher,
+    ThresholdDistinguisher,
+)
 from audit.runner import run_audit
+from audit.sampling import sample_rows
 from audit.types import AuditConfig, AuditResult, EpsilonEstimate
-from mechanisms.base import Mechanism, applicable_claim, claims_of
+from mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
 from neighbors.base import NeighborPair, Relation
 from neighbors.generators import (
     DEFAULT_MAX_ROWS,
+    BoundaryPairs,
     WorstCasePairs,
     admissible,
     check_amplification,
@@ -68,17 +92,32 @@ from neighbors.generators import (
     random_pair,
 )
 
-__all__ = ["Candidate", "SearchBudgetError", "SearchResult", "pilot_seed", "search_and_certify"]
+__all__ = [
+    "Candidate",
+    "SearchBudgetError",
+    "SearchResult",
+    "default_budget",
+    "pilot_seed",
+    "search_and_certify",
+]
 
 PILOT_SPAWN_KEY = 7
 """SeedSequence spawn key of the pilot runs (the certification uses the audit seed itself)."""
 PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""
-_SCORE_CLIP = (-20.0, 50.0)
 PILOT_FAILURE_PROBABILITY = 0.5
-"""Level of each pilot test. The pilot only ranks, so it needs no guarantee; a lax level keeps
-its bounds near the point estimates, so small-budget pilots still separate weak effects
-(at a strict level every weak pair certifies ε ≤ 0 and the ranking is uninformative)."""
+"""Level of the pilot bound reported per candidate (`Candidate.estimate`): ranking only, so a
+lax level keeping it near the point estimate."""
+PILOT_SELECTION_PESSIMISM = 0.25
+"""Shading of the pilot's selection-fold frequencies (see `_pilot_event`)."""
+VERDICT_TIE = 0.05
+"""Score margin within which a pair under the verdict claim's relation is preferred."""
+SCREEN_SIZE = 64
+"""Candidate events per direction given the exact projection (after a normal-approximation screen)."""
+HALVING_POOL = 16
+"""Candidates entering successive halving after screening."""
+PILOT_CHUNK = 1 << 16
+_SCORE_CLIP = (-20.0, 50.0)
 
 
 class SearchUnsupportedError(ValueError):
@@ -102,7 +141,8 @@ class SearchResult:
     """A search: every candidate with its pilot estimate (best first) and the certified audit.
 
     Only `certified` carries a guarantee; `candidates[i].estimate` are pilot figures (small
-    budget, own seed, used for ranking). `candidate_pairs[i]` is the pair of `candidates[i]`.
+    budget, own seed, used for ranking). `candidate_pairs[i]` is the pair of `candidates[i]`,
+    `pilot_samples_of[i]` the pilot samples per side it received.
     """
 
     candidates: tuple[Candidate, ...]
@@ -121,6 +161,8 @@ class SearchResult:
     pilot_fraction: float
     top_k: int
     skipped: tuple[str, ...] = ()
+    pilot_samples_of: tuple[int, ...] = ()
+    halving_rounds: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary of the search (the certified result is serialised separately)."""
@@ -130,6 +172,7 @@ class SearchResult:
             "budget": self.budget,
             "pilot_samples": self.pilot_samples,
             "pilot_samples_per_candidate": self.pilot_samples_per_candidate,
+            "halving_rounds": self.halving_rounds,
             "certification_samples": self.certification_samples,
             "total_samples": self.total_samples,
             "pilot_seeds": list(self.pilot_seeds),
@@ -141,49 +184,72 @@ class SearchResult:
                     "relation": c.relation.value,
                     "source": src,
                     "score": score,
+                    "pilot_samples": m,
                     "pilot_epsilon_lower_bound": c.estimate.epsilon_lower_bound,
                     "pilot_selection_epsilon": c.estimate.selection_epsilon,
                     "tags": list(p.tags),
                 }
-                for c, p, score, src in zip(
-                    self.candidates, self.candidate_pairs, self.scores, self.sources, strict=True
+                for c, p, score, src, m in zip(
+                    self.candidates,
+                    self.candidate_pairs,
+                    self.scores,
+                    self.sources,
+                    self.pilot_samples_of,
+                    strict=True,
                 )
             ],
         }
 
 
 def pilot_seed(seed: int, index: int) -> int:
-    """The seed of the `index`-th pilot run: derived from the audit seed, never equal to it."""
+    """The seed of the `index`-th pilot draw: derived from the audit seed, never equal to it."""
     s = int(np.random.SeedSequence(seed, spawn_key=(PILOT_SPAWN_KEY, index)).generate_state(1)[0])
     return s if s != seed else s + 1
 
 
-def _score(est: EpsilonEstimate, claim_epsilon: float) -> float:
-    vals = []
-    for v in (est.epsilon_lower_bound, est.selection_epsilon):
-        v = float(v)
-        if math.isnan(v):
-            v = _SCORE_CLIP[0]
-        vals.append(min(max(v, _SCORE_CLIP[0]), _SCORE_CLIP[1]))
-    return 0.5 * (vals[0] + vals[1]) - claim_epsilon
+def default_budget(mechanism: Mechanism, num_samples: int) -> int:
+    """Samples per side that `run_audit` on the registered route would spend: num_samples × the
+    number of the mechanism's registered pairs (else of its boundary templates, one per claimed
+    relation). Only the count is read."""
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    count = len(tuple(registered())) if callable(registered) else 0
+    if count == 0:
+        relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+        count = sum(1 for r in relations for _ in BoundaryPairs().pairs(mechanism.domain, r))
+    return num_samples * max(count, 1)
+
+
+def _clip(v: float) -> float:
+    if math.isnan(v):
+        return _SCORE_CLIP[0]
+    return min(max(v, _SCORE_CLIP[0]), _SCORE_CLIP[1])
 
 
 @dataclass(slots=True)
-class _Pool:
-    """Evaluated candidates, in evaluation order."""
+class _Entry:
+    """One candidate under evaluation: its pilot samples (both sides) and current score."""
 
-    pairs: list[NeighborPair] = dataclasses.field(default_factory=list)
-    sources: list[str] = dataclasses.field(default_factory=list)
-    estimates: list[EpsilonEstimate] = dataclasses.field(default_factory=list)
-    scores: list[float] = dataclasses.field(default_factory=list)
-    seen: set[tuple[str, str, str]] = dataclasses.field(default_factory=set)
+    pair: NeighborPair
+    source: str
+    claim_epsilon: float
+    claim_delta: float
+    a: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
+    b: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
+    drawn: int = 0
+    score: float = -math.inf
+    estimate: EpsilonEstimate | None = None
 
-    def ranked(self) -> list[int]:
-        return sorted(range(len(self.pairs)), key=lambda i: (-self.scores[i], i))
+    def outputs(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if len(self.a) > 1:
+            self.a, self.b = [np.concatenate(self.a)], [np.concatenate(self.b)]
+        return self.a[0], self.b[0]
+
+    def release(self) -> None:
+        self.a, self.b = [], []
 
 
-def _templates(mechanism: Mechanism, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
-    gens = [WorstCasePairs(max_rows=max_rows).pairs(mechanism.domain, r) for r in relations]
+def _templates(domain: Any, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
+    gens = [WorstCasePairs(max_rows=max_rows).pairs(domain, r) for r in relations]
     active = list(gens)
     while active:
         nxt = []
@@ -200,113 +266,129 @@ def search_and_certify(
     config: AuditConfig,
     *,
     pilot_fraction: float = 0.2,
-    top_k: int = 3,
+    top_k: int = 1,
     registered: Sequence[NeighborPair] = (),
-    max_candidates: int = 48,
-    min_pilot_samples: int = 400,
+    budget: int | None = None,
+    max_candidates: int = 64,
+    min_pilot_samples: int = 1000,
     max_rows: int = DEFAULT_MAX_ROWS,
     distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
+    pilot_distinguishers: Sequence[Distinguisher] | None = None,
     parameters: Sequence[tuple[str, str]] = (),
     command: str = "",
     show_progress: bool | None = None,
 ) -> SearchResult:
-    """Search for worst-case pairs with a pilot, then certify the `top_k` best on fresh samples.
+    """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
 
-    See the module docstring for the procedure, the validity argument and the budget. Raises
-    `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
-    relation other than a claimed one, `SearchBudgetError` when num_samples is too small.
+    See the module docstring for the procedure, the validity argument and the budget
+    (`budget` = total samples per side, default `default_budget(mechanism, num_samples)`;
+    `top_k` = the most pairs certified; `distinguishers` are the certification's,
+    `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
+    fitting: histogram and thresholds). Raises `AmplificationMismatchError` (a ValueError)
+    for a claim relying on amplification under a relation other than a claimed one,
+    `SearchBudgetError` when the budget is too small.
     """
-    if mechanism.domain.private_rows is not None:
-        raise SearchUnsupportedError(
-            f"{mechanism.name!r} declares a public part (private rows {mechanism.domain.private_rows}); "
-            "the search does not yet restrict itself to private rows: use --pairs registered"
-        )
     if not 0 < pilot_fraction < 1:
         raise ValueError(f"pilot_fraction must be in (0, 1), got {pilot_fraction}")
     if top_k < 1:
         raise ValueError(f"top_k must be ≥ 1, got {top_k}")
-    if min_pilot_samples < 200 or max_candidates < 1:
-        raise ValueError("min_pilot_samples must be ≥ 200 and max_candidates ≥ 1")
+    if min_pilot_samples < 200 or max_candidates < 2:
+        raise ValueError("min_pilot_samples must be ≥ 200 and max_candidates ≥ 2")
     claims = claims_of(mechanism)
     domain = mechanism.domain
     relations = tuple(dict.fromkeys(c.relation for c in claims))
     for relation in relations:
         check_amplification(domain, relation)
+    verdict_claim = applicable_claim(claims, mechanism.claim.relation) or mechanism.claim
+    if pilot_distinguishers is None:
+        cheap = [d for d in distinguishers if isinstance(d, HistogramDistinguisher | ThresholdDistinguisher)]
+        pilot_distinguishers = cheap or list(distinguishers)
 
     # ------------------------------------------------------------------ budget
-    n = config.num_samples
-    budget = top_k * n
-    pilot_budget = top_k * math.floor(pilot_fraction * n)
-    refine_budget = pilot_budget // 3 if top_k * min_pilot_samples * 2 <= pilot_budget // 3 else 0
-    explore_budget = pilot_budget - refine_budget
-    num_candidates = min(max_candidates, explore_budget // min_pilot_samples)
-    if num_candidates < top_k:
-        need = math.ceil(top_k * min_pilot_samples / (top_k * pilot_fraction))
+    total_budget = default_budget(mechanism, config.num_samples) if budget is None else int(budget)
+    pilot_budget = math.floor(pilot_fraction * total_budget)
+    screen_budget = pilot_budget // 2
+    num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
+    if num_candidates < 2 or total_budget - pilot_budget < 200:
+        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
         raise SearchBudgetError(
-            f"num_samples={n:,} is too small for a search with top_k={top_k} and pilot_fraction="
-            f"{pilot_fraction:g} (need ≥ {need:,})"
+            f"a total budget of {total_budget:,} samples per side is too small for a search with "
+            f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
         )
-    per_candidate = explore_budget // num_candidates
-    pilot_failure_probability = PILOT_FAILURE_PROBABILITY
+    per_candidate = screen_budget // num_candidates
+    # the certification the pilot projects to: one pair, the runner's selection split removed
+    cert_cfg = dataclasses.replace(config, num_samples=max(total_budget - pilot_budget, 200))
+    projected_total = cert_cfg.split()[1]
+    projected_level = config.failure_probability
     rng = np.random.default_rng(np.random.SeedSequence(config.seed, spawn_key=(PROPOSAL_SPAWN_KEY,)))
 
-    pool = _Pool()
+    entries: list[_Entry] = []
+    seen: set[tuple[str, str, str]] = set()
     skipped: list[str] = []
     seeds: list[int] = []
+    spent = 0
 
-    def claim_epsilon(relation: Relation) -> float | None:
+    def claim_of(relation: Relation) -> tuple[float, float] | None:
         c = applicable_claim(claims, relation)
-        return None if c is None else c.epsilon
+        return None if c is None else (c.epsilon, c.delta)
 
-    def admit(pair: NeighborPair, source: str, batch: list[tuple[NeighborPair, str]]) -> bool:
+    def admit(pair: NeighborPair, source: str, batch: list[_Entry]) -> bool:
         key = pair_key(pair)
-        if key in pool.seen:
+        if key in seen:
             return False
-        if claim_epsilon(pair.relation) is None:
+        seen.add(key)
+        claim = claim_of(pair.relation)
+        if claim is None:
             skipped.append(f"{source} pair {pair.description!r}: no claim covers {pair.relation.value}")
-            pool.seen.add(key)
             return False
         if not admissible(pair, domain):
             skipped.append(f"{source} pair {pair.description!r}: not a neighbour pair in the domain")
-            pool.seen.add(key)
             return False
-        pool.seen.add(key)
-        batch.append((pair, source))
+        batch.append(_Entry(pair, source, claim[0], claim[1]))
         return True
 
-    def pilot(pair: NeighborPair, source: str, num: int) -> EpsilonEstimate | None:
+    def draw(entry: _Entry, num: int) -> bool:
+        nonlocal spent
         seed = pilot_seed(config.seed, len(seeds))
         seeds.append(seed)
-        cfg = AuditConfig(
-            num_samples=num,
-            seed=seed,
-            failure_probability=pilot_failure_probability,
-            selection_fraction=0.5,
-            max_selection_samples=max(num // 2, 100),
-            chunk_size=config.chunk_size,
-            jobs=config.jobs,
-            backend=config.backend,
-        )
         try:
-            audited = run_audit(mechanism, [pair], cfg, distinguishers=distinguishers, show_progress=False)
-        except Exception as exc:  # a failing candidate is reported, not fatal to the search
-            skipped.append(f"{source} pair {pair.description!r}: {type(exc).__name__}: {exc}")
-            return None
-        return audited.pairs[0].estimate
+            for side, (dataset, store) in enumerate(
+                ((entry.pair.dataset, entry.a), (entry.pair.neighbor, entry.b))
+            ):
+                for c, start in enumerate(range(0, num, PILOT_CHUNK)):
+                    size = min(PILOT_CHUNK, num - start)
+                    store.append(sample_rows(mechanism, dataset, size, seed, (side, c)))
+        except MechanismError as exc:  # a failing candidate is reported, not fatal to the search
+            skipped.append(f"{entry.source} pair {entry.pair.description!r}: {exc}")
+            entry.release()
+            spent += num
+            return False
+        spent += num
+        entry.drawn += num
+        return True
 
-    def evaluate(batch: list[tuple[NeighborPair, str]]) -> None:
-        for pair, source in batch:
-            est = pilot(pair, source, per_candidate)
-            if est is None:
-                continue
-            eps = claim_epsilon(pair.relation)
-            assert eps is not None
-            pool.pairs.append(pair)
-            pool.sources.append(source)
-            pool.estimates.append(est)
-            pool.scores.append(_score(est, eps))
+    def score(entry: _Entry) -> None:
+        a, b = entry.outputs()
+        entry.score, entry.estimate = _cross_fitted(
+            a,
+            b,
+            claim_epsilon=entry.claim_epsilon,
+            delta=entry.claim_delta,
+            projected_total=projected_total,
+            projected_level=projected_level,
+            distinguishers=pilot_distinguishers,
+        )
 
-    def random_fill(batch: list[tuple[NeighborPair, str]], target: int) -> None:
+    def evaluate(batch: list[_Entry]) -> None:
+        for entry in batch:
+            if draw(entry, per_candidate):
+                score(entry)
+                entries.append(entry)
+
+    def ranked() -> list[_Entry]:
+        return sorted(entries, key=lambda e: -e.score)
+
+    def random_fill(batch: list[_Entry], target: int) -> None:
         misses = 0
         while len(batch) < target and misses < 8 * max(target, 1):
             rel = relations[int(rng.integers(len(relations)))]
@@ -314,16 +396,16 @@ def search_and_certify(
             if p is None or not admit(p, "random", batch):
                 misses += 1
 
-    # ------------------------------------------------------- round 0: registered, templates, random
+    # ------------------------------------------------------- screening: registered, templates, random
     num_local = num_candidates // 3
     num_initial = num_candidates - num_local
-    num_random = max(1, num_initial // 8)
-    batch: list[tuple[NeighborPair, str]] = []
+    num_random = max(1, num_initial // 10)
+    batch: list[_Entry] = []
     for p in registered:
         if len(batch) >= num_initial:
             break
         admit(p, "registered", batch)
-    for p in _templates(mechanism, relations, max_rows):
+    for p in _templates(domain, relations, max_rows):
         if len(batch) >= num_initial - num_random:
             break
         admit(p, "template", batch)
@@ -332,11 +414,11 @@ def search_and_certify(
 
     # ------------------------------------------------------------------ local search rounds
     round_size = max(2, math.ceil(num_local / 3))
-    rounds_left = 4 * num_candidates  # guard against a mechanism that fails on every candidate
-    while len(pool.pairs) < num_candidates and rounds_left > 0:
-        rounds_left -= 1
-        target = min(round_size, num_candidates - len(pool.pairs))
-        parents = [pool.pairs[i] for i in pool.ranked()[:3]]
+    attempts = 4 * num_candidates  # guard against a mechanism that fails on every candidate
+    while len(entries) < num_candidates and attempts > 0 and entries:
+        attempts -= 1
+        target = min(round_size, num_candidates - len(entries))
+        parents = [e.pair for e in ranked()[:3]]
         batch = []
         proposals = [local_moves(p, domain, rng, count=target, max_rows=max_rows) for p in parents]
         for k in range(target):
@@ -349,32 +431,63 @@ def search_and_certify(
         if not batch:
             break  # the candidate space is exhausted
         evaluate(batch)
+    if not entries:
+        raise SearchBudgetError(f"no admissible candidate pair could be sampled for {mechanism.name!r}")
 
-    # ------------------------------------------------------------------ refinement
-    # the best 2·top_k are evaluated again on fresh pilot samples; scores are pooled by samples
-    pilot_spent = len(pool.pairs) * per_candidate
-    finalists = pool.ranked()[: 2 * top_k]
-    per_refine = refine_budget // len(finalists) if len(finalists) > top_k else 0
-    if per_refine >= min_pilot_samples:
-        for i in finalists:
-            pair = pool.pairs[i]
-            est = pilot(pair, "refine", per_refine)
-            pilot_spent += per_refine
-            if est is None:
-                continue
-            eps = claim_epsilon(pair.relation)
-            assert eps is not None
-            w = per_refine / (per_refine + per_candidate)
-            pool.scores[i] = (1 - w) * pool.scores[i] + w * _score(est, eps)
-            pool.estimates[i] = est
+    # ------------------------------------------------------------------ successive halving
+    halving_budget = pilot_budget - spent
+
+    def rounds_for(m: int) -> int:
+        return math.ceil(math.log2(m)) if m > 1 else 0
+
+    pool_size = min(HALVING_POOL, len(entries))
+    while pool_size > 2 and halving_budget // rounds_for(pool_size) // pool_size < min_pilot_samples // 2:
+        pool_size -= 1  # a smaller pool, so each round still adds a useful number of samples
+    survivors = ranked()[:pool_size]
+    for e in entries:
+        if e not in survivors:
+            e.release()
+    rounds = 0
+    planned = rounds_for(len(survivors))
+    for r in range(planned):
+        per = (halving_budget // (planned - r)) // len(survivors)
+        if per < min_pilot_samples // 2:
+            break
+        rounds += 1
+        before = spent
+        for e in survivors:
+            if draw(e, per):
+                score(e)
+            else:
+                e.score = -math.inf
+        halving_budget -= spent - before
+        survivors.sort(key=lambda e: -e.score)
+        keep = max(1, math.ceil(len(survivors) / 2))
+        for e in survivors[keep:]:
+            e.release()
+        survivors = survivors[:keep]
+    for e in survivors:
+        e.release()
 
     # ------------------------------------------------------------------ certification
-    order = pool.ranked()
-    if not order:
-        raise SearchBudgetError(f"no admissible candidate pair for {mechanism.name!r}")
-    top = order[:top_k]
-    n_cert = (budget - pilot_spent) // len(top)
-    certified_pairs = [pool.pairs[i] for i in top]
+    # the halving's survivors first (their scores rest on the most samples), then the rest
+    finalists = {id(e) for e in survivors}
+    order = sorted(survivors, key=lambda e: -e.score) + [e for e in ranked() if id(e) not in finalists]
+    best = order[0]
+    if best.pair.relation is not verdict_claim.relation:
+        # on a near-tie, prefer a pair under the verdict claim's relation (the claim the exit
+        # code reports, whose bound is the headline `epsilon_lower_bound`) among candidates whose
+        # score rests on comparably many samples
+        same = [e for e in order if e.pair.relation is verdict_claim.relation and 2 * e.drawn >= best.drawn]
+        if same and same[0].score >= best.score - VERDICT_TIE:
+            best = same[0]
+    chosen = [best, *[e for e in order if e is not best][: top_k - 1]]
+    n_cert = (total_budget - spent) // len(chosen)
+    if n_cert < 200:
+        raise SearchBudgetError(
+            f"the pilot left {total_budget - spent:,} samples per side: too few to certify"
+        )
+    certified_pairs = [e.pair for e in chosen]
     result = run_audit(
         mechanism,
         certified_pairs,
@@ -384,36 +497,204 @@ def search_and_certify(
         command=command,
         show_progress=show_progress,
     )
-    total = pilot_spent + n_cert * len(top)
+    total = spent + n_cert * len(chosen)
     search_info = {
         "pilot_fraction": pilot_fraction,
         "top_k": top_k,
-        "candidates": len(pool.pairs),
-        "pilot_samples": pilot_spent,
+        "candidates": len(entries),
+        "pilot_samples": spent,
         "pilot_samples_per_candidate": per_candidate,
+        "halving_rounds": rounds,
         "certification_samples": n_cert,
         "total_samples": total,
-        "budget": budget,
+        "budget": total_budget,
         "pilot_seeds": list(seeds),
     }
     result = dataclasses.replace(result, extra={**result.extra, "search": search_info})
     return SearchResult(
         candidates=tuple(
-            Candidate(pool.pairs[i].description, pool.pairs[i].relation, pool.estimates[i]) for i in order
+            Candidate(e.pair.description, e.pair.relation, e.estimate)  # type: ignore[arg-type]
+            for e in order
         ),
-        candidate_pairs=tuple(pool.pairs[i] for i in order),
-        scores=tuple(pool.scores[i] for i in order),
-        sources=tuple(pool.sources[i] for i in order),
+        candidate_pairs=tuple(e.pair for e in order),
+        scores=tuple(e.score for e in order),
+        sources=tuple(e.source for e in order),
         certified=result,
         certified_pairs=tuple(certified_pairs),
         relations=relations,
         pilot_seeds=tuple(seeds),
         pilot_samples_per_candidate=per_candidate,
-        pilot_samples=pilot_spent,
+        pilot_samples=spent,
         certification_samples=n_cert,
         total_samples=total,
-        budget=budget,
+        budget=total_budget,
         pilot_fraction=pilot_fraction,
         top_k=top_k,
         skipped=tuple(skipped),
+        pilot_samples_of=tuple(e.drawn for e in order),
+        halving_rounds=rounds,
     )
+
+
+def _cross_fitted(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    claim_epsilon: float,
+    delta: float,
+    projected_total: int,
+    projected_level: float,
+    distinguishers: Sequence[Distinguisher],
+) -> tuple[float, EpsilonEstimate]:
+    """(score, pilot estimate) of one candidate from its pilot samples (see the module docstring).
+
+    The estimate reported is the first fold's: event chosen on the first half, Clopper–Pearson
+    bounds at `PILOT_FAILURE_PROBABILITY` on the second half (a pilot figure, not certified).
+    """
+    half = min(a.shape[0], b.shape[0]) // 2
+    folds = ((slice(0, half), slice(half, 2 * half)), (slice(half, 2 * half), slice(0, half)))
+    projections = []
+    first: EpsilonEstimate | None = None
+    for sel_idx, eval_idx in folds:
+        sel = _pilot_event(
+            a[sel_idx],
+            b[sel_idx],
+            projected_total=projected_total,
+            projected_level=projected_level,
+            delta=delta,
+            distinguishers=distinguishers,
+        )
+        if sel is None:
+            projections.append(_SCORE_CLIP[0])
+            continue
+        ka = int(np.count_nonzero(sel.event.indicator(a[eval_idx])))
+        kb = int(np.count_nonzero(sel.event.indicator(b[eval_idx])))
+        kp, kq = (ka, kb) if sel.dataset_is_p else (kb, ka)
+        proj = float(
+            projected_epsilon(
+                kp,
+                kq,
+                selection_total_p=half,
+                selection_total_q=half,
+                certify_total_p=projected_total,
+                certify_total_q=projected_total,
+                delta=delta,
+                failure_probability=projected_level,
+                pessimism=0.5,
+            )
+        )
+        projections.append(_clip(proj))
+        if first is None:
+            beta = PILOT_FAILURE_PROBABILITY
+            p_lo = float(cp_lower(kp, half, beta / 2))
+            q_hi = float(cp_upper(kq, half, beta / 2))
+            eps = float(epsilon_from_bounds(p_lo, q_hi, delta=delta))
+            first = EpsilonEstimate(
+                epsilon_lower_bound=eps,
+                delta_lower_bound=max(0.0, p_lo - math.exp(claim_epsilon) * q_hi),
+                p_count=kp,
+                p_total=half,
+                q_count=kq,
+                q_total=half,
+                p_lower=p_lo,
+                q_upper=q_hi,
+                failure_probability=beta,
+                infinite_witness=kq == 0 and kp > 0,
+                direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
+                event=sel.event.describe(),
+                distinguisher=sel.distinguisher,
+                selection_epsilon=float(sel.projected),
+                assumption="pilot figure (ranking only, not certified)",
+            )
+    if first is None:  # no distinguisher had a candidate event on either fold
+        first = EpsilonEstimate(
+            epsilon_lower_bound=-math.inf,
+            delta_lower_bound=0.0,
+            p_count=0,
+            p_total=half,
+            q_count=0,
+            q_total=half,
+            p_lower=0.0,
+            q_upper=1.0,
+            failure_probability=PILOT_FAILURE_PROBABILITY,
+            infinite_witness=False,
+            direction="dataset>neighbor",
+            event="none",
+            distinguisher="none",
+            selection_epsilon=-math.inf,
+            assumption="pilot figure (ranking only, not certified)",
+        )
+    return float(np.mean(projections)) - claim_epsilon, first
+
+
+@dataclass(frozen=True, slots=True)
+class _PilotEvent:
+    event: Any
+    dataset_is_p: bool
+    projected: float
+    distinguisher: str
+
+
+def _pilot_event(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    projected_total: int,
+    projected_level: float,
+    delta: float,
+    distinguishers: Sequence[Distinguisher],
+) -> _PilotEvent | None:
+    """The candidate event (and direction) of the runner's distinguishers whose projected
+    certified ε at the certification budget is largest, with frequencies shaded at
+    `PILOT_SELECTION_PESSIMISM` (laxer than the runner's own selection: the pilot's winner's
+    curse is removed by measuring the event on the other fold, and small pilot splits must not
+    rule out a rare event seen only a few dozen times)."""
+    n_a, n_b = a.shape[0], b.shape[0]
+    best: _PilotEvent | None = None
+    for dist in distinguishers:
+        cand = dist.propose(a, b)
+        if cand is None:
+            continue
+        for counts_p, counts_q, n_p, n_q, dataset_is_p in (
+            (cand.counts_a, cand.counts_b, n_a, n_b, True),
+            (cand.counts_b, cand.counts_a, n_b, n_a, False),
+        ):
+            if len(counts_p) == 0:
+                continue
+            cp_, cq_ = np.asarray(counts_p, dtype=float), np.asarray(counts_q, dtype=float)
+            if cp_.size > SCREEN_SIZE:  # normal-approximation screen, exact projection on the top
+                top = np.argsort(-_rough_epsilon(cp_, cq_, n_p, n_q, projected_total, delta), kind="stable")
+                top = top[:SCREEN_SIZE]
+            else:
+                top = np.arange(cp_.size)
+            p_lo, q_hi = projected_bounds(
+                cp_[top],
+                cq_[top],
+                selection_total_p=n_p,
+                selection_total_q=n_q,
+                certify_total_p=projected_total,
+                certify_total_q=projected_total,
+                failure_probability=projected_level,
+                pessimism=PILOT_SELECTION_PESSIMISM,
+            )
+            with np.errstate(divide="ignore", invalid="ignore"):
+                eps = np.nan_to_num(epsilon_from_bounds(p_lo, q_hi, delta=delta), nan=-np.inf)
+            j = int(np.argmax(eps))
+            if best is None or float(eps[j]) > best.projected:
+                best = _PilotEvent(cand.make_event(int(top[j])), dataset_is_p, float(eps[j]), dist.name)
+    return best
+
+
+def _rough_epsilon(
+    kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int, total: int, delta: float
+) -> NDArray[np.float64]:
+    """A cheap stand-in for the projected certified ε (two-standard-error normal bounds at the
+    projected size on slightly shaded frequencies), used only to screen candidate events."""
+    p = np.clip(np.maximum(kp - np.sqrt(kp), 0.0) / max(n_p, 1), 0.0, 1.0)
+    q = np.clip((kq + np.sqrt(kq) + 1.0) / max(n_q, 1), 0.0, 1.0)
+    p_lo = p - 2.0 * np.sqrt(p * (1 - p) / total)
+    q_hi = q + 2.0 * np.sqrt(q * (1 - q) / total)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.nan_to_num(
+            np.log(np.maximum(p_lo - delta, 0.0)) - np.log(np.minimum(q_hi, 1.0)), nan=-np.inf
+        )

@@ -1,14 +1,18 @@
 """Registered pairs vs the worst-case search, on the same total budget (issue 6).
 
-For every registered mechanism that is not a buggy twin: the certified bound of
-`run_audit` on its hand-registered pairs (N samples per side per pair, R pairs: N·R per side)
-and the certified bound of `search_and_certify` on the same total (num_samples = ⌊N·R / k⌋,
-k = top_k), blind (not told the registered pairs) and with them in its pilot pool. The true ε
-of the pairs each certified (white-box oracle, where the mechanism has one) is shown too.
-Mechanisms whose estimated audit time exceeds --max-seconds are skipped (and listed).
+For every registered mechanism that is not a buggy twin: the certified bound of `run_audit`
+on its hand-registered pairs (N samples per side per pair, R pairs: T = N·R per side), and
+the certified bound of `search_and_certify` with the same total T (its default budget),
+blind (not told the registered pairs) and with the registered pairs in its pilot pool. The
+true ε of the pairs each route certified (white-box oracle, where the mechanism has one;
+for information only, the search never calls it) and each route's seconds are shown.
 
-    python benchmarks/search.py [--num-samples 200000] [--seed 0] [--family reference]
-                                [--max-seconds 60]
+N is the entry's `default_num_samples` unless the estimated time of one route exceeds
+`--max-seconds`, in which case N is reduced (equally for every route) to fit; `--num-samples`
+caps N for every entry. "ratio" is search / registered (certified bounds).
+
+    python benchmarks/search.py [--num-samples N] [--seed 0] [--family reference]
+                                [--only NAME ...] [--max-seconds 300]
 """
 
 from __future__ import annotations
@@ -25,6 +29,8 @@ from audit.search import search_and_certify
 from audit.types import AuditConfig
 from mechanisms.registry import entries
 
+MIN_N = 20_000
+
 
 def _truth(mech: Any, pairs: Any) -> float:
     oracle = getattr(mech, "exact_epsilon", None)
@@ -36,23 +42,29 @@ def _truth(mech: Any, pairs: Any) -> float:
         return math.nan
 
 
+def _fmt(x: float) -> str:
+    return f"{x:7.3f}" if math.isfinite(x) else f"{x:>7}"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
-    ap.add_argument("--num-samples", type=int, default=200_000, help="per side per registered pair (cap)")
+    ap.add_argument("--num-samples", type=int, default=None, help="cap on N (per side per registered pair)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--top-k", type=int, default=3)
     ap.add_argument("--family", default=None, help="only this family (default: all)")
-    ap.add_argument("--max-seconds", type=float, default=60.0, help="skip mechanisms estimated slower")
+    ap.add_argument("--only", nargs="*", default=None, help="only these mechanisms")
+    ap.add_argument("--max-seconds", type=float, default=300.0, help="per route: reduce N to fit")
+    ap.add_argument("--no-registered-pool", action="store_true", help="skip the search with registered pairs")
     args = ap.parse_args()
 
     print(
-        f"{'mechanism':34s} {'claim':>6s} {'R':>2s} {'total/side':>11s} | "
-        f"{'registered':>10s} {'(true)':>7s} | {'search':>7s} {'(true)':>7s} | "
-        f"{'+reg':>7s} {'(true)':>7s} | {'seconds':>7s}"
+        f"{'mechanism':32s} {'claim':>6s} {'R':>2s} {'N':>9s} | "
+        f"{'registered':>10s} {'(true)':>7s} {'s':>6s} | "
+        f"{'search':>7s} {'(true)':>7s} {'s':>6s} {'ratio':>6s} | {'+reg':>7s} {'(true)':>7s} {'s':>6s}",
+        flush=True,
     )
     skipped = []
     for e in entries().values():
-        if e.buggy or (args.family and e.family != args.family):
+        if e.buggy or (args.family and e.family != args.family) or (args.only and e.name not in args.only):
             continue
         try:
             mech = e.build()
@@ -60,30 +72,45 @@ def main() -> None:
             if not registered:
                 skipped.append(f"{e.name}: no registered pairs")
                 continue
-            n = min(args.num_samples, e.default_num_samples)
+            n = (
+                e.default_num_samples
+                if args.num_samples is None
+                else min(args.num_samples, e.default_num_samples)
+            )
             t = time.perf_counter()
             mech.sample(registered[0].dataset, 2000, rng=np.random.default_rng(0))
             per_sample = (time.perf_counter() - t) / 2000
-            total = n * len(registered)
-            est = per_sample * 2 * total * 3.5  # registered + two searches, both sides
-            if est > args.max_seconds:
-                skipped.append(f"{e.name}: estimated {est:.0f} s > --max-seconds")
-                continue
+            route = per_sample * 2 * n * len(registered)
+            if route > args.max_seconds:
+                n = max(MIN_N, int(n * args.max_seconds / route))
+            cfg = AuditConfig(num_samples=n, seed=args.seed)
             t = time.perf_counter()
-            reg = run_audit(mech, registered, AuditConfig(num_samples=n, seed=args.seed))
-            cfg = AuditConfig(num_samples=max(total // args.top_k, 200), seed=args.seed)
-            blind = search_and_certify(mech, cfg, top_k=args.top_k)
-            both = search_and_certify(mech, cfg, top_k=args.top_k, registered=registered)
-            secs = time.perf_counter() - t
+            reg = run_audit(mech, registered, cfg)
+            t_reg = time.perf_counter() - t
+            t = time.perf_counter()
+            blind = search_and_certify(mech, cfg)
+            t_blind = time.perf_counter() - t
+            if args.no_registered_pool:
+                both, t_both = None, math.nan
+            else:
+                t = time.perf_counter()
+                both = search_and_certify(mech, cfg, registered=registered)
+                t_both = time.perf_counter() - t
         except Exception as exc:  # a family under construction must not stop the benchmark
             skipped.append(f"{e.name}: {type(exc).__name__}: {exc}")
             continue
+        r_eps, b_eps = reg.epsilon_lower_bound, blind.certified.epsilon_lower_bound
+        ratio = b_eps / r_eps if r_eps > 0 else math.nan
+        both_txt = f"{'-':>7s} {'-':>7s} {'-':>6s}"
+        if both is not None:
+            b2 = both.certified.epsilon_lower_bound
+            both_txt = f"{b2:7.4f} {_fmt(_truth(mech, both.certified_pairs))} {t_both:6.1f}"
         print(
-            f"{e.name:34s} {mech.claim.epsilon:6.3g} {len(registered):2d} {total:11,d} | "
-            f"{reg.epsilon_lower_bound:10.4f} {_truth(mech, registered):7.3f} | "
-            f"{blind.certified.epsilon_lower_bound:7.4f} {_truth(mech, blind.certified_pairs):7.3f} | "
-            f"{both.certified.epsilon_lower_bound:7.4f} {_truth(mech, both.certified_pairs):7.3f} | "
-            f"{secs:7.1f}"
+            f"{e.name:32s} {mech.claim.epsilon:6.3g} {len(registered):2d} {n:9,d} | "
+            f"{r_eps:10.4f} {_fmt(_truth(mech, registered))} {t_reg:6.1f} | "
+            f"{b_eps:7.4f} {_fmt(_truth(mech, blind.certified_pairs))} {t_blind:6.1f} {ratio:6.3f} | "
+            f"{both_txt}",
+            flush=True,
         )
     if skipped:
         print("\nskipped:")

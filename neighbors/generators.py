@@ -1,9 +1,14 @@
 """Domain-driven neighbour-pair generators: boundary templates and worst-case families.
 
-Every generator here is driven by a mechanism's declared `Domain` only (never by its code),
-and every pair it yields satisfies `is_neighbor` and lies in the domain (`Domain.check`
-returns None on both sides); `WorstCasePairs(strict=True)` raises instead of filtering when
-a family builds a pair that does not, which is how the property tests check the families.
+Every generator here is driven by a mechanism's declared `Domain` only (never by its code or its
+registered pairs), and every pair it yields satisfies `is_neighbor`, lies in the domain
+(`Domain.check` returns None on both sides) and changes only rows the claim covers
+(`Domain.check_pair`: with `private_rows`, public rows are identical on both sides and no
+add/remove pair is generated, since a deletion shifts every later, public, position; a template
+whose change would sit in a public row has the changed row swapped with the nearest private
+row on both sides, which keeps its records). `WorstCasePairs(strict=True)` raises instead of
+filtering when a family builds a pair that does not, which is how the property tests check the
+families.
 
 Families (`WorstCasePairs`, one list per family, merged round-robin so a capped prefix sees
 every family):
@@ -11,16 +16,25 @@ every family):
 - **extreme**: the changed record moves between the corners of the feature box (and the
   labels), on constant and mixed fillers, at the first / middle / last position;
 - **corner**: the changed record moves between every two extreme records (n = 1 and n = 4);
-- **tiny**: empty (add/remove), singleton and two- or three-record datasets;
+- **tiny**: empty vs every extreme record (add/remove), singleton and two- or three-record
+  datasets;
 - **size**: datasets at the size boundaries where a mechanism's parameters round: the sizes
   where the declared `Subsampling.size(n)` jumps (n − 1 and n, so an add/remove pair
   straddles the jump), powers of two and their successors (⌈log₂ n⌉ jumps), the declared
   min_size / max_size and their inner neighbours;
 - **duplicate**: the changed record has duplicates in the dataset (replace one copy; add one
   more copy), and conflicting duplicates (same features, different labels);
+- **cluster**: clusters of identical records along the box diagonal plus one lone record in a
+  gap next to them (below / between / above, labelled like its nearer cluster); the lone record
+  leaves the data's support for the far corner, label flipped first (a new extreme point with a
+  surprising label: the pattern set on the distinct points, its multiplicities and the
+  learner's scores all change at once), or is relabelled / added / removed; at a base size and,
+  for subsampling domains, at the largest n and the last jump of ⌈·⌉-rounded subsample sizes;
+- **lone**: one extreme record on a constant filler (the box centre first), relabelled;
 - **stream** (Domain.ordered): the change at positions 0, 1, middle, n − 2, n − 1 of an
-  alternating stream and at the switch point of a sorted stream;
-- **subsampling** (`SubsamplingPairs`, when the domain declares subsampling): the changed
+  alternating stream, of one record repeated with alternating labels (non-realizable: an
+  online learner updates every round), and at the switch point of a sorted stream;
+- **subsampling** (also `SubsamplingPairs`, when the domain declares subsampling): the changed
   record certain (n equals the subsample size: no amplification), likely and unlikely to be
   drawn, and duplicates of the changed record that change its inclusion probability.
 
@@ -29,8 +43,9 @@ whose claim relies on amplification by subsampling under one relation is audited
 relation that guarantee does not cover; the generators call it before yielding anything.
 
 `random_pair` and `local_moves` are the random and local-search proposals used by
-`audit/search.py` (perturb the changed record, move its position, add a duplicate of it,
-change n by ±1, perturb another record).
+`audit/search.py` (`MOVES`: perturb the changed record, move it outside the data's support,
+move its position, add a duplicate of it, change n by ±1, perturb / relabel another record,
+copy one record onto another).
 """
 
 from __future__ import annotations
@@ -104,8 +119,14 @@ def check_amplification(domain: Domain, relation: Relation) -> None:
 
 
 def admissible(pair: NeighborPair, domain: Domain) -> bool:
-    """True iff the pair satisfies its relation and both sides lie in the domain."""
-    return is_neighbor(pair) and domain.check(pair.dataset) is None and domain.check(pair.neighbor) is None
+    """True iff the pair satisfies its relation, both sides lie in the domain, and it changes only
+    rows the claim covers (`Domain.private_rows`: public rows are identical on both sides)."""
+    return (
+        is_neighbor(pair)
+        and domain.check(pair.dataset) is None
+        and domain.check(pair.neighbor) is None
+        and domain.check_pair(pair) is None
+    )
 
 
 def pair_key(pair: NeighborPair) -> tuple[str, str, str]:
@@ -153,10 +174,54 @@ class _Space:
         return self.d + (1 if self.labelled else 0)
 
     def sizes_for(self, relation: Relation) -> tuple[int, int]:
-        """Allowed base sizes [a, b] (for add/remove: the smaller side, so n + 1 fits too)."""
+        """Allowed base sizes [a, b] (for add/remove: the smaller side, so n + 1 fits too).
+
+        With `private_rows` only replace/relabel pairs can be covered (an added or removed row
+        shifts every later position, public ones included) and n must reach a private row."""
+        private = self.domain.private_rows
         if relation is Relation.ADD_REMOVE_ONE:
+            if private is not None:
+                return 1, 0  # empty: no add/remove pair leaves the public rows unchanged
             return self.min_n, self.max_n - 1
-        return max(self.min_n, 1), self.max_n
+        return max(self.min_n, 1, private[0] + 1 if private is not None else 1), self.max_n
+
+    def change_range(self, n: int) -> tuple[int, int]:
+        """Rows [start, stop) of an n-row dataset that a replace/relabel pair may change."""
+        if self.domain.private_rows is None:
+            return 0, n
+        start, stop = self.domain.private_rows
+        return start, min(stop, n)
+
+    def position(self, slots: int, where: str | int, relation: Relation) -> int:
+        """Index for 'first' / 'middle' / 'last' (or an explicit index) among `slots` change
+        slots, moved into the private rows when the domain declares them."""
+        lo, hi = (0, slots) if relation is Relation.ADD_REMOVE_ONE else self.change_range(slots)
+        if hi <= lo:
+            return -1
+        if isinstance(where, int):
+            return min(max(where, lo), hi - 1)
+        return {"first": lo, "middle": (lo + hi) // 2, "last": hi - 1}[where]
+
+    def privatise(self, a: F64, b: F64) -> tuple[F64, F64] | None:
+        """Move a replace/relabel change into the private rows (swap the changed row with the
+        nearest private row on both sides: the multiset of records is unchanged). None if the
+        change cannot be placed there; unchanged arrays when the domain has no public part."""
+        if self.domain.private_rows is None:
+            return a, b
+        if a.shape != b.shape:
+            return None
+        mism = np.flatnonzero(np.any(a != b, axis=1))
+        if mism.size != 1:
+            return a, b  # not a one-row change: left to the admissibility check
+        i = int(mism[0])
+        j = self.position(a.shape[0], i, Relation.REPLACE_ONE)
+        if j < 0:
+            return None
+        if j != i:
+            a, b = a.copy(), b.copy()
+            a[[i, j]] = a[[j, i]]
+            b[[i, j]] = b[[j, i]]
+        return a, b
 
     def clamp_size(self, n: int, relation: Relation) -> int | None:
         a, b = self.sizes_for(relation)
@@ -253,11 +318,6 @@ def _fmt_record(r: F64, labelled: bool) -> str:
     if labelled:
         return "(" + ", ".join(_fmt(float(x)) for x in r[:-1]) + f"; y={_fmt(float(r[-1]))})"
     return "(" + ", ".join(_fmt(float(x)) for x in r) + ")"
-
-
-def _position(n: int, where: str) -> int:
-    """Index for 'first' / 'middle' / 'last' among n slots."""
-    return {"first": 0, "middle": n // 2, "last": max(n - 1, 0)}[where]
 
 
 # =========================================================================== sizes
@@ -363,6 +423,10 @@ def _emit(
     b_rows = np.asarray(b_rows, dtype=float).reshape(-1, space.width)
     if a_rows.shape == b_rows.shape and np.array_equal(a_rows, b_rows):
         return None  # not a pair: nothing changed
+    placed = space.privatise(a_rows, b_rows)
+    if placed is None:
+        return None
+    a_rows, b_rows = placed
     return NeighborPair(
         dataset=space.dataset(a_rows),
         neighbor=space.dataset(b_rows),
@@ -397,7 +461,12 @@ def _change(
     slots = n + 1 if relation is Relation.ADD_REMOVE_ONE else n
     if slots == 0:
         return None
-    i = where if isinstance(where, int) else _position(slots, where)
+    i = space.position(slots, where, relation)
+    if i < 0:
+        return None
+    if isinstance(where, int) and i != where and 0 <= where < n:
+        rows = rows.copy()  # the intended record moves with the change into the private rows
+        rows[[i, where]] = rows[[where, i]]
     pos = where if isinstance(where, str) else f"position {i}"
     if relation is Relation.ADD_REMOVE_ONE:
         assert new is not None
@@ -477,7 +546,7 @@ def _family_extreme(space: _Space, relation: Relation, base_size: int) -> Iterat
             elif relation is Relation.RELABEL_ONE:
                 yield _change(space, rows, relation, where, None, f"{kind} filler", ("extreme", "relabel"))
             else:
-                i = _position(n, where)
+                i = space.position(n, where, relation)
                 for name, r in _farthest(space, rows[i], limit=4):
                     yield _change(space, rows, relation, where, r, f"to {name}, {kind} filler", ("extreme",))
 
@@ -493,7 +562,7 @@ def _family_corners(space: _Space, relation: Relation, base_size: int) -> Iterat
             continue
         filler = _filler(space, "low", n)
         for where in ("first", "last") if n > 1 else ("first",):
-            i = _position(n, where)
+            i = space.position(n, where, relation)
             for (n1, r1), (n2, r2) in itertools.combinations(recs, 2):
                 rows = filler.copy()
                 rows[i] = r1
@@ -506,9 +575,16 @@ def _family_corners(space: _Space, relation: Relation, base_size: int) -> Iterat
 
 
 def _family_tiny(space: _Space, relation: Relation) -> Iterator[NeighborPair | None]:
+    """Empty vs singleton (add/remove: *every* extreme record, low corner first: on a learner
+    whose output hinges on one labelled example the label matters more than the distance),
+    then singleton, two- and three-record datasets with low and high fillers."""
     a, b = space.sizes_for(relation)
+    if relation is Relation.ADD_REMOVE_ONE and a <= 0 <= b:
+        empty = np.zeros((0, space.width))
+        for name, r in space.extreme_records():
+            yield _change(space, empty, relation, "first", r, f"tiny, {name} vs the empty dataset", ("tiny",))
     for n in (0, 1, 2, 3):
-        if not a <= n <= b:
+        if not a <= n <= b or (n == 0 and relation is Relation.ADD_REMOVE_ONE):
             continue
         for kind in ("low", "high"):
             rows = _filler(space, kind, n)
@@ -549,6 +625,22 @@ def _family_duplicates(space: _Space, relation: Relation, base_size: int) -> Ite
     filler = _filler(space, "low", n)
     low = filler[0]
     targets = _farthest(space, low, limit=3)
+    # many identical records and one conflicting copy (a larger base: the conflict's effect on a
+    # learner scoring by counts grows with the number of copies it contradicts)
+    big = space.clamp_size(max(2 * n, 8), relation)
+    if big is not None and big > n and space.labelled:
+        for name, r in [("low corner", low), *targets[:1]]:
+            rows = np.tile(r, (big, 1))
+            what = f"{big} copies of {name}"
+            for alt in space.relabelled(r):
+                if relation is Relation.ADD_REMOVE_ONE:
+                    yield _change(
+                        space, rows, relation, "last", alt, f"add a conflicting copy: {what}", ("conflict",)
+                    )
+                else:
+                    yield _change(
+                        space, rows, relation, big - 1, alt, f"relabel one of {what}", ("conflict",)
+                    )
     for name, r in targets:
         for k in sorted({2, max(n // 2, 1), n - 1, n}):
             if k < 1 or k > n:
@@ -564,6 +656,11 @@ def _family_duplicates(space: _Space, relation: Relation, base_size: int) -> Ite
                     )
                     yield _change(
                         space, rows, relation, "first", r, f"add another copy: {what}", ("duplicate",)
+                    )
+                # a conflicting copy (same features, other label) of a record repeated k times
+                for alt in space.relabelled(r):
+                    yield _change(
+                        space, rows, relation, "last", alt, f"add a conflicting copy: {what}", ("conflict",)
                     )
             elif relation is Relation.RELABEL_ONE:
                 yield _change(
@@ -593,30 +690,233 @@ def _family_duplicates(space: _Space, relation: Relation, base_size: int) -> Ite
             )
 
 
+def _diagonal_point(space: _Space, t: float) -> F64:
+    """The point lo + t·(hi − lo) of the box diagonal (rounded to the grid, clipped to the box)."""
+    v = space.lo + min(max(t, 0.0), 1.0) * (space.hi - space.lo)
+    if space.domain.integer_features:
+        v = np.floor(v + 0.5)
+    return np.asarray(np.clip(v, space.lo, space.hi), dtype=float)
+
+
+_CLUSTER_LAYOUTS = ((0.25, 0.5), (0.25, 0.75), (0.5, 0.75))
+
+
+def _family_clusters(space: _Space, relation: Relation, base_size: int) -> Iterator[NeighborPair | None]:
+    """Structured data: clusters of identical records and one lone record next to them.
+
+    Layouts (positions along the box diagonal lo → hi): one cluster near one end of the box and
+    the lone record at the other corner with the cluster's label; two clusters (labelled: one
+    label each, in either order) with the lone record below the first, between them or above
+    the second, labelled like its nearer cluster. The change moves the lone record outside the
+    data's support (to the far corner of the box, with each label) or relabels it; for
+    add/remove a record is added at a far corner, or the lone record is added / removed.
+    Sizes: a base size and, when the domain declares subsampling, the largest allowed n and the
+    last jump of `Subsampling.size` (where a rounded subsample size such as ⌈εn⌉ is largest
+    relative to n), interleaved so a capped prefix sees every size.
+
+    Why: learners that choose among the patterns the data's *distinct* points induce (the
+    relabel-and-learn family, exponential mechanisms over a finite class, learners on a
+    subsample T) change their pattern set, the multiplicities and their scores at once when a
+    point that is alone in its gap leaves it for a new extreme point with a surprising label;
+    constant or clean fillers never show this.
+    """
+    n0 = space.clamp_size(max(base_size, 8), relation)
+    if n0 is None:
+        return
+    sizes = [n0]
+    sub = space.domain.subsampling
+    if sub.kind is not SubsamplingKind.NONE:
+        a, b = space.sizes_for(relation)
+        jumps = size_jumps(sub.size, a, b, limit=64) if sub.size is not None else ()
+        sizes += [b, *jumps[-1:]]
+    sizes = [n for n in dict.fromkeys(sizes) if n >= 3]
+    yield from _round_robin([_cluster_layouts(space, relation, n, extra=k > 0) for k, n in enumerate(sizes)])
+
+
+_Layout = tuple[str, tuple[float, ...], float, int | None, list[F64], bool]
+"""(name, cluster positions on the diagonal, lone record's position, index of its nearer cluster
+(None: between two), far corners it may move to, lone record in the middle of the stream)."""
+
+
+def _cluster_layouts(
+    space: _Space, relation: Relation, n: int, *, extra: bool
+) -> Iterator[NeighborPair | None]:
+    span = space.hi - space.lo
+    integer = space.domain.integer_features
+    unit = 1.0 / float(np.max(span)) if integer and np.max(span) > 0 else 1.0 / 16
+    lo_corner, hi_corner = space.lo.copy(), space.hi.copy()
+    centre = _diagonal_point(space, 0.5)
+    adjacent = centre.copy()  # one grid step from the central cluster, along the last coordinate
+    adjacent[-1] = min(adjacent[-1] + unit * float(span[-1]), float(space.hi[-1]))
+    if space.domain.integer_features:
+        adjacent = np.floor(adjacent + 0.5)
+    layouts: list[_Layout] = [
+        ("one cluster near the top, lone record at the low corner", (1 - unit,), 0.0, 0, [hi_corner], False),
+        ("one cluster near the bottom, lone record at the high corner", (unit,), 1.0, 0, [lo_corner], False),
+        (
+            "one cluster at the centre, lone record at the low corner",
+            (0.5,),
+            0.0,
+            0,
+            [adjacent, hi_corner],
+            False,
+        ),
+    ]
+    for k, (ta, tb) in enumerate(_CLUSTER_LAYOUTS[: 1 if extra else None]):
+        tag = f"clusters at t={ta:g},{tb:g}"
+        mid = k > 0  # the later placements put the lone record in the middle of the stream
+        layouts += [
+            (f"{tag}, lone record below", (ta, tb), ta - unit, 0, [hi_corner], mid),
+            (f"{tag}, lone record between", (ta, tb), (ta + tb) / 2, None, [hi_corner, lo_corner], mid),
+            (f"{tag}, lone record above", (ta, tb), tb + unit, 1, [lo_corner], mid),
+        ]
+    yield from _round_robin([_cluster_layout(space, relation, n, layout) for layout in layouts])
+
+
+def _cluster_layout(
+    space: _Space, relation: Relation, n: int, layout: _Layout
+) -> Iterator[NeighborPair | None]:
+    """One layout's pairs: each label order, then each target (the far corner with the lone
+    record's label flipped first: a new extreme point with a surprising label)."""
+    name, ts, tl, nearer, corners, middle = layout
+    labels = space.labels
+    orders: list[tuple[float | None, float | None]]
+    if labels is None:
+        orders = [(None, None)]
+    elif len(labels) > 1:
+        orders = [(labels[-1], labels[0]), (labels[0], labels[-1])]
+    else:
+        orders = [(labels[0], labels[0])]
+
+    def record(v: F64, y: float | None) -> F64:
+        return np.append(v, y) if y is not None else v.copy()
+
+    points = [_diagonal_point(space, t) for t in ts]
+    pl = _diagonal_point(space, tl)
+    for ya, yb in orders:
+        cl_labels = (ya, yb)[: len(ts)]
+        lone_labels = [cl_labels[nearer]] if nearer is not None else list(dict.fromkeys([yb, ya]))
+        if len(ts) == 1 and abs(ts[0] - 0.5) < 1e-9 and yb is not None:
+            lone_labels = [yb]  # the central cluster's other label: an outlier on the covered side
+        for yl in lone_labels:
+            counts = [(n - 1) // len(ts)] * len(ts)
+            counts[-1] = n - 1 - sum(counts[:-1])
+            blocks = [
+                np.tile(record(p, y), (c, 1)) for p, y, c in zip(points, cl_labels, counts, strict=True)
+            ]
+            rows = np.vstack([record(pl, yl)[None, :], *blocks]).reshape(n, space.width)
+            lone = rows[0].copy()
+            i = 0
+            if middle:
+                rows = np.vstack([rows[1 : n // 2 + 1], rows[:1], rows[n // 2 + 1 :]])
+                i = n // 2
+            lab = "|".join(_fmt(y) for y in cl_labels if y is not None)
+            what = name + (f" (labels {lab})" if lab else "")
+            if labels is None:
+                targets = [c.copy() for c in corners]
+            else:
+                ys = dict.fromkeys([*(y for y in labels if y != yl), labels[-1], labels[0]])
+                targets = [
+                    record(c, y)
+                    for c in corners
+                    for y in (
+                        [yl]
+                        if any(np.array_equal(c, p) or np.abs(c - p).max() <= 1.0 for p in points)
+                        else ys
+                    )
+                ]
+            tags = ("cluster",)
+            if relation is Relation.RELABEL_ONE:
+                yield _change(space, rows, relation, i, None, f"{what}: relabel it", tags)
+            elif relation is Relation.ADD_REMOVE_ONE:
+                for t in targets:
+                    desc = f"{what}: a new point outside the support {_fmt_record(t, space.labelled)}"
+                    yield _change(space, rows, relation, i, t, desc, tags)
+                if n - 1 >= space.sizes_for(relation)[0]:
+                    rest = np.delete(rows, i, axis=0)
+                    yield _change(space, rest, relation, i, lone, f"{what}: add / remove it", tags)
+            else:
+                for t in targets:
+                    desc = f"{what} → outside the support {_fmt_record(t, space.labelled)}"
+                    yield _change(space, rows, relation, i, t, desc, tags)
+                for alt in space.relabelled(lone):
+                    yield _change(space, rows, relation, i, alt, f"{what}: relabel it", tags)
+
+
 def _family_stream(space: _Space, relation: Relation, base_size: int) -> Iterator[NeighborPair | None]:
+    """Streams: alternating low/high records, a sorted stream (change at its switch point), and
+    (labelled) one extreme record repeated with alternating labels (a non-realizable stream: an
+    online learner errs, and updates, on every round), changed at positions 0, 1, the middle,
+    n − 2 and n − 1."""
     n = space.clamp_size(max(base_size, 6), relation)
     if n is None:
         return
     slots = n + 1 if relation is Relation.ADD_REMOVE_ONE else n
-    positions = sorted({0, 1, slots // 2, slots - 2, slots - 1} & set(range(slots)))
-    for kind in ("mixed", "sorted"):
+    every = sorted({0, 1, slots // 2, slots - 2, slots - 1} & set(range(slots)))
+    kinds = ["mixed", "sorted"]
+    if space.labels is not None and len(space.labels) > 1 and n >= 2:
+        kinds.append("conflict")
+    for kind in kinds:
+        positions = every
         if kind == "sorted":
             rows = _filler(space, "low", n)
             rows[n // 2 :] = _filler(space, "high", n - n // 2)
             positions = sorted({max(n // 2 - 1, 0), n // 2} & set(range(slots)))
+        elif kind == "conflict":
+            vecs = space.feature_vectors()
+            v = vecs[2][1] if len(vecs) > 2 else vecs[-1][1]  # a mixed corner when there is one
+            rows = np.tile(np.append(v, 0.0), (n, 1))
+            assert space.labels is not None
+            rows[:, -1] = np.where(np.arange(n) % 2 == 0, space.labels[-1], space.labels[0])
         else:
             rows = _filler(space, "mixed", n)
         for i in positions:
             what = f"{kind} stream"
             if relation is Relation.RELABEL_ONE:
                 yield _change(space, rows, relation, i, None, what, ("stream",))
-            elif relation is Relation.ADD_REMOVE_ONE:
+                continue
+            if kind == "conflict" and relation is Relation.REPLACE_ONE:
+                for alt in space.relabelled(rows[i]):
+                    yield _change(space, rows, relation, i, alt, f"{what}, relabel", ("stream", "conflict"))
+            if relation is Relation.ADD_REMOVE_ONE:
                 ref = rows[min(i, n - 1)] if n else space.low_record()
                 for name, r in _farthest(space, ref, limit=2):
                     yield _change(space, rows, relation, i, r, f"{what}, {name}", ("stream",))
             else:
                 for name, r in _farthest(space, rows[i], limit=2):
                     yield _change(space, rows, relation, i, r, f"{what}, to {name}", ("stream",))
+
+
+def _family_lone(space: _Space, relation: Relation, base_size: int) -> Iterator[NeighborPair | None]:
+    """One extreme record on a constant filler (the box centre first: the 'null' record of a
+    symmetric box, then the low and high corners), relabelled: the only informative example of
+    the dataset changes its label (replace-one and relabel-one)."""
+    if space.labels is None or len(space.labels) < 2 or relation is Relation.ADD_REMOVE_ONE:
+        return
+    n = space.clamp_size(max(base_size, 8), relation)
+    if n is None:
+        return
+    for kind in ("centre", "low", "high"):
+        filler = _filler(space, kind, n)
+        for where in ("first", "last"):
+            i = space.position(n, where, relation)
+            if i < 0:
+                continue
+            for name, v in space.feature_vectors():
+                if np.array_equal(v, filler[i, : space.d]):
+                    continue
+                rows = filler.copy()
+                rows[i] = np.append(v, space.labels[-1])
+                what = f"lone {name} on a {kind} filler: relabel it"
+                yield _change(
+                    space,
+                    rows,
+                    relation,
+                    i,
+                    None if relation is Relation.RELABEL_ONE else np.append(v, space.labels[0]),
+                    what,
+                    ("lone", "relabel"),
+                )
 
 
 def _family_subsampling(space: _Space, relation: Relation) -> Iterator[NeighborPair | None]:
@@ -717,16 +1017,25 @@ def _admitted(
 # =========================================================================== generators
 @dataclass(frozen=True, slots=True)
 class BoundaryPairs:
-    """Template pairs: the changed record moves between opposite corners of the domain."""
+    """Template pairs: the changed record moves between opposite corners of the domain (only
+    admissible ones are yielded; with `private_rows` the change is moved into a private row)."""
 
     base_size: int = 4
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
+        for pair in self._pairs(domain, relation):
+            placed = _placed(pair, domain)
+            if placed is not None and admissible(placed, domain):
+                yield placed
+
+    def _pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         lo, hi = (np.array(b, dtype=float) for b in domain.bounds())
         d = domain.num_features
         n = max(self.base_size, domain.min_size, 1)
         if domain.max_size is not None:
             n = min(n, domain.max_size)
+        if n < 1 and relation is not Relation.ADD_REMOVE_ONE:
+            return
         labelled = domain.labels is not None
         y0 = float(domain.labels[0]) if domain.labels else 0.0
         y1 = float(domain.labels[-1]) if domain.labels else 0.0
@@ -734,7 +1043,7 @@ class BoundaryPairs:
         ybase = np.full(n, y0) if labelled else None
 
         def ds(rows: F64, labels: F64 | None) -> Dataset:
-            return Dataset(rows.reshape(-1, rows.shape[-1] if rows.size else 1), labels)
+            return Dataset(rows.reshape(-1, d), labels)
 
         if relation is Relation.REPLACE_ONE:
             other = base.copy()
@@ -743,7 +1052,7 @@ class BoundaryPairs:
             if labelled:
                 yo = ybase.copy()  # type: ignore[union-attr]
                 yo[-1] = y1
-            if not np.array_equal(other, base) or labelled:
+            if not np.array_equal(other, base) or (labelled and y0 != y1):
                 yield NeighborPair(
                     dataset=ds(base, ybase),
                     neighbor=ds(other, yo),
@@ -776,6 +1085,29 @@ class BoundaryPairs:
                 description="relabel the first record",
                 tags=("template", "relabel"),
             )
+
+
+def _placed(pair: NeighborPair, domain: Domain) -> NeighborPair | None:
+    """`pair` with its change moved into the domain's private rows (None if impossible)."""
+    if domain.private_rows is None:
+        return pair
+    space = _Space.of(domain, max(pair.dataset.n, pair.neighbor.n, 1))
+    if space is None:
+        return None
+    w = space.width
+    placed = space.privatise(pair.dataset.records().reshape(-1, w), pair.neighbor.records().reshape(-1, w))
+    if placed is None:
+        return None
+    a, b = space.dataset(placed[0]), space.dataset(placed[1])
+    moved = not (a.equals(pair.dataset) and b.equals(pair.neighbor))
+    out = NeighborPair(
+        dataset=a,
+        neighbor=b,
+        relation=pair.relation,
+        description=pair.description + (" (moved into the private rows)" if moved else ""),
+        tags=pair.tags,
+    )
+    return out if domain.check_pair(out) is None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -823,6 +1155,8 @@ class WorstCasePairs:
         fams["tiny"] = _family_tiny(space, relation)
         fams["size"] = _family_sizes(space, relation, self.max_rows)
         fams["duplicate"] = _family_duplicates(space, relation, self.base_size)
+        fams["cluster"] = _family_clusters(space, relation, self.base_size)
+        fams["lone"] = _family_lone(space, relation, self.base_size)
         if domain.ordered:
             fams["stream"] = _family_stream(space, relation, self.base_size)
         return fams
@@ -874,7 +1208,10 @@ def random_pair(
             i = int(rng.integers(n + 1))
             new: F64 | None = space.random_record(rng)
         else:
-            i = int(rng.integers(n))
+            lo_i, hi_i = space.change_range(n)
+            if hi_i <= lo_i:
+                continue
+            i = int(rng.integers(lo_i, hi_i))
             new = None if relation is Relation.RELABEL_ONE else space.random_record(rng)
         pair = _change(space, rows, relation, i, new, "random", ("random",))
         if pair is not None and admissible(pair, domain):
@@ -907,6 +1244,20 @@ def _oriented(pair: NeighborPair, width: int) -> tuple[F64, F64, int]:
     return a.copy(), b.copy(), changed_index(pair)
 
 
+MOVES = (
+    "perturb",
+    "support",
+    "position",
+    "duplicate",
+    "grow",
+    "shrink",
+    "other",
+    "relabel-other",
+    "copy-other",
+)
+"""Local-search moves (see `local_moves`)."""
+
+
 def local_moves(
     pair: NeighborPair,
     domain: Domain,
@@ -917,9 +1268,13 @@ def local_moves(
 ) -> list[NeighborPair]:
     """Up to `count` admissible pairs one local move away from `pair` (same relation).
 
-    Moves: perturb the changed record (to a random point, a corner or a relabelling), move
-    its position, add a duplicate of it, change n by ±1 (insert a copy of another record or
-    delete one), perturb another record.
+    Moves: perturb the changed record (to a random point, a corner or a relabelling); move it
+    outside the data's support (to the extreme record farthest from every record present,
+    label flipped half the time: a new boundary point with a surprising label); move its
+    position; add a duplicate of it; change n by ±1 (insert a copy of another record or delete
+    one); perturb another record; relabel another record (label noise, conflicts); make
+    another record a copy of a third (merges distinct points, grows a cluster). A domain with
+    `private_rows` keeps the change in a private row.
     """
     space = _Space.of(domain, max_rows)
     if space is None:
@@ -927,7 +1282,7 @@ def local_moves(
     relation = pair.relation
     if pair.dataset.num_features != space.d or pair.dataset.labelled != space.labelled:
         return []
-    moves = ("perturb", "position", "duplicate", "grow", "shrink", "other")
+    moves = MOVES
     out: list[NeighborPair] = []
     seen = {pair_key(pair)}
     for _ in range(4 * count):
@@ -938,6 +1293,10 @@ def local_moves(
         if made is None:
             continue
         a_rows, b_rows, what = made
+        placed = space.privatise(a_rows, b_rows)
+        if placed is None:
+            continue
+        a_rows, b_rows = placed
         desc = _describe(space, a_rows, b_rows, relation)
         tag = space.dataset(a_rows).key()[:4] + space.dataset(b_rows).key()[:4]
         cand = _emit(space, a_rows, b_rows, relation, f"search ({what}): {desc} [#{tag}]", ("search", move))
@@ -1010,6 +1369,34 @@ def _apply_move(
         side = b if rng.random() < 0.5 else a
         side[i] = _new_record(space, side[i], rng)
         return a, b, "perturb the changed record"
+    if move == "support":
+        side = b if (add or rng.random() < 0.5) else a
+        new = _outside_support(space, np.vstack([a, b]), side[i], rng)
+        if new is None:
+            return None
+        if relation is Relation.RELABEL_ONE:  # features move on both sides, labels stay
+            a[i, : space.d] = new[: space.d]
+            b[i, : space.d] = new[: space.d]
+            return a, b, "move the relabelled record outside the support"
+        side[i] = new
+        return a, b, "move the changed record outside the support"
+    if move == "relabel-other" or move == "copy-other":
+        others = [k for k in range(n_b) if k != i]
+        if not others:
+            return None
+        k = others[int(rng.integers(len(others)))]
+        if move == "relabel-other":
+            alts = space.relabelled(b[k])
+            if not alts:
+                return None
+            r = alts[int(rng.integers(len(alts)))]
+        else:
+            r = b[others[int(rng.integers(len(others)))]].copy()
+            if np.array_equal(r, b[k]):
+                return None
+        b[k] = r
+        a[k if (not add or k < i) else k - 1] = r
+        return a, b, f"{'relabel' if move == 'relabel-other' else 'copy another record into'} row {k}"
     if move == "position":
         slots = n_b
         if slots < 2:
@@ -1064,6 +1451,28 @@ def _apply_move(
         a[k if (not add or k < i) else k - 1] = r
         return a, b, f"perturb row {k}"
     return None
+
+
+def _outside_support(space: _Space, rows: F64, old: F64, rng: np.random.Generator) -> F64 | None:
+    """An extreme record whose features are farthest (box-normalised L1) from every record in
+    `rows`, with `old`'s label flipped half the time (labelled domains)."""
+    span = np.where(space.hi > space.lo, space.hi - space.lo, 1.0)
+    feats = rows[:, : space.d]
+    best: F64 | None = None
+    best_d = 0.0
+    for _, v in space.feature_vectors():
+        dist = float(np.min(np.abs((feats - v) / span).sum(axis=1))) if feats.size else 1.0
+        if dist > best_d + 1e-12:
+            best, best_d = v, dist
+    if best is None:
+        return None
+    if not space.labelled:
+        return best.copy()
+    y = old[-1]
+    alts = space.relabelled(old)
+    if alts and rng.random() < 0.5:
+        y = alts[int(rng.integers(len(alts)))][-1]
+    return np.append(best, y)
 
 
 def _insert_shared(a: F64, b: F64, i: int, j: int, row: F64, add: bool) -> tuple[F64, F64]:

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from audit.search import SearchBudgetError, pilot_seed, search_and_certify
+from audit.runner import run_audit
+from audit.search import VERDICT_TIE, SearchBudgetError, default_budget, pilot_seed, search_and_certify
 from audit.types import AuditConfig
 from mechanisms.base import PrivacyClaim
 from mechanisms.reference import LaplaceSum
@@ -117,39 +118,61 @@ def test_failure_probability_is_split_and_budget_is_exact() -> None:
     mech = LaplaceSum()
     r = search_and_certify(mech, CONFIG, top_k=3)
     cert = r.certified
-    assert len(cert.pairs) == 3
+    k = len(cert.pairs)
+    assert 1 <= k <= 3 and k == len(r.certified_pairs)
     assert cert.failure_probability == CONFIG.failure_probability
-    assert cert.per_test_failure_probability == pytest.approx(CONFIG.failure_probability / 3)
+    assert cert.per_test_failure_probability == pytest.approx(CONFIG.failure_probability / k)
     assert all(p.estimate.failure_probability == cert.per_test_failure_probability for p in cert.pairs)
     # the certification runs at the audit seed; the pilot never does
     assert cert.seed == CONFIG.seed and CONFIG.seed not in r.pilot_seeds
     assert pilot_seed(CONFIG.seed, 0) != CONFIG.seed
-    # budget: pilot + certification = top_k × num_samples, up to a remainder < top_k
+    # budget: what the registered route spends (num_samples × registered pairs), split exactly
+    assert r.budget == default_budget(mech, CONFIG.num_samples) == 2 * CONFIG.num_samples
     assert cert.num_samples == r.certification_samples
-    assert r.budget == 3 * CONFIG.num_samples
-    assert r.total_samples == r.pilot_samples + 3 * r.certification_samples
-    assert 0 <= r.budget - r.total_samples < 3
-    assert r.pilot_samples <= 3 * math.floor(0.2 * CONFIG.num_samples)
-    # the certified pairs are the top-ranked candidates
-    assert [p.description for p in cert.pairs] == [c.description for c in r.candidates[:3]]
+    assert r.pilot_samples == sum(r.pilot_samples_of)  # every pilot draw is accounted for
+    assert r.total_samples == r.pilot_samples + k * r.certification_samples
+    assert 0 <= r.budget - r.total_samples < k
+    assert r.pilot_samples <= math.floor(0.2 * r.budget)
+    # the first certified pair is the pilot's best, or one under the verdict claim's relation
+    # within VERDICT_TIE of it
+    first = [c.description for c in r.candidates].index(cert.pairs[0].description)
+    assert first == 0 or (
+        r.candidates[first].relation is mech.claim.relation and r.scores[first] >= r.scores[0] - VERDICT_TIE
+    )
     assert cert.extra["search"]["total_samples"] == r.total_samples  # type: ignore[index]
+    # an explicit budget is honoured the same way
+    r2 = search_and_certify(mech, CONFIG, budget=50_000)
+    assert r2.budget == 50_000 and 0 <= 50_000 - r2.total_samples < len(r2.certified_pairs)
+
+
+def test_pilot_ranks_by_evidence_at_the_certification_budget() -> None:
+    """Successive halving gives the survivors more pilot samples than the screened-out ones."""
+    r = search_and_certify(LaplaceSum(), dataclasses.replace(CONFIG, num_samples=100_000))
+    assert r.halving_rounds >= 2
+    assert r.pilot_samples_of[0] > r.pilot_samples_per_candidate
+    # the halving's winner comes first: it has the most pilot samples of all candidates
+    assert r.pilot_samples_of[0] == max(r.pilot_samples_of)
+    rest = [
+        s for s, m in zip(r.scores, r.pilot_samples_of, strict=True) if m == r.pilot_samples_per_candidate
+    ]
+    assert sorted(rest, reverse=True) == rest  # the screened-out ones by score
 
 
 def test_search_catches_an_edge_case_bug_the_registered_pair_misses() -> None:
     buggy = FirstRecordsLaplaceSum()
+    config = dataclasses.replace(CONFIG, num_samples=60_000)
     # the registered pair alone: no violation (the changed record is never in the first m)
-    from audit.runner import run_audit
-
-    reg = run_audit(buggy, buggy.neighbor_pairs(), CONFIG)
+    reg = run_audit(buggy, buggy.neighbor_pairs(), config)
     assert not reg.violation
-    # the search is not told the pair
-    found = search_and_certify(buggy, CONFIG)
+    # the search is not told the pair, and spends the same total (1 pair × num_samples)
+    found = search_and_certify(buggy, config)
+    assert found.budget == config.num_samples
     assert found.certified.violation
     worst = max(found.certified.pairs, key=lambda p: p.estimate.epsilon_lower_bound)
     assert worst.estimate.epsilon_lower_bound > buggy.epsilon
     # the correct sibling is not flagged (false-failure probability ≤ 0.05 by the runner's
     # guarantee; deterministic for this seed)
-    correct = search_and_certify(SubsampledLaplaceSum(), CONFIG)
+    correct = search_and_certify(SubsampledLaplaceSum(), config)
     assert not correct.certified.violation
     assert correct.certified.epsilon_lower_bound <= 1.0
 
@@ -178,3 +201,45 @@ def test_budget_too_small_is_an_explicit_error() -> None:
         search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0))
     with pytest.raises(ValueError):
         search_and_certify(LaplaceSum(), CONFIG, pilot_fraction=1.5)
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class PrivatePartLaplaceSum:
+    """Laplace(1/ε)-noised sum of rows [0, 2) of a 6-row dataset in [0, 1]; rows 2.. are a
+    public part (the claim is "ε-DP w.r.t. the private rows, for any public rest")."""
+
+    epsilon: float = 1.0
+    name: str = "private_part_laplace_sum"
+    seedable: ClassVar[bool] = True
+    output_kind: ClassVar[str] = "continuous"
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference="test")
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(num_features=1, min_size=6, max_size=6, private_rows=(0, 2))
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        s = dataset.X[:2, 0].sum() + 0.25 * dataset.X[2:, 0].sum()
+        return s + rng.laplace(0.0, 1.0 / self.epsilon, size=num_samples)
+
+    def exact_epsilon(self, pair: NeighborPair) -> float:
+        a, b = pair.dataset.X[:2, 0].sum(), pair.neighbor.X[:2, 0].sum()
+        pa, pb = pair.dataset.X[2:, 0].sum(), pair.neighbor.X[2:, 0].sum()
+        return self.epsilon * abs(a - b + 0.25 * (pa - pb))
+
+
+def test_search_respects_private_rows() -> None:
+    mech = PrivatePartLaplaceSum()
+    r = search_and_certify(mech, dataclasses.replace(CONFIG, num_samples=40_000), budget=80_000)
+    assert r.candidate_pairs
+    for pair in r.candidate_pairs:  # every candidate changes one private row, public rows equal
+        assert pair.relation is Relation.REPLACE_ONE
+        assert mech.domain.check_pair(pair) is None
+        assert np.array_equal(pair.dataset.X[2:], pair.neighbor.X[2:])
+        assert mech.exact_epsilon(pair) <= mech.epsilon + 1e-12
+    # the claim holds on the pairs it covers: no violation (false-failure probability ≤ 0.05)
+    assert not r.certified.violation
+    assert r.certified.epsilon_lower_bound > 0.8  # the full-range change is found (true ε = 1)

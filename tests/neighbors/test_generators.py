@@ -9,12 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neighbors.base import Domain, Relation, Subsampling, SubsamplingKind
+from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind, is_neighbor
 from neighbors.generators import (
+    MOVES,
     AmplificationMismatchError,
     BoundaryPairs,
     SubsamplingPairs,
     WorstCasePairs,
+    _apply_move,
+    _emit,
+    _Space,
     admissible,
     boundary_sizes,
     changed_index,
@@ -37,16 +41,20 @@ def subsamplings(draw: st.DrawFn) -> Subsampling:
         return Subsampling(kind=kind, rate=draw(st.floats(0.01, 1.0)), amplification_relation=amp)
     c = draw(st.floats(0.05, 1.0))
     m = draw(st.integers(1, 6))
-    size = draw(
-        st.sampled_from(
-            [
-                lambda n, c=c: math.ceil(c * n),
-                lambda n, m=m: m,
-                lambda n: math.ceil(math.log2(n)),  # raises at n = 0: must be tolerated
-                lambda n, m=m: min(n, m),
-            ]
-        )
-    )
+
+    def fraction(n: int) -> int:
+        return math.ceil(c * n)
+
+    def constant(n: int) -> int:
+        return m
+
+    def log2(n: int) -> int:
+        return math.ceil(math.log2(n))  # raises at n = 0: must be tolerated
+
+    def capped(n: int) -> int:
+        return min(n, m)
+
+    size = draw(st.sampled_from([fraction, constant, log2, capped]))
     return Subsampling(kind=kind, size=size, amplification_relation=amp)
 
 
@@ -54,6 +62,8 @@ def subsamplings(draw: st.DrawFn) -> Subsampling:
 def domains(draw: st.DrawFn) -> Domain:
     d = draw(st.integers(1, 4))
     integer = draw(st.booleans())
+    lo: float
+    hi: float
     if integer:
         lo = draw(st.integers(-3, 2))
         hi = lo + draw(st.integers(0, 4))
@@ -63,6 +73,10 @@ def domains(draw: st.DrawFn) -> Domain:
     labels = draw(st.sampled_from([None, (0.0, 1.0), (-1.0, 1.0), (0.0, 1.0, 2.0), (3.0,)]))
     min_size = draw(st.integers(0, 5))
     max_size = draw(st.one_of(st.none(), st.integers(min_size, min_size + 12)))
+    private_rows = None
+    if draw(st.integers(0, 3)) == 0:  # a public part: the claim covers rows [start, stop) only
+        start = draw(st.integers(0, 4))
+        private_rows = (start, start + draw(st.integers(1, 4)))
     return Domain(
         num_features=d,
         feature_low=float(lo),
@@ -73,12 +87,25 @@ def domains(draw: st.DrawFn) -> Domain:
         max_size=max_size,
         ordered=draw(st.booleans()),
         subsampling=draw(subsamplings()),
+        private_rows=private_rows,
     )
 
 
 def _amplification_ok(domain: Domain, relation: Relation) -> bool:
     amp = domain.subsampling.amplification_relation
     return amp is None or relation.is_covered_by(amp)
+
+
+def _only_private_rows_change(pair: NeighborPair, domain: Domain) -> bool:
+    """Public rows are identical on both sides (and a public part rules out add/remove)."""
+    if domain.private_rows is None:
+        return True
+    a, b = pair.dataset.records(), pair.neighbor.records()
+    if a.shape != b.shape:
+        return False
+    changed = np.flatnonzero(np.any(a != b, axis=1))
+    start, stop = domain.private_rows
+    return bool(changed.size == 1 and start <= changed[0] < stop)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -93,12 +120,17 @@ def test_worst_case_pairs_are_neighbours_in_domain(domain: Domain, relation: Rel
     keys = set()
     for pair in pairs:
         assert pair.relation is relation
-        assert admissible(pair, domain), pair.description
+        assert is_neighbor(pair) and admissible(pair, domain), pair.description
+        assert domain.check(pair.dataset) is None and domain.check(pair.neighbor) is None
+        assert _only_private_rows_change(pair, domain), pair.description
         assert pair.description and "template" in pair.tags
         keys.add(pair_key(pair))
     assert len(keys) == len(pairs)  # deduplicated
     for pair in SubsamplingPairs(max_rows=12, strict=True).pairs(domain, relation):
         assert admissible(pair, domain) and "subsampling" in pair.tags
+        assert _only_private_rows_change(pair, domain), pair.description
+    for pair in BoundaryPairs().pairs(domain, relation):
+        assert admissible(pair, domain) and _only_private_rows_change(pair, domain), pair.description
 
 
 @settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -108,12 +140,40 @@ def test_random_pairs_and_local_moves_are_admissible(domain: Domain, relation: R
     pair = random_pair(domain, relation, rng, max_rows=12)
     if pair is None:
         return
-    assert admissible(pair, domain)
-    for moved in local_moves(pair, domain, rng, count=6, max_rows=12):
+    assert admissible(pair, domain) and _only_private_rows_change(pair, domain)
+    for moved in local_moves(pair, domain, rng, count=12, max_rows=12):
         assert moved.relation is relation
-        assert admissible(moved, domain), moved.description
-        for again in local_moves(moved, domain, rng, count=2, max_rows=12):
-            assert admissible(again, domain), again.description
+        assert is_neighbor(moved) and admissible(moved, domain), moved.description
+        assert _only_private_rows_change(moved, domain), moved.description
+        for again in local_moves(moved, domain, rng, count=4, max_rows=12):
+            assert admissible(again, domain) and _only_private_rows_change(again, domain), again.description
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(domains(), st.sampled_from(list(Relation)), st.integers(0, 2**32 - 1))
+def test_every_local_move_kind_yields_admissible_pairs(domain: Domain, relation: Relation, seed: int) -> None:
+    """Each move of `MOVES` on its own (the new support / relabel-other / copy-other moves too)."""
+    rng = np.random.default_rng(seed)
+    pair = random_pair(domain, relation, rng, max_rows=12)
+    if pair is None:
+        return
+    space = _Space.of(domain, 12)
+    assert space is not None
+    for move in MOVES:
+        for _ in range(3):
+            made = _apply_move(space, pair, move, rng)
+            if made is None:
+                continue
+            placed = space.privatise(made[0], made[1])
+            if placed is None:
+                continue
+            cand = _emit(space, placed[0], placed[1], relation, f"move {move}", ("search", move))
+            if cand is None:
+                continue
+            # a move may leave the domain (e.g. n + 1 above max_size): local_moves filters those;
+            # whatever passes the filter must be a neighbour pair changing private rows only
+            if admissible(cand, domain):
+                assert is_neighbor(cand) and _only_private_rows_change(cand, domain), cand.description
 
 
 def test_templates_cover_the_families_on_a_typical_domain() -> None:
@@ -198,3 +258,68 @@ def test_changed_index_and_boundary_pairs_still_work() -> None:
     for relation in Relation:
         for pair in BoundaryPairs().pairs(domain, relation):
             assert admissible(pair, domain)
+
+
+def test_cluster_family_builds_lone_records_and_new_support_points() -> None:
+    domain = Domain(
+        num_features=1,
+        feature_low=0.0,
+        feature_high=15.0,
+        integer_features=True,
+        labels=(0.0, 1.0),
+        min_size=32,
+        max_size=32,
+        ordered=True,
+    )
+    pairs = list(WorstCasePairs(strict=True).pairs(domain, Relation.REPLACE_ONE))
+    cluster = [p for p in pairs if "cluster" in p.tags]
+    assert len(cluster) >= 40
+    # the canonical one: a lone record next to a cluster moves to the far corner, label flipped
+    wanted = [
+        p
+        for p in cluster
+        if p.neighbor.X[changed_index(p), 0] == 15.0
+        and p.dataset.X[changed_index(p), 0] not in set(np.delete(p.dataset.X[:, 0], changed_index(p)))
+        and p.dataset.y[changed_index(p)] != p.neighbor.y[changed_index(p)]  # type: ignore[index]
+    ]
+    assert wanted
+    # and it comes early in the merged order (a capped pilot pool sees it)
+    first = next(i for i, p in enumerate(pairs) if p is wanted[0] or pair_key(p) == pair_key(wanted[0]))
+    assert first < 40
+
+
+def test_private_rows_are_respected_and_templates_are_moved_into_them() -> None:
+    domain = Domain(
+        num_features=1,
+        feature_low=0.0,
+        feature_high=7.0,
+        integer_features=True,
+        labels=(0.0, 1.0),
+        min_size=24,
+        max_size=24,
+        ordered=True,
+        private_rows=(0, 4),
+    )
+    assert list(WorstCasePairs().pairs(domain, Relation.ADD_REMOVE_ONE)) == []  # never covered
+    pairs = list(WorstCasePairs(strict=True).pairs(domain, Relation.REPLACE_ONE))
+    assert len(pairs) > 50
+    for p in pairs:
+        assert changed_index(p) < 4 and domain.check_pair(p) is None
+    # a template whose change sat in a public row keeps its records: only the order changes
+    moved = [p for p in BoundaryPairs().pairs(domain, Relation.REPLACE_ONE)]
+    assert moved and all(changed_index(p) < 4 for p in moved)
+    # random pairs and local moves stay in the private rows too
+    rng = np.random.default_rng(5)
+    for _ in range(20):
+        r = random_pair(domain, Relation.REPLACE_ONE, rng)
+        assert r is not None and changed_index(r) < 4
+        for q in local_moves(r, domain, rng, count=8):
+            assert changed_index(q) < 4 and domain.check_pair(q) is None
+
+
+def test_admissible_rejects_a_pair_changing_a_public_row() -> None:
+    domain = Domain(num_features=1, min_size=3, max_size=3, private_rows=(0, 1))
+    a = Dataset(np.zeros((3, 1)))
+    b = Dataset(np.array([[0.0], [0.0], [1.0]]))
+    pair = NeighborPair(dataset=a, neighbor=b, relation=Relation.REPLACE_ONE, description="public change")
+    assert is_neighbor(pair) and not admissible(pair, domain)
