@@ -52,28 +52,47 @@ from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
 from neighbors.base import Dataset, Relation
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class NoEpsSplit(ConvexKGonLearner):
-    name: str = "geo_halfplane_grid4_no_eps_split"
+class _NoEpsSplitBug:
+    """The whole ε goes to every selection (no split across the T calls)."""
+
+    __slots__ = ()
+    epsilon: float
 
     def selection_eps(self) -> float:
         return self.epsilon
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class EarlyStop(ConvexKGonLearner):
-    name: str = "geo_halfplane_grid4_early_stop"
+class _EarlyStopBug:
+    """Stops on a data-dependent condition instead of running the fixed T iterations."""
+
+    __slots__ = ()
 
     def running(self, alive_covered: NDArray[np.float64], step: int) -> NDArray[np.bool_] | None:
         return np.asarray(alive_covered.sum(axis=1) > 0)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Argmax(ConvexKGonLearner):
-    name: str = "geo_halfplane_grid4_argmax"
+class _ArgmaxBug:
+    """The best-scoring hypothesis instead of an exponential-mechanism draw."""
+
+    __slots__ = ()
 
     def select(self, logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
         return np.asarray(np.argmax(logits, axis=1))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class NoEpsSplit(_NoEpsSplitBug, ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_no_eps_split"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EarlyStop(_EarlyStopBug, ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_early_stop"
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Argmax(_ArgmaxBug, ConvexKGonLearner):
+    name: str = "geo_halfplane_grid4_argmax"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -237,27 +256,18 @@ class HuntKeepPositives(KeepPosHuntLearner):
 
 # ---------------------------------------------------------------- k-union-of-polygons learner (SCL(OR))
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnionNoEpsSplit(UnionOfPolygonsLearner):
+class UnionNoEpsSplit(_NoEpsSplitBug, UnionOfPolygonsLearner):
     name: str = "geo_union_grid3_no_eps_split"
 
-    def selection_eps(self) -> float:
-        return self.epsilon
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnionEarlyStop(UnionOfPolygonsLearner):
+class UnionEarlyStop(_EarlyStopBug, UnionOfPolygonsLearner):
     name: str = "geo_union_grid3_early_stop"
 
-    def running(self, alive_covered: NDArray[np.float64], step: int) -> NDArray[np.bool_] | None:
-        return np.asarray(alive_covered.sum(axis=1) > 0)
-
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class UnionArgmax(UnionOfPolygonsLearner):
+class UnionArgmax(_ArgmaxBug, UnionOfPolygonsLearner):
     name: str = "geo_union_grid3_argmax"
-
-    def select(self, logits: NDArray[np.float64], rng: np.random.Generator) -> NDArray[np.intp]:
-        return np.asarray(np.argmax(logits, axis=1))
 
 
 # ---------------------------------------------------------------- SelectTriangle standalone (spec §6.7)
