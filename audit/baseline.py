@@ -82,6 +82,7 @@ import numpy as np
 from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds
 from audit.checkpoint import Checkpoint, audit_key
 from audit.estimators import Event, event_from_spec
+from audit.jsonnum import json_number
 from audit.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
 from audit.types import AuditResult
 from mechanisms.base import Mechanism
@@ -96,14 +97,6 @@ DIRECTIONS = ("dataset>neighbor", "neighbor>dataset")
 
 class BaselineError(ValueError):
     """An unusable baseline file (one line, naming the file)."""
-
-
-def _num(x: float) -> float | str:
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return float(x)
 
 
 # --------------------------------------------------------------------------- bounds
@@ -193,7 +186,7 @@ class BaselineEvent:
             "p_total": self.p_total,
             "q_count": self.q_count,
             "q_total": self.q_total,
-            "epsilon_lower_bound": _num(self.epsilon_lower_bound),
+            "epsilon_lower_bound": json_number(self.epsilon_lower_bound),
         }
 
 
@@ -463,10 +456,10 @@ class RegressionCheck:
             "delta": self.delta,
             "baseline_counts": list(self.baseline_counts),
             "new_counts": list(self.new_counts),
-            "baseline_upper": _num(self.baseline_upper),
-            "new_lower": _num(self.new_lower),
-            "baseline_point": _num(self.baseline_point),
-            "new_point": _num(self.new_point),
+            "baseline_upper": json_number(self.baseline_upper),
+            "new_lower": json_number(self.new_lower),
+            "baseline_point": json_number(self.baseline_point),
+            "new_point": json_number(self.new_point),
             "failure_probability": self.failure_probability,
             "regression": self.regression,
         }

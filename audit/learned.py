@@ -52,7 +52,7 @@ import ctypes
 import functools
 import math
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -145,6 +145,35 @@ def few_distinct(a: Floats, b: Floats, limit: int) -> bool:
     if np.unique(row_keys(head)).size > cap:
         return False
     return bool(np.unique(row_keys(pooled)).size <= cap)
+
+
+def applicable(a: Floats, b: Floats, *, skip_if_distinct_at_most: int) -> bool:
+    """Whether a learned score is attempted on selection outputs `a`, `b`: vector outputs
+    (2-D, at least two coordinates), at least `MIN_SAMPLES_PER_SIDE` rows per side, all finite,
+    and not the histogram's case (`few_distinct` at `skip_if_distinct_at_most`)."""
+    if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
+        return False
+    if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+        return False
+    return not few_distinct(a, b, skip_if_distinct_at_most)
+
+
+def guarded_propose(
+    propose: Callable[[Floats, Floats], Candidates | None],
+    a: Floats,
+    b: Floats,
+    *,
+    skip_if_distinct_at_most: int,
+) -> Candidates | None:
+    """`propose(a, b)` when `applicable`, on one BLAS thread; None when not applicable or when it
+    raises (a distinguisher must never abort an audit)."""
+    with single_threaded_blas():
+        try:
+            if not applicable(a, b, skip_if_distinct_at_most=skip_if_distinct_at_most):
+                return None
+            return propose(a, b)
+        except Exception:  # pragma: no cover - a distinguisher must never abort an audit
+            return None
 
 
 # --------------------------------------------------------------------------- events
@@ -474,33 +503,23 @@ class LogisticDistinguisher:
 
     def propose(self, a: Floats, b: Floats) -> Candidates | None:
         """Candidates counted on the held-out half, rescaled to (a.shape[0], b.shape[0])."""
-        with single_threaded_blas():
-            return self._propose(a, b)
+        return guarded_propose(self._propose, a, b, skip_if_distinct_at_most=self.skip_if_distinct_at_most)
 
     def _propose(self, a: Floats, b: Floats) -> Candidates | None:
-        try:
-            if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
-                return None
-            if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-                return None
-            if few_distinct(a, b, self.skip_if_distinct_at_most):
-                return None
-            fit_a, held_a = _split_half(a)
-            fit_b, held_b = _split_half(b)
-            score = self.fit(fit_a[: self.max_train], fit_b[: self.max_train])
-            if score is None:
-                return None
-            return _candidates(
-                [score],
-                held_a,
-                held_b,
-                total_a=a.shape[0],
-                total_b=b.shape[0],
-                grid=self.grid,
-                tails=self.tails,
-            )
-        except Exception:  # pragma: no cover - a distinguisher must never abort an audit
+        fit_a, held_a = _split_half(a)
+        fit_b, held_b = _split_half(b)
+        score = self.fit(fit_a[: self.max_train], fit_b[: self.max_train])
+        if score is None:
             return None
+        return _candidates(
+            [score],
+            held_a,
+            held_b,
+            total_a=a.shape[0],
+            total_b=b.shape[0],
+            grid=self.grid,
+            tails=self.tails,
+        )
 
 
 # --------------------------------------------------------------------------- fixed projections
@@ -564,46 +583,36 @@ class ProjectionDistinguisher:
     the covariance and the SVD grows with the square of the width)."""
 
     def propose(self, a: Floats, b: Floats) -> Candidates | None:
-        with single_threaded_blas():
-            return self._propose(a, b)
+        return guarded_propose(self._propose, a, b, skip_if_distinct_at_most=self.skip_if_distinct_at_most)
 
     def _propose(self, a: Floats, b: Floats) -> Candidates | None:
-        try:
-            if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
-                return None
-            if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
-                return None
-            if few_distinct(a, b, self.skip_if_distinct_at_most):
-                return None
-            cols = _usable_columns(np.concatenate([a, b]))
-            if cols.size == 0:
-                return None
-            if self.holdout:
-                (fit_a, eval_a), (fit_b, eval_b) = _split_half(a), _split_half(b)
-            else:
-                fit_a, eval_a, fit_b, eval_b = a, a, b, b
-            fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
-            if 0 < self.max_features < cols.size:
-                cols = top_columns(fit_a, fit_b, cols, self.max_features)
-            dirs = projection_directions(fit_a[:, cols], fit_b[:, cols])
-            # centred at the pooled mean (keeps scores accurate when outputs sit far from 0)
-            center = np.concatenate([fit_a[:, cols], fit_b[:, cols]]).mean(axis=0)
-            ones = np.ones(cols.size)
-            empty = np.zeros(0, dtype=np.intp)
-            scores = [_Score(w, cols, center, ones, empty, label) for label, w in dirs]
-            if not scores:
-                return None
-            return _candidates(
-                scores,
-                eval_a,
-                eval_b,
-                total_a=a.shape[0],
-                total_b=b.shape[0],
-                grid=self.grid,
-                tails=self.tails,
-            )
-        except Exception:  # pragma: no cover - a distinguisher must never abort an audit
+        cols = _usable_columns(np.concatenate([a, b]))
+        if cols.size == 0:
             return None
+        if self.holdout:
+            (fit_a, eval_a), (fit_b, eval_b) = _split_half(a), _split_half(b)
+        else:
+            fit_a, eval_a, fit_b, eval_b = a, a, b, b
+        fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
+        if 0 < self.max_features < cols.size:
+            cols = top_columns(fit_a, fit_b, cols, self.max_features)
+        dirs = projection_directions(fit_a[:, cols], fit_b[:, cols])
+        # centred at the pooled mean (keeps scores accurate when outputs sit far from 0)
+        center = np.concatenate([fit_a[:, cols], fit_b[:, cols]]).mean(axis=0)
+        ones = np.ones(cols.size)
+        empty = np.zeros(0, dtype=np.intp)
+        scores = [_Score(w, cols, center, ones, empty, label) for label, w in dirs]
+        if not scores:
+            return None
+        return _candidates(
+            scores,
+            eval_a,
+            eval_b,
+            total_a=a.shape[0],
+            total_b=b.shape[0],
+            grid=self.grid,
+            tails=self.tails,
+        )
 
 
 LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, ...] = (

@@ -8,10 +8,10 @@ Non-finite floats are written as the strings "inf" / "-inf" so the file is stric
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 from typing import Any
 
+from audit.jsonnum import json_number, parse_number
 from audit.types import (
     AuditResult,
     ClaimCheck,
@@ -48,74 +48,60 @@ class SchemaError(ValueError):
     """A result file that is not a dpaudit result (one-line message)."""
 
 
-def _num(x: float) -> float | str:
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return float(x)
-
-
-def _float(x: Any) -> float:
-    if isinstance(x, str):
-        return float(x)  # "inf", "-inf", "nan"
-    return float(x)
-
-
 def claim_to_dict(c: PrivacyClaim) -> dict[str, Any]:
     return c.to_dict()
 
 
 def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
     return PrivacyClaim(
-        epsilon=_float(d["epsilon"]),
-        delta=_float(d["delta"]),
+        epsilon=parse_number(d["epsilon"]),
+        delta=parse_number(d["delta"]),
         relation=Relation(d["relation"]),
         reference=d["reference"],
         kind=ClaimKind(d.get("kind", "proved")),
         note=d.get("note", ""),
         curve=None
         if d.get("curve") is None
-        else ClaimCurve(kind=d["curve"]["kind"], parameter=_float(d["curve"]["parameter"])),
+        else ClaimCurve(kind=d["curve"]["kind"], parameter=parse_number(d["curve"]["parameter"])),
     )
 
 
 def _estimate_to_dict(e: EpsilonEstimate) -> dict[str, Any]:
     return {
-        "epsilon_lower_bound": _num(e.epsilon_lower_bound),
-        "delta_lower_bound": _num(e.delta_lower_bound),
+        "epsilon_lower_bound": json_number(e.epsilon_lower_bound),
+        "delta_lower_bound": json_number(e.delta_lower_bound),
         "p_count": e.p_count,
         "p_total": e.p_total,
         "q_count": e.q_count,
         "q_total": e.q_total,
-        "p_lower": _num(e.p_lower),
-        "q_upper": _num(e.q_upper),
+        "p_lower": json_number(e.p_lower),
+        "q_upper": json_number(e.q_upper),
         "failure_probability": e.failure_probability,
         "infinite_witness": e.infinite_witness,
         "direction": e.direction,
         "event": e.event,
         "distinguisher": e.distinguisher,
-        "selection_epsilon": _num(e.selection_epsilon),
+        "selection_epsilon": json_number(e.selection_epsilon),
         "assumption": e.assumption,
     }
 
 
 def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
     return EpsilonEstimate(
-        epsilon_lower_bound=_float(d["epsilon_lower_bound"]),
-        delta_lower_bound=_float(d["delta_lower_bound"]),
+        epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
+        delta_lower_bound=parse_number(d["delta_lower_bound"]),
         p_count=int(d["p_count"]),
         p_total=int(d["p_total"]),
         q_count=int(d["q_count"]),
         q_total=int(d["q_total"]),
-        p_lower=_float(d["p_lower"]),
-        q_upper=_float(d["q_upper"]),
-        failure_probability=_float(d["failure_probability"]),
+        p_lower=parse_number(d["p_lower"]),
+        q_upper=parse_number(d["q_upper"]),
+        failure_probability=parse_number(d["failure_probability"]),
         infinite_witness=bool(d["infinite_witness"]),
         direction=d["direction"],
         event=d["event"],
         distinguisher=d["distinguisher"],
-        selection_epsilon=_float(d["selection_epsilon"]),
+        selection_epsilon=parse_number(d["selection_epsilon"]),
         assumption=d.get("assumption", ""),
     )
 
@@ -123,12 +109,12 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
 def _profile_to_dict(p: ProfilePoint) -> dict[str, Any]:
     return {
         "objective": p.objective,
-        "parameter": None if p.parameter is None else _num(p.parameter),
+        "parameter": None if p.parameter is None else json_number(p.parameter),
         "label": p.label,
-        "value": _num(p.value),
+        "value": json_number(p.value),
         "pair_index": p.pair_index,
         "estimate": _estimate_to_dict(p.estimate),
-        "claimed": None if p.claimed is None else _num(p.claimed),
+        "claimed": None if p.claimed is None else json_number(p.claimed),
         "exceeds_claim": p.exceeds_claim,
     }
 
@@ -136,12 +122,12 @@ def _profile_to_dict(p: ProfilePoint) -> dict[str, Any]:
 def _profile_from_dict(d: dict[str, Any]) -> ProfilePoint:
     return ProfilePoint(
         objective=d["objective"],
-        parameter=None if d.get("parameter") is None else _float(d["parameter"]),
+        parameter=None if d.get("parameter") is None else parse_number(d["parameter"]),
         label=d["label"],
-        value=_float(d["value"]),
+        value=parse_number(d["value"]),
         pair_index=int(d["pair_index"]),
         estimate=_estimate_from_dict(d["estimate"]),
-        claimed=None if d.get("claimed") is None else _float(d["claimed"]),
+        claimed=None if d.get("claimed") is None else parse_number(d["claimed"]),
         exceeds_claim=bool(d.get("exceeds_claim", False)),
     )
 
@@ -156,15 +142,15 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
         "claims": [
             {
                 **claim_to_dict(c.claim),
-                "epsilon_lower_bound": _num(c.epsilon_lower_bound),
-                "delta_lower_bound": _num(c.delta_lower_bound),
+                "epsilon_lower_bound": json_number(c.epsilon_lower_bound),
+                "delta_lower_bound": json_number(c.delta_lower_bound),
                 "exceeded": c.exceeded,
                 "pairs_checked": c.pairs_checked,
             }
             for c in r.claims
         ],
-        "epsilon_lower_bound": _num(r.epsilon_lower_bound),
-        "delta_lower_bound": _num(r.delta_lower_bound),
+        "epsilon_lower_bound": json_number(r.epsilon_lower_bound),
+        "delta_lower_bound": json_number(r.delta_lower_bound),
         "failure_probability": r.failure_probability,
         "per_test_failure_probability": r.per_test_failure_probability,
         "verdict": r.verdict.value,
@@ -173,7 +159,7 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
         "certification_samples": r.certification_samples,
         "seed": r.seed,
         "seedable": r.seedable,
-        "epsilon_ceiling": _num(r.epsilon_ceiling),
+        "epsilon_ceiling": json_number(r.epsilon_ceiling),
         "pairs": [
             {
                 "index": p.index,
@@ -183,11 +169,11 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
                 "claim": claim_to_dict(p.claim),
                 "violation": p.violation,
                 "claims_exceeded": list(p.claims_exceeded),
-                "epsilon_lower_bound": _num(p.estimate.epsilon_lower_bound),
-                "delta_lower_bound": _num(p.estimate.delta_lower_bound),
+                "epsilon_lower_bound": json_number(p.estimate.epsilon_lower_bound),
+                "delta_lower_bound": json_number(p.estimate.delta_lower_bound),
                 "estimate": _estimate_to_dict(p.estimate),
                 "event_spec": p.event_spec,
-                "trajectory": [[n, _num(e)] for n, e in p.trajectory],
+                "trajectory": [[n, json_number(e)] for n, e in p.trajectory],
                 "profile": [_profile_to_dict(x) for x in p.profile],
             }
             for p in r.pairs
@@ -216,17 +202,17 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             claims=tuple(
                 ClaimCheck(
                     claim=claim_from_dict(c),
-                    epsilon_lower_bound=_float(c["epsilon_lower_bound"]),
-                    delta_lower_bound=_float(c["delta_lower_bound"]),
+                    epsilon_lower_bound=parse_number(c["epsilon_lower_bound"]),
+                    delta_lower_bound=parse_number(c["delta_lower_bound"]),
                     exceeded=bool(c["exceeded"]),
                     pairs_checked=int(c["pairs_checked"]),
                 )
                 for c in d["claims"]
             ),
-            epsilon_lower_bound=_float(d["epsilon_lower_bound"]),
-            delta_lower_bound=_float(d["delta_lower_bound"]),
-            failure_probability=_float(d["failure_probability"]),
-            per_test_failure_probability=_float(
+            epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
+            delta_lower_bound=parse_number(d["delta_lower_bound"]),
+            failure_probability=parse_number(d["failure_probability"]),
+            per_test_failure_probability=parse_number(
                 d.get("per_test_failure_probability", d["failure_probability"])
             ),
             verdict=Verdict(d["verdict"]),
@@ -246,13 +232,13 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
                     claims_exceeded=tuple(int(i) for i in p.get("claims_exceeded", ())),
                     profile=tuple(_profile_from_dict(x) for x in p.get("profile", ())),
                     event_spec=p.get("event_spec"),
-                    trajectory=tuple((int(n), _float(e)) for n, e in p.get("trajectory", ())),
+                    trajectory=tuple((int(n), parse_number(e)) for n, e in p.get("trajectory", ())),
                 )
                 for p in d["pairs"]
             ),
-            elapsed_seconds=_float(d["elapsed_seconds"]),
+            elapsed_seconds=parse_number(d["elapsed_seconds"]),
             package_version=d["package_version"],
-            epsilon_ceiling=_float(d.get("epsilon_ceiling", "inf")),
+            epsilon_ceiling=parse_number(d.get("epsilon_ceiling", "inf")),
             warnings=tuple(d.get("warnings", ())),
             findings=tuple(d.get("findings", ())),
             parameters=tuple((str(k), str(v)) for k, v in d.get("parameters", {}).items()),

@@ -109,6 +109,24 @@ def resampled_learner_draw(
     return draw_categorical(softmax(-coefficient * errors.astype(np.float64)), rng)
 
 
+def relabel_learn_claim(epsilon_learner: float, *, reference: str, note: str) -> PrivacyClaim:
+    """The PROVED replace-one claim of relabel-then-learn with a pure 𝒜 (Lemma 5.3's explicit
+    constants, `relabel_learn_epsilon`; δ = 4e·δ_𝒜 = 0), which Thm 6.1 and Thm 7.1 inherit."""
+    return PrivacyClaim(
+        epsilon=relabel_learn_epsilon(epsilon_learner),
+        delta=0.0,
+        relation=Relation.REPLACE_ONE,
+        reference=reference,
+        note=note,
+    )
+
+
+def resampling_domain(d: int, n: int, m: int) -> Domain:
+    """Exactly n records on {0..d−1} × {0, 1}, the learner run on Q = m draws with replacement
+    (Lemma 3.12's resampling step, declared so the generators probe its sizes)."""
+    return learner_domain(d, n, n, Subsampling(kind=SubsamplingKind.WITH_REPLACEMENT, size=lambda _n: m))
+
+
 # =========================================================================== RelabelAndLearn
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RelabelAndLearn:
@@ -138,10 +156,8 @@ class RelabelAndLearn:
 
     @property
     def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(
-            epsilon=relabel_learn_epsilon(self.epsilon_learner),
-            delta=0.0,
-            relation=Relation.REPLACE_ONE,
+        return relabel_learn_claim(
+            self.epsilon_learner,
             reference=f"{PAPER_000}, Lemma 5.3 (explicit: ε_A + 1 + 2 ln 2, δ = 4e·δ_A)",
             note="4e·e^{ε_A} from |H1| ≤ 2|H2|, ≤ 2 extensions, EM shift e; pure 𝒜 ⇒ δ = 0",
         )
@@ -283,10 +299,8 @@ class PrivateAgnosticABMS:
 
     @property
     def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(
-            epsilon=relabel_learn_epsilon(self.epsilon_learner),
-            delta=0.0,
-            relation=Relation.REPLACE_ONE,
+        return relabel_learn_claim(
+            self.epsilon_learner,
             reference=f"{PAPER_000}, Thm 6.1 via Lemma 5.3 and Lemma 3.12 (explicit constants)",
             note="(1 + ln 4e, 4eδ_A) with a pure 𝒜",
         )
@@ -297,13 +311,7 @@ class PrivateAgnosticABMS:
 
     @property
     def domain(self) -> Domain:
-        m = self.m
-        return learner_domain(
-            self.d,
-            self.n,
-            self.n,
-            Subsampling(kind=SubsamplingKind.WITH_REPLACEMENT, size=lambda n: m),
-        )
+        return resampling_domain(self.d, self.n, self.m)
 
     def relabel_coefficient(self) -> float:
         return 0.5
@@ -366,10 +374,8 @@ class ClosureLearn:
 
     @property
     def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(
-            epsilon=relabel_learn_epsilon(self.epsilon_learner),
-            delta=0.0,
-            relation=Relation.REPLACE_ONE,
+        return relabel_learn_claim(
+            self.epsilon_learner,
             reference=f"{PAPER_000}, Thm 7.1 / Lemma 7.2 (each step Lemma 5.3 + 3.12; disjoint S_i)",
             note="adaptive parallel composition over the disjoint parts S_1, S_2",
         )
@@ -380,10 +386,7 @@ class ClosureLearn:
 
     @property
     def domain(self) -> Domain:
-        m = self.m
-        return learner_domain(
-            self.d, self.n, self.n, Subsampling(kind=SubsamplingKind.WITH_REPLACEMENT, size=lambda n: m)
-        )
+        return resampling_domain(self.d, self.n, self.m)
 
     def parts(self, dataset: Dataset) -> list[tuple[NDArray[np.int64], F64, F64]]:
         """[(x of D_i, counts of D_i, counts of T_i)] for i = 1, 2 (positional halves)."""
@@ -396,15 +399,21 @@ class ClosureLearn:
             out.append((x[sl_d], cell_counts(cells[sl_d], self.d), cell_counts(cells[sl_t], self.d)))
         return out
 
+    def step_one_relabel_law(self, cD1: F64, cT1: F64) -> F64:
+        """A_Relabel's law over H_1 in step 1: h scored by min_b errors_{D_1}(h ∧ 1[x ≤ b]) (eq. 17)."""
+        up, down = concept_class("thr", self.d), concept_class("down_thr", self.d)
+        K = self.d + 1
+        G = (up[:, None, :] & down[None, :, :]).reshape(-1, self.d)
+        q1 = error_counts(G, cD1[None])[0].reshape(K, K).min(axis=1)  # min over completions b
+        return relabel_distribution(up, cD1, cT1, 0.5, score=q1)
+
     def step_laws(self, dataset: Dataset) -> tuple[F64, F64]:
         """(P[a] over H_1 (d+1,), P[b | a] over H_2 ((d+1), (d+1)))."""
         up, down = concept_class("thr", self.d), concept_class("down_thr", self.d)
         (x1, cD1, cT1), (x2, cD2, cT2) = self.parts(dataset)
         K = self.d + 1
         coef = self.epsilon_learner / 2
-        G = (up[:, None, :] & down[None, :, :]).reshape(-1, self.d)
-        q1 = error_counts(G, cD1[None])[0].reshape(K, K).min(axis=1)  # min over completions b
-        ph1 = relabel_distribution(up, cD1, cT1, 0.5, score=q1)
+        ph1 = self.step_one_relabel_law(cD1, cT1)
         pa = sum(ph1[h] * resampled_learner_law(up, x1, up[h], self.m, coef) for h in range(K))
         pb = np.zeros((K, K))
         for a in range(K):
@@ -422,9 +431,7 @@ class ClosureLearn:
         (x1, cD1, cT1), (x2, cD2, cT2) = self.parts(dataset)
         K = self.d + 1
         coef = self.epsilon_learner / 2
-        G = (up[:, None, :] & down[None, :, :]).reshape(-1, self.d)
-        q1 = error_counts(G, cD1[None])[0].reshape(K, K).min(axis=1)
-        ph1 = relabel_distribution(up, cD1, cT1, 0.5, score=q1)
+        ph1 = self.step_one_relabel_law(cD1, cT1)
         h1 = rng.choice(K, size=num_samples, p=ph1)
         a = resampled_learner_draw(up, x1, up[h1], self.m, coef, rng)
         scores2 = [error_counts(up[j][None, :] & down, cD2[None])[0] for j in range(K)]

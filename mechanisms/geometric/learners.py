@@ -148,8 +148,46 @@ def checklist_pairs(
     )
 
 
+def labelled_grid_domain(width: int, high: float) -> Domain:
+    """Integer features in [0, high]^width (the cube {0,1}^{d_b} or the grid {0..d}²), labels {0, 1}."""
+    return Domain(
+        num_features=width,
+        feature_low=0.0,
+        feature_high=high,
+        integer_features=True,
+        labels=(0.0, 1.0),
+    )
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ConjunctionLearner(SetCoverLearner):
+class ChecklistLearner(SetCoverLearner):
+    """A set-cover learner audited on the spec §9 checklist pairs placed at its `geometry()`
+    (x*, a point near it, the protected cluster, a far point), with the spec §8.4 white-box
+    oracle as `exact_epsilon`."""
+
+    def geometry(self) -> dict[str, tuple[float, ...]]:
+        raise NotImplementedError
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        g = self.geometry()
+        return checklist_pairs(
+            len(g["xstar"]),  # the feature width
+            g["xstar"],
+            g["near"],
+            g["cluster"],
+            g["far"],
+            math.ceil(self.Delta),
+            self.form == "or",
+        )
+
+    def exact_epsilon(
+        self, pair: NeighborPair, delta: float = 0.0, *, num_paths: int = 4000, seed: int = 0
+    ) -> float:
+        return oracle_epsilon(self, pair, delta, num_paths=num_paths, seed=seed)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConjunctionLearner(ChecklistLearner):
     """Thm 3.6: SCL(AND) over the 2d_b literals with the exponential mechanism (preset conj-small)."""
 
     num_variables: int = 16
@@ -165,13 +203,7 @@ class ConjunctionLearner(SetCoverLearner):
 
     @property
     def domain(self) -> Domain:
-        return Domain(
-            num_features=self.num_variables,
-            feature_low=0.0,
-            feature_high=1.0,
-            integer_features=True,
-            labels=(0.0, 1.0),
-        )
+        return labelled_grid_domain(self.num_variables, 1.0)
 
     def hypothesis_labels(self, points: NDArray[np.float64]) -> NDArray[np.uint8]:
         x = np.asarray(points, dtype=np.uint8).reshape(-1, self.num_variables).T  # (d_b, n)
@@ -194,23 +226,6 @@ class ConjunctionLearner(SetCoverLearner):
         pJ = tuple([1.0] * 4 + [0.0] * (d - 4))
         p1 = tuple([1.0] + [0.0] * (d - 1))
         return {"xstar": (0.0,) * d, "near": p1, "cluster": pJ, "far": (1.0,) * d}
-
-    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        g = self.geometry()
-        return checklist_pairs(
-            self.num_variables,
-            g["xstar"],
-            g["near"],
-            g["cluster"],
-            g["far"],
-            math.ceil(self.Delta),
-            self.form == "or",
-        )
-
-    def exact_epsilon(
-        self, pair: NeighborPair, delta: float = 0.0, *, num_paths: int = 4000, seed: int = 0
-    ) -> float:
-        return oracle_epsilon(self, pair, delta, num_paths=num_paths, seed=seed)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -240,7 +255,7 @@ def oracle_epsilon(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ConvexKGonLearner(SetCoverLearner):
+class ConvexKGonLearner(ChecklistLearner):
     """Thm 4.8: SCL(AND) with SelectHalfplane over X_d² (preset halfplane-grid4)."""
 
     d: int = 4
@@ -256,13 +271,7 @@ class ConvexKGonLearner(SetCoverLearner):
 
     @property
     def domain(self) -> Domain:
-        return Domain(
-            num_features=2,
-            feature_low=0.0,
-            feature_high=float(self.d),
-            integer_features=True,
-            labels=(0.0, 1.0),
-        )
+        return labelled_grid_domain(2, float(self.d))
 
     def _cells(self) -> tuple[NDArray[np.uint8], NDArray[np.float64], tuple[tuple[int, int], ...]]:
         c = halfplane_cells(self.d)
@@ -287,17 +296,6 @@ class ConvexKGonLearner(SetCoverLearner):
         d = float(self.d)
         m = float(self.d // 2)
         return {"xstar": (d, d), "near": (m, m + 1), "cluster": (m, m), "far": (0.0, 0.0)}
-
-    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        g = self.geometry()
-        return checklist_pairs(
-            2, g["xstar"], g["near"], g["cluster"], g["far"], math.ceil(self.Delta), self.form == "or"
-        )
-
-    def exact_epsilon(
-        self, pair: NeighborPair, delta: float = 0.0, *, num_paths: int = 4000, seed: int = 0
-    ) -> float:
-        return oracle_epsilon(self, pair, delta, num_paths=num_paths, seed=seed)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -6,7 +6,6 @@ from __future__ import annotations
 import math
 import pickle
 from dataclasses import dataclass
-from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -25,13 +24,17 @@ from audit.learned import (
 from audit.runner import run_audit
 from audit.types import AuditConfig
 from mechanisms.analytic import gaussian_epsilon
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
-from tests.audit.vector_mechanisms import CoordinateThresholds, SpreadGaussian
+from neighbors.base import Dataset, Domain, NeighborPair
+from tests.audit.vector_mechanisms import (
+    CoordinateThresholds,
+    ExactlyClaimed,
+    SpreadGaussian,
+    one_record_pair,
+)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class CorrelatedShift:
+class CorrelatedShift(ExactlyClaimed):
     """θ(D) + N(0, Σ) with θ(D) = X[0]·a·e₁ and Σ = (1 − r)I + r·11ᵀ (equicorrelated, d coordinates).
 
     On X = 0 vs 1 the mean moves by a along coordinate 1 only, so that coordinate (and the
@@ -43,9 +46,7 @@ class CorrelatedShift:
     dimension: int = 4
     correlation: float = 0.9
     mu: float = 2.0
-    delta: float = 1e-5
     name: str = "correlated_shift"
-    seedable: ClassVar[bool] = True
 
     @property
     def covariance(self) -> np.ndarray:
@@ -56,12 +57,6 @@ class CorrelatedShift:
     def shift(self) -> float:
         """a such that the whole vector's μ is `mu`."""
         return self.mu / math.sqrt(float(np.linalg.inv(self.covariance)[0, 0]))
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(
-            epsilon=self.exact_epsilon(), delta=self.delta, relation=Relation.REPLACE_ONE, reference="test"
-        )
 
     @property
     def domain(self) -> Domain:
@@ -77,18 +72,15 @@ class CorrelatedShift:
         return self.mean(dataset) + rng.standard_normal((num_samples, self.dimension)) @ chol.T
 
     def pair(self) -> NeighborPair:
-        return NeighborPair(
-            dataset=Dataset(np.ones((1, 1))),
-            neighbor=Dataset(np.zeros((1, 1))),
-            relation=Relation.REPLACE_ONE,
-            description="shift coordinate 1 under equicorrelated noise",
+        return one_record_pair(
+            np.ones((1, 1)), np.zeros((1, 1)), "shift coordinate 1 under equicorrelated noise"
         )
 
     def exact_epsilon(self, delta: float | None = None) -> float:
         return gaussian_epsilon(self.delta if delta is None else delta, self.mu)
 
 
-DISTINGUISHERS = [
+DISTINGUISHERS: list[LogisticDistinguisher | ProjectionDistinguisher] = [
     LogisticDistinguisher(),
     LogisticDistinguisher(squared=True),
     ProjectionDistinguisher(),
@@ -138,6 +130,7 @@ def test_score_event_pickles_and_round_trips_spec(rng: np.random.Generator) -> N
         assert "≥" in ev.describe() or "≤" in ev.describe()
     registry = getattr(estimators, "EVENT_TYPES", None)
     if registry is not None:  # serialised results rebuild learned events
+        assert isinstance(ev, ScoreEvent)
         assert estimators.event_from_spec(ev.to_spec()) == ev
 
 
@@ -268,10 +261,10 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
 
 def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
     from audit.estimators import choose_event, choose_events
-    from audit.objectives import EpsilonAt, GaussianMu
+    from audit.objectives import EpsilonAt, GaussianMu, Objective
 
     a, b = _shifted(rng, 4000, 3, 0.5)
-    objectives = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
+    objectives: list[Objective] = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
     together = choose_events(a, b, certify_total=40_000, failure_probability=0.01, objectives=objectives)
     for obj, sel in zip(objectives, together, strict=True):
         alone = choose_event(a, b, certify_total=40_000, failure_probability=0.01, objective=obj)

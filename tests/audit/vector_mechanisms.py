@@ -8,6 +8,10 @@ mechanism with μ = ‖θ − θ'‖ (its exact ε(δ) is `gaussian_epsilon(δ, 
 `ScaleChange`: N(0, s²I_d) vs N(0, I_d): no mean shift, so linear scores see nothing; the
 privacy loss is monotone in ‖x‖² and its exact ε(δ) follows from chi-square tails.
 
+`ExactlyClaimed` (their base, also used by tests/audit/test_learned.py): the claim is the
+mechanism's own exact ε at its δ, replace-one, so a valid audit can reach but never exceed it;
+`one_record_pair` is the one-record replace pair they are audited on.
+
 `CoordinateThresholds`: a distinguisher that proposes only per-coordinate thresholds (the
 `ThresholdDistinguisher` also adds a mean-difference projection, which is a learned score).
 """
@@ -30,11 +34,10 @@ from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SpreadGaussian:
-    dimension: int = 20
-    mu: float = 2.0
+class ExactlyClaimed:
+    """A synthetic mechanism claiming exactly its true ε at `delta` (replace-one)."""
+
     delta: float = 1e-5
-    name: str = "spread_gaussian"
     seedable: ClassVar[bool] = True
 
     @property
@@ -42,6 +45,28 @@ class SpreadGaussian:
         return PrivacyClaim(
             epsilon=self.exact_epsilon(), delta=self.delta, relation=Relation.REPLACE_ONE, reference="test"
         )
+
+    def exact_epsilon(self) -> float:
+        raise NotImplementedError
+
+
+def one_record_pair(
+    record: NDArray[np.float64], other: NDArray[np.float64], description: str
+) -> NeighborPair:
+    """The replace-one pair of the one-record datasets `record` vs `other` (each of shape (1, d))."""
+    return NeighborPair(
+        dataset=Dataset(record),
+        neighbor=Dataset(other),
+        relation=Relation.REPLACE_ONE,
+        description=description,
+    )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SpreadGaussian(ExactlyClaimed):
+    dimension: int = 20
+    mu: float = 2.0
+    name: str = "spread_gaussian"
 
     @property
     def domain(self) -> Domain:
@@ -53,30 +78,17 @@ class SpreadGaussian:
 
     def pair(self) -> NeighborPair:
         d = self.dimension
-        return NeighborPair(
-            dataset=Dataset(np.zeros((1, d))),
-            neighbor=Dataset(np.ones((1, d))),
-            relation=Relation.REPLACE_ONE,
-            description="shift every coordinate by μ/√d",
-        )
+        return one_record_pair(np.zeros((1, d)), np.ones((1, d)), "shift every coordinate by μ/√d")
 
     def exact_epsilon(self, delta: float | None = None) -> float:
         return gaussian_epsilon(self.delta if delta is None else delta, self.mu)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ScaleChange:
+class ScaleChange(ExactlyClaimed):
     dimension: int = 10
     scale: float = 1.3
-    delta: float = 1e-5
     name: str = "scale_change"
-    seedable: ClassVar[bool] = True
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(
-            epsilon=self.exact_epsilon(), delta=self.delta, relation=Relation.REPLACE_ONE, reference="test"
-        )
 
     @property
     def domain(self) -> Domain:
@@ -86,12 +98,7 @@ class ScaleChange:
         return self.scale ** float(dataset.X[0, 0]) * rng.standard_normal((num_samples, self.dimension))
 
     def pair(self) -> NeighborPair:
-        return NeighborPair(
-            dataset=Dataset(np.ones((1, 1))),
-            neighbor=Dataset(np.zeros((1, 1))),
-            relation=Relation.REPLACE_ONE,
-            description="scale s vs 1",
-        )
+        return one_record_pair(np.ones((1, 1)), np.zeros((1, 1)), "scale s vs 1")
 
     def delta_at(self, eps: float) -> float:
         """Exact δ(ε): optimal events {‖x‖² ≥ c} (P = scaled side) and {‖x‖² ≤ c} (reverse)."""

@@ -1,0 +1,115 @@
+"""`BoundaryPairs`: the simplest templates, the changed record between opposite box corners.
+
+Replace-one: the last record goes from the low to the high corner (labels first to last);
+add/remove-one: a record at the high corner is added; relabel-one: the first record is
+relabelled. With `private_rows` the change is moved into a private row; only admissible pairs
+are yielded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+
+from neighbors.admissible import admissible
+from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from neighbors.space import F64, Space
+
+__all__ = ["BoundaryPairs"]
+
+
+@dataclass(frozen=True, slots=True)
+class BoundaryPairs:
+    """Template pairs: the changed record moves between opposite corners of the domain (only
+    admissible ones are yielded; with `private_rows` the change is moved into a private row)."""
+
+    base_size: int = 4
+
+    def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
+        for pair in self._pairs(domain, relation):
+            placed = _placed(pair, domain)
+            if placed is not None and admissible(placed, domain):
+                yield placed
+
+    def _pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
+        lo, hi = (np.array(b, dtype=float) for b in domain.bounds())
+        d = domain.num_features
+        n = max(self.base_size, domain.min_size, 1)
+        if domain.max_size is not None:
+            n = min(n, domain.max_size)
+        if n < 1 and relation is not Relation.ADD_REMOVE_ONE:
+            return
+        labelled = domain.labels is not None
+        y0 = float(domain.labels[0]) if domain.labels else 0.0
+        y1 = float(domain.labels[-1]) if domain.labels else 0.0
+        base = np.tile(lo, (n, 1)).reshape(n, d)
+        ybase = np.full(n, y0) if labelled else None
+
+        def ds(rows: F64, labels: F64 | None) -> Dataset:
+            return Dataset(rows.reshape(-1, d), labels)
+
+        if relation is Relation.REPLACE_ONE:
+            other = base.copy()
+            other[-1] = hi
+            yo = None
+            if labelled:
+                yo = ybase.copy()  # type: ignore[union-attr]
+                yo[-1] = y1
+            if not np.array_equal(other, base) or (labelled and y0 != y1):
+                yield NeighborPair(
+                    dataset=ds(base, ybase),
+                    neighbor=ds(other, yo),
+                    relation=relation,
+                    description="replace the last record: low corner → high corner",
+                    tags=("template", "extreme"),
+                )
+        elif relation is Relation.ADD_REMOVE_ONE:
+            m = max(domain.min_size, n - 1)
+            if domain.max_size is not None and m + 1 > domain.max_size:
+                return
+            small = base[:m]
+            big = np.vstack([small, hi[None, :]])
+            ys = ybase[:m] if ybase is not None else None
+            yb = np.append(ys, y1) if ys is not None else None
+            yield NeighborPair(
+                dataset=ds(small, ys),
+                neighbor=ds(big, yb),
+                relation=relation,
+                description="add a record at the high corner",
+                tags=("template", "extreme"),
+            )
+        elif relation is Relation.RELABEL_ONE and labelled and y0 != y1:
+            yo = ybase.copy()  # type: ignore[union-attr]
+            yo[0] = y1
+            yield NeighborPair(
+                dataset=ds(base, ybase),
+                neighbor=ds(base, yo),
+                relation=relation,
+                description="relabel the first record",
+                tags=("template", "relabel"),
+            )
+
+
+def _placed(pair: NeighborPair, domain: Domain) -> NeighborPair | None:
+    """`pair` with its change moved into the domain's private rows (None if impossible)."""
+    if domain.private_rows is None:
+        return pair
+    space = Space.of(domain, max(pair.dataset.n, pair.neighbor.n, 1))
+    if space is None:
+        return None
+    w = space.width
+    placed = space.privatise(pair.dataset.records().reshape(-1, w), pair.neighbor.records().reshape(-1, w))
+    if placed is None:
+        return None
+    a, b = space.dataset(placed[0]), space.dataset(placed[1])
+    moved = not (a.equals(pair.dataset) and b.equals(pair.neighbor))
+    out = NeighborPair(
+        dataset=a,
+        neighbor=b,
+        relation=pair.relation,
+        description=pair.description + (" (moved into the private rows)" if moved else ""),
+        tags=pair.tags,
+    )
+    return out if domain.check_pair(out) is None else None
