@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from audit.estimators import Event, as_rows
-from mechanisms.base import Mechanism, MechanismError, validate_output
+from mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
 from neighbors.base import Dataset
 
 MAX_CHUNK = 1 << 18
@@ -64,7 +64,15 @@ def auto_chunk_size(values_per_sample: int) -> int:
 def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]) -> NDArray[Any]:
     """Sample one chunk, turning any failure of the black box into a MechanismError."""
     try:
-        out = mechanism.sample(dataset, size, rng=chunk_rng(seed, key))
+        rng = chunk_rng(seed, key)
+        blocks = block_sizes(mechanism, size)
+        if len(blocks) == 1:
+            out = mechanism.sample(dataset, size, rng=rng)
+        else:  # a mechanism with wide working arrays: successive calls on the chunk's generator
+            parts = [
+                validate_output(mechanism.name, mechanism.sample(dataset, m, rng=rng), m) for m in blocks
+            ]
+            out = np.concatenate(parts, axis=0)
     except MechanismError:
         raise
     except Exception as exc:  # a black box may raise anything; report it in one line

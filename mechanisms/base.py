@@ -164,7 +164,10 @@ class Mechanism(Protocol):
     Optional extras, looked up with getattr: `claims` (all claims; default `(claim,)`),
     `neighbor_pairs()` (registered worst-case pairs), `output_kind` ("continuous" or
     "discrete", a hint for the distinguisher), `exact_epsilon(pair, delta=...)` (a white-box
-    oracle used by tests and benchmarks, never by the audit itself).
+    oracle used by tests and benchmarks, never by the audit itself), `max_block` (the most
+    samples per `sample` call: a mechanism whose working arrays are much wider than its output
+    sets it, and the harness then fills a chunk with successive calls on the chunk's generator,
+    so peak memory follows the block, not the chunk; see `block_sizes`).
     """
 
     @property
@@ -180,6 +183,18 @@ class Mechanism(Protocol):
     def seedable(self) -> bool: ...
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]: ...
+
+
+def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
+    """The `sample` calls that produce `num_samples` outputs: one call, or blocks of at most the
+    mechanism's `max_block` (the last one shorter)."""
+    block = getattr(mechanism, "max_block", None)
+    if block is None or num_samples <= block:
+        return [num_samples]
+    if int(block) < 1:
+        raise MechanismError(f"mechanism {mechanism.name!r} declares max_block = {block}: must be ≥ 1")
+    full, rest = divmod(num_samples, int(block))
+    return [int(block)] * full + ([rest] if rest else [])
 
 
 def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:

@@ -106,6 +106,13 @@ class HSStL:
         if self.n < 2 or self.rounds < 1 or self.num_features < 1 or self.learning_rate < 0:
             raise ValueError("need n ≥ 2, rounds ≥ 1, num_features ≥ 1, learning_rate ≥ 0")
 
+    @property
+    def max_block(self) -> int:
+        """Most runs per `sample` call: the weight updates keep about a dozen (runs, n) float
+        arrays alive, so blocks of ≤ 64 MiB / (12·8·n) runs keep the working set near 64 MiB
+        whatever the harness's chunk size (a full chunk of 2¹⁸ runs peaked at ~870 MB)."""
+        return max(1024, (64 << 20) // (12 * 8 * (self.n + self._num_rounds() * self.num_features)))
+
     # ------------------------------------------------------------------ claims
     @property
     def accounted_rounds(self) -> int:
