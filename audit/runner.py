@@ -6,7 +6,8 @@ For each neighbour pair the runner
    event and one direction (the one projected to certify the highest ε);
 2. samples a fresh *certification* split, streaming chunks reduced to event counts;
 3. turns the counts into one-sided Clopper–Pearson bounds at β_t/2 each, where
-   β_t = failure_probability / (number of pairs) (Bonferroni over every certified test).
+   β_t = failure_probability / (number of tests) (Bonferroni over every certified test); a test
+   that certifies k events (adaptive top-k, below) puts β_t/(2k) on each of its 2k intervals.
 
 Every certified statement of the result (each pair's ε and δ bounds, every claim check) is
 a function of these intervals, so all of them hold simultaneously with probability at least
@@ -18,8 +19,17 @@ histogram, per-coordinate and mean-difference thresholds, and, for vector output
 distinct values than the histogram handles, learned scores (`audit.learned`: logistic
 regression with linear and squared features, fixed projections) fitted on a capped subsample
 of the selection split. Every distinguisher proposes candidates once per pair; for each test the
-candidate with the best *projected* certified value wins, and only that one is certified, so the
-number of candidates costs nothing in the Bonferroni split. What was considered, with each
+candidate with the best *projected* certified value wins, so the number of candidates costs
+nothing in the Bonferroni split. Adaptive top-k (`estimators.choose_events`): when the selection
+split cannot tell the winner from a few *distinct* runners-up (their point-estimate projection
+exceeds the winner's pessimistic one; at most `estimators.MAX_CERTIFIED` events in all), the test
+certifies all k of them at β_t/k each and reports the best. k and the events are functions of
+the selection split only, so given them the 2k intervals hold together with probability
+≥ 1 − β_t (union bound) and the best of the k values is as valid as any one: the test's failure
+probability stays β_t, and every other test's is untouched. The reported estimate carries its
+level (`EpsilonEstimate.failure_probability` = β_t/k) and each test with k > 1 is listed, with
+every event it certified and its value, in `AuditResult.extra["certified_events"]`; the pair's
+`event_spec` and trajectory are those of the reported event. What was considered, with each
 distinguisher's best projected value, is recorded in `AuditResult.extra["selection"]`, and each
 estimate states what its certificate assumes (`EpsilonEstimate.assumption`).
 
@@ -38,6 +48,7 @@ integers per chunk, never samples), giving each pair's certified ε against samp
 
 from __future__ import annotations
 
+import hashlib
 import math
 import time
 from collections.abc import Sequence
@@ -218,11 +229,13 @@ def _select_pair(
     distinguishers: Sequence[Distinguisher],
     progress: Progress,
     checkpoint: Checkpoint | None,
+    given: tuple[NDArray[Any], NDArray[Any]] | None = None,
 ) -> list[Selection]:
-    """Choose one event per objective on the selection split (or reload them from a checkpoint)."""
+    """Choose one event per objective on the selection split (or reload them from a checkpoint);
+    with `given` (outputs on the dataset and neighbour sides), on those instead of a fresh split."""
     stored = [checkpoint.selections.get((index, k)) if checkpoint else None for k in range(len(objectives))]
     if all(r is not None and r.get("event") is not None for r in stored):
-        progress.advance(2 * n_sel, f"pair {index + 1} selection (resumed)")
+        progress.advance(0 if given is not None else 2 * n_sel, f"pair {index + 1} selection (resumed)")
         return [
             Selection(
                 event_from_spec(r["event"]),
@@ -230,21 +243,34 @@ def _select_pair(
                 _from_json_num(r["projected"]),
                 str(r["distinguisher"]),
                 tuple((str(name), _from_json_num(v)) for name, v in r.get("considered", ())),
+                tuple(
+                    Selection(
+                        event_from_spec(x["event"]),
+                        bool(x["dataset_is_p"]),
+                        _from_json_num(x["projected"]),
+                        str(x["distinguisher"]),
+                    )
+                    for x in r.get("also", ())
+                ),
             )
             for r in stored
             if r is not None
         ]
     sides = (plan.pair.dataset, plan.pair.neighbor)
-    tasks = [
-        Task(
-            sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
-            size,
-            s,
-        )
-        for s in Side
-        for j, size in enumerate(chunk_sizes(n_sel, chunk))
-    ]
+    tasks = (
+        []
+        if given is not None
+        else [
+            Task(
+                sample_rows,
+                (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
+                size,
+                s,
+            )
+            for s in Side
+            for j, size in enumerate(chunk_sizes(n_sel, chunk))
+        ]
+    )
     parts: dict[int, list[Any]] = {0: [], 1: []}
 
     def done(task: Task, rows: Any) -> None:
@@ -252,8 +278,7 @@ def _select_pair(
         progress.advance(task.size, f"pair {index + 1} selection")
 
     run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    a = np.concatenate(parts[0])
-    b = np.concatenate(parts[1])
+    a, b = given if given is not None else (np.concatenate(parts[0]), np.concatenate(parts[1]))
     selections = choose_events(
         a,
         b,
@@ -273,6 +298,15 @@ def _select_pair(
                     "projected": _json_num(sel.projected),
                     "distinguisher": sel.distinguisher,
                     "considered": [[name, _json_num(v)] for name, v in sel.considered],
+                    "also": [
+                        {
+                            "event": event_spec(x.event),
+                            "dataset_is_p": x.dataset_is_p,
+                            "projected": _json_num(x.projected),
+                            "distinguisher": x.distinguisher,
+                        }
+                        for x in sel.also
+                    ],
                 },
             )
     return selections
@@ -309,6 +343,41 @@ def _estimate(
     )
 
 
+def _certify_test(
+    sel: Selection,
+    counts: NDArray[np.int64],
+    n_cert: int,
+    beta_t: float,
+    claim: PrivacyClaim,
+    objective: Objective,
+) -> tuple[EpsilonEstimate, list[dict[str, Any]], int]:
+    """One test's certificate: its k = len(sel.certified) events, each certified at β_t/k
+    (Bonferroni within the test), and the estimate of the one with the best value for `objective`
+    (the first on ties). `counts` holds one row of (dataset, neighbour) counts per event. Also
+    returns one record per event (for `AuditResult.extra["certified_events"]`) and the reported
+    event's index in `sel.certified`."""
+    events = sel.certified
+    level = beta_t / len(events)
+    estimates = [
+        _estimate(e, counts[j], n_cert, level, claim, assumption_of(objective, e.distinguisher))
+        for j, e in enumerate(events)
+    ]
+    values = [float(objective.score(e.p_lower, e.q_upper)) for e in estimates]
+    best = int(np.argmax(values))
+    records = [
+        {
+            "event": e.event.describe(),
+            "distinguisher": e.distinguisher,
+            "direction": est.direction,
+            "projected": _json_num(e.projected),
+            "certified": _json_num(v),
+            "reported": j == best,
+        }
+        for j, (e, est, v) in enumerate(zip(events, estimates, values, strict=True))
+    ]
+    return estimates[best], records, best
+
+
 def trajectory_points(n_cert: int) -> list[int]:
     """Prefix lengths (certification samples per side) at which the trajectory is reported:
     `TRAJECTORY_FRACTIONS` of `n_cert`, rounded, distinct, increasing, the last one `n_cert`."""
@@ -340,8 +409,9 @@ def _trajectory(
 ) -> tuple[tuple[int, float], ...]:
     """Certified ε at `delta` of the pair's certified event on each prefix of the certification split.
 
-    Each point uses the same one-sided Clopper–Pearson bounds at β_t/2 as the pair's test, so each
-    is valid on its own at the per-test failure probability; the points are not a joint (or
+    Each point uses the same one-sided Clopper–Pearson bounds as the pair's test (at β_t/(2k) when
+    the test certified k events; `beta_t` here is that per-event level β_t/k), so each is valid on
+    its own at the per-test failure probability; the points are not a joint (or
     sequential) confidence statement and take no part in the verdict: they are descriptive.
     """
     out = []
@@ -394,6 +464,7 @@ def run_audit(
     show_progress: bool | None = None,
     checkpoint_path: Path | None = None,
     resume: bool = False,
+    selection_outputs: Sequence[tuple[NDArray[Any], NDArray[Any]]] | None = None,
 ) -> AuditResult:
     """Audit `mechanism` on `pairs`; see the module docstring for the procedure.
 
@@ -401,6 +472,11 @@ def run_audit(
     `resume=True` continues from an earlier checkpoint of the same audit (same key) without
     redoing any recorded work, and the result equals that of an uninterrupted run.
     `distinguishers=None` means `estimators.DEFAULT_DISTINGUISHERS`.
+
+    `selection_outputs` (one (dataset side, neighbour side) pair of output arrays per pair, e.g.
+    a search's pilot samples) replaces the selection split: events are chosen on them and all
+    `num_samples` are certification samples. Valid only if they are independent of the samples
+    drawn at `config.seed` (the caller's responsibility: `audit.search` draws them at pilot seeds).
     """
     start = time.monotonic()
     dists = default_distinguishers() if distinguishers is None else tuple(distinguishers)
@@ -408,6 +484,19 @@ def run_audit(
     claims = claims_of(mechanism)
     verdict_claim = applicable_claim(claims, mechanism.claim.relation) or mechanism.claim
     n_sel, n_cert = config.split()
+    key_parameters = tuple(parameters)
+    if selection_outputs is not None:
+        if len(selection_outputs) != len(plans):
+            raise AuditInputError(
+                f"selection_outputs has {len(selection_outputs)} entries for {len(plans)} pairs"
+            )
+        n_sel = min(min(len(a), len(b)) for a, b in selection_outputs)
+        n_cert = config.num_samples
+        digest = hashlib.sha256()
+        for arrays in selection_outputs:
+            for x in arrays:
+                digest.update(np.ascontiguousarray(x).tobytes())
+        key_parameters += (("selection_outputs", digest.hexdigest()),)
     objectives_per_pair = [objectives_for(p.claim, config) for p in plans]
     num_tests = sum(len(o) for o in objectives_per_pair)
     beta_t = config.failure_probability / num_tests
@@ -428,7 +517,7 @@ def run_audit(
     checkpoint = None
     if checkpoint_path is not None:
         checkpoint = Checkpoint(
-            checkpoint_path, audit_key(mechanism, plans, config, chunk, parameters), resume=resume
+            checkpoint_path, audit_key(mechanism, plans, config, chunk, key_parameters), resume=resume
         )
 
     progress = Progress(mechanism.name, 2 * len(plans) * config.num_samples, enabled=show_progress)
@@ -450,27 +539,35 @@ def run_audit(
                 dists,
                 progress,
                 checkpoint,
+                None if selection_outputs is None else selection_outputs[i],
             )
             for i, plan in enumerate(plans)
         ]
-        counts = [np.zeros((len(objectives_per_pair[i]), 2), dtype=np.int64) for i in range(len(plans))]
-        prefix = [np.zeros((2, len(points)), dtype=np.int64) for _ in plans]
+        # one row per certified event: each test's chosen event, then its runners-up (`Selection.also`)
+        starts = [np.cumsum([0] + [len(sel.certified) for sel in sels]).tolist() for sels in selections]
+        counts = [np.zeros((starts[i][-1], 2), dtype=np.int64) for i in range(len(plans))]
+        # prefix counts (trajectory) of each event of the pair's primary test
+        prefix = [np.zeros((starts[i][1], 2, len(points)), dtype=np.int64) for i in range(len(plans))]
 
         def add(i: int, s: int, j: int, k: list[int], segments: list[int]) -> None:
             counts[i][:, s] += np.asarray(k, dtype=np.int64)
-            prefix[i][s] += _prefix_counts(points, offsets[j], sizes[j], segments)
+            width = len(segments) // starts[i][1]
+            for e in range(starts[i][1]):
+                seg = segments[e * width : (e + 1) * width]
+                prefix[i][e, s] += _prefix_counts(points, offsets[j], sizes[j], seg)
 
         tasks = []
         for i, (p, sels) in enumerate(zip(plans, selections, strict=True)):
-            events = [sel.event for sel in sels]
+            events = [e.event for sel in sels for e in sel.certified]
             for s in Side:
                 for j, size in enumerate(sizes):
                     cuts = _cuts(points, offsets[j], size)
                     recorded = checkpoint.chunks.get((i, int(s), j)) if checkpoint else None
                     segs = checkpoint.segments.get((i, int(s), j)) if checkpoint else None
+                    primary = starts[i][1]
                     if recorded is not None and segs is None and not cuts:
-                        segs = [recorded[0]]
-                    if recorded is not None and segs is not None and len(segs) == len(cuts) + 1:
+                        segs = list(recorded[:primary])
+                    if recorded is not None and segs is not None and len(segs) == primary * (len(cuts) + 1):
                         add(i, int(s), j, recorded, segs)
                         progress.advance(size, f"pair {i + 1} certification (resumed)")
                         continue
@@ -479,7 +576,7 @@ def run_audit(
                     tasks.append(
                         Task(
                             count_events_segmented,
-                            (mechanism, dataset, events, size, config.seed, chunk_key, cuts),
+                            (mechanism, dataset, events, size, config.seed, chunk_key, cuts, starts[i][1]),
                             size,
                             (i, int(s), j),
                         )
@@ -503,21 +600,23 @@ def run_audit(
     intervals = []
     all_profile: list[ProfilePoint] = []
     findings: list[str] = []
+    multi: list[dict[str, Any]] = []
     for i, (plan, sels) in enumerate(zip(plans, selections, strict=True)):
         c = plan.claim
         objectives = objectives_per_pair[i]
-        est = _estimate(
-            sels[0], counts[i][0], n_cert, beta_t, c, assumption_of(objectives[0], sels[0].distinguisher)
-        )
+        rows = [counts[i][starts[i][k] : starts[i][k + 1]] for k in range(len(sels))]
+        est, records, reported = _certify_test(sels[0], rows[0], n_cert, beta_t, c, objectives[0])
+        if len(records) > 1:
+            multi.append({"pair": i, "test": objectives[0].label(), "events": records})
         p_lo, q_hi = est.p_lower, est.q_upper
         intervals.append((p_lo, q_hi))
         profile = []
         exceeded_points: dict[int, list[str]] = {}
         for k in range(1, len(sels)):
             obj = objectives[k]
-            extra = _estimate(
-                sels[k], counts[i][k], n_cert, beta_t, c, assumption_of(obj, sels[k].distinguisher)
-            )
+            extra, records, _ = _certify_test(sels[k], rows[k], n_cert, beta_t, c, obj)
+            if len(records) > 1:
+                multi.append({"pair": i, "test": obj.label(), "events": records})
             value = float(obj.score(extra.p_lower, extra.q_upper))
             claimed = claimed_value(c, obj)
             profile.append(
@@ -571,8 +670,14 @@ def run_audit(
                 violation=est.delta_lower_bound > c.delta or profile_violation,
                 claims_exceeded=exceeded,
                 profile=tuple(profile),
-                event_spec=event_spec(sels[0].event),
-                trajectory=_trajectory(sels[0], prefix[i], points, beta_t, c.delta),
+                event_spec=event_spec(sels[0].certified[reported].event),
+                trajectory=_trajectory(
+                    sels[0].certified[reported],
+                    prefix[i][reported],
+                    points,
+                    beta_t / len(sels[0].certified),
+                    c.delta,
+                ),
             )
         )
 
@@ -629,7 +734,7 @@ def run_audit(
         failure_probability=config.failure_probability,
         per_test_failure_probability=beta_t,
         verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
-        num_samples=config.num_samples,
+        num_samples=n_sel + n_cert,
         selection_samples=n_sel,
         certification_samples=n_cert,
         seed=config.seed,
@@ -643,5 +748,10 @@ def run_audit(
         command=command,
         seedable=mechanism.seedable,
         profile=tuple(best_profile.values()),
-        extra={"chunk_size": chunk, "tests": num_tests, "selection": selection_record},
+        extra={
+            "chunk_size": chunk,
+            "tests": num_tests,
+            "selection": selection_record,
+            "certified_events": multi,
+        },
     )

@@ -8,7 +8,7 @@ which is exactly the child `SeedSequence(seed).spawn(...)` would produce at that
 A chunk's samples therefore depend only on the audit seed and the chunk's coordinates, never
 on which worker ran it or in what order, so results are bit-identical for any `jobs`.
 Certification chunks are reduced to an event count in the worker: memory stays O(chunk).
-`count_events_segmented` also returns the first event's counts on a few segments of the chunk's
+`count_events_segmented` also returns the counts of the first few events on segments of the chunk's
 rows (where a prefix of the trajectory ends), a few small integers per chunk.
 """
 
@@ -107,9 +107,12 @@ def count_events_segmented(
     seed: int,
     key: tuple[int, ...],
     cuts: Sequence[int] = (),
+    segmented: int = 1,
 ) -> tuple[list[int], list[int]]:
-    """`count_events` plus the first event's counts on the segments of the chunk's rows cut at
-    `cuts` (increasing row offsets in (0, size)): [0, c₁), [c₁, c₂), …, [c_k, size).
+    """`count_events` plus the counts of the first `segmented` events on the segments of the
+    chunk's rows cut at `cuts` (increasing row offsets in (0, size)): [0, c₁), …, [c_r, size) of
+    event 0, then of event 1, … (the runner segments every event of a pair's primary test, so the
+    trajectory follows whichever of them is reported).
 
     Rows are i.i.d. and drawn in a fixed order, so the segments give the counts on exact
     prefixes of the certification split (the runner's bound-vs-samples trajectory) without
@@ -117,9 +120,8 @@ def count_events_segmented(
     out = draw(mechanism, dataset, size, seed, key)
     indicators = [e.indicator(out) for e in events]
     totals = [int(np.count_nonzero(ind)) for ind in indicators]
-    bounds = [0, *cuts, size]
-    first = indicators[0] if indicators else np.zeros(size, dtype=bool)
-    segments = [int(np.count_nonzero(first[lo:hi])) for lo, hi in itertools.pairwise(bounds)]
+    pieces = list(itertools.pairwise([0, *cuts, size]))
+    segments = [int(np.count_nonzero(ind[lo:hi])) for ind in indicators[:segmented] for lo, hi in pieces]
     return totals, segments
 
 

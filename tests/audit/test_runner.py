@@ -203,7 +203,7 @@ def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
     p_side, q_side = (
         (sides[0], sides[1]) if pr.estimate.direction == "dataset>neighbor" else (sides[1], sides[0])
     )
-    beta = r.per_test_failure_probability
+    beta = pr.estimate.failure_probability  # β_t/k when the test certified k events
     for n, eps in pr.trajectory:
         p_lo = cp_lower(int(p_side[:n].sum()), n, beta / 2)
         q_hi = cp_upper(int(q_side[:n].sum()), n, beta / 2)
