@@ -39,7 +39,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import math
 import shlex
 import sys
 import xml.etree.ElementTree as ET
@@ -60,6 +59,7 @@ from audit.baseline import (
 )
 from audit.checkpoint import audit_key
 from audit.gate_config import AuditSpec, GateConfig
+from audit.jsonnum import json_number
 from audit.runner import package_version, run_audit
 from audit.search import search_and_certify
 from audit.types import AuditConfig, AuditResult
@@ -172,11 +172,6 @@ class GateOutcome:
         }
 
 
-def _json_num(x: float) -> float | str:
-    """Strict JSON has no infinities: written as "inf"/"-inf" (as in the result schema)."""
-    return x if math.isfinite(x) else ("nan" if math.isnan(x) else ("inf" if x > 0 else "-inf"))
-
-
 def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
     r = o.result
     reg = o.regression
@@ -187,7 +182,7 @@ def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
         "parameters": dict(o.spec.params),
         "verdict": r.verdict.value,
         "violation": r.violation,
-        "epsilon_lower_bound": _json_num(r.epsilon_lower_bound),
+        "epsilon_lower_bound": json_number(r.epsilon_lower_bound),
         "claim": r.claim.to_dict(),
         "result_file": f"{o.spec.name}.json",
         "failure_probability": o.spec.failure_probability,

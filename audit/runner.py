@@ -70,6 +70,7 @@ from audit.estimators import (
     event_from_spec,
     event_spec,
 )
+from audit.jsonnum import json_number, parse_number
 from audit.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
 from audit.progress import Progress
 from audit.sampling import (
@@ -203,19 +204,6 @@ def assumption_of(objective: Objective, distinguisher: str) -> str:
     return text
 
 
-def _json_num(x: float) -> float | str:
-    """A float for JSON (`extra`, checkpoints): ±inf and nan as strings, as reports/schema does."""
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "inf" if x > 0 else "-inf"
-    return float(x)
-
-
-def _from_json_num(x: float | str) -> float:
-    return float(x)
-
-
 def _select_pair(
     mechanism: Mechanism,
     plan: _Plan,
@@ -240,14 +228,14 @@ def _select_pair(
             Selection(
                 event_from_spec(r["event"]),
                 bool(r["dataset_is_p"]),
-                _from_json_num(r["projected"]),
+                parse_number(r["projected"]),
                 str(r["distinguisher"]),
-                tuple((str(name), _from_json_num(v)) for name, v in r.get("considered", ())),
+                tuple((str(name), parse_number(v)) for name, v in r.get("considered", ())),
                 tuple(
                     Selection(
                         event_from_spec(x["event"]),
                         bool(x["dataset_is_p"]),
-                        _from_json_num(x["projected"]),
+                        parse_number(x["projected"]),
                         str(x["distinguisher"]),
                     )
                     for x in r.get("also", ())
@@ -295,14 +283,14 @@ def _select_pair(
                 {
                     "event": event_spec(sel.event),
                     "dataset_is_p": sel.dataset_is_p,
-                    "projected": _json_num(sel.projected),
+                    "projected": json_number(sel.projected),
                     "distinguisher": sel.distinguisher,
-                    "considered": [[name, _json_num(v)] for name, v in sel.considered],
+                    "considered": [[name, json_number(v)] for name, v in sel.considered],
                     "also": [
                         {
                             "event": event_spec(x.event),
                             "dataset_is_p": x.dataset_is_p,
-                            "projected": _json_num(x.projected),
+                            "projected": json_number(x.projected),
                             "distinguisher": x.distinguisher,
                         }
                         for x in sel.also
@@ -369,8 +357,8 @@ def _certify_test(
             "event": e.event.describe(),
             "distinguisher": e.distinguisher,
             "direction": est.direction,
-            "projected": _json_num(e.projected),
-            "certified": _json_num(v),
+            "projected": json_number(e.projected),
+            "certified": json_number(v),
             "reported": j == best,
         }
         for j, (e, est, v) in enumerate(zip(events, estimates, values, strict=True))
@@ -720,7 +708,7 @@ def run_audit(
     violation = any(pr.violation for pr in pair_results)
     selection_record = [
         [
-            {"distinguisher": name, "projected": _json_num(value), "chosen": name == sels[0].distinguisher}
+            {"distinguisher": name, "projected": json_number(value), "chosen": name == sels[0].distinguisher}
             for name, value in sels[0].considered
         ]
         for sels in selections
