@@ -7,6 +7,7 @@ stderr, no traceback).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import sys
@@ -16,7 +17,7 @@ from typing import Any, NoReturn
 
 from audit.plan import plan
 from audit.runner import AuditInputError, run_audit
-from audit.search import search_and_certify
+from audit.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
 from audit.types import AuditConfig, AuditResult
 from mechanisms.base import Mechanism, MechanismError, claims_of
 from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
@@ -28,6 +29,15 @@ from reports.markdown import fmt, render_index_markdown, render_markdown
 from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_json
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+DEFAULT_PAIRS = "registered"
+"""`dpaudit run`'s pair mode when --pairs is not given. Stays "registered" until the search with
+the registered pairs in its pool ("all") is measured never to fall below it beyond noise
+(benchmarks/search.py --seeds 3 --no-blind, seeds 0-2: it still does on hs_stl, where at seed 1
+the event the runner's learned distinguisher chooses on the champion's pilot samples certifies
+0.36 against the registered route's 0.79, and on geo_select_triangle, where the pilot's champion
+is the registered pair with ε = 1.0 rather than 1.113 at two seeds out of three). With "all" as
+the default, a mechanism the search cannot handle (no domain, a budget too small) falls back to
+the registered pairs with a one-line note; an explicit --pairs search|all errors instead."""
 FORMATS = ("json", "md", "html")
 
 
@@ -116,9 +126,10 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument(
         "--pairs",
         choices=["registered", "search", "all"],
-        default="registered",
-        help="registered worst-case pairs, a pilot search over generated pairs, or a search whose pool "
-        "includes the registered pairs",
+        default=None,
+        help="registered: the mechanism's registered worst-case pairs; search: a pilot search over "
+        "pairs generated from its domain, certifying the best; all: that search with the registered "
+        "pairs in its pool; the same total budget either way (default: registered)",
     )
     r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
     r.add_argument(
@@ -223,25 +234,44 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         profile_epsilons=args.profile_epsilons,
         gdp=args.gdp,
     )
-    if args.pairs != "registered":
-        found = search_and_certify(
-            mechanism,
-            config,
-            registered=pairs_for(mechanism) if args.pairs == "all" else (),
-            parameters=tuple(params.items()),
-            command=_command(spec, params, args, n) + f" --pairs {args.pairs}",
-        )
-        return found.certified
+    mode = args.pairs or DEFAULT_PAIRS
     checkpoint = args.out / ".checkpoints" / f"{mechanism.name}.jsonl" if args.out else None
+    note = ""
+    if mode != "registered":
+        try:
+            if getattr(mechanism, "domain", None) is None:
+                raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
+            found = search_and_certify(
+                mechanism,
+                config,
+                registered=pairs_for(mechanism) if mode == "all" else (),
+                parameters=tuple(params.items()),
+                command=_command(spec, params, args, n) + f" --pairs {mode}",
+                checkpoint_path=checkpoint,
+                resume=args.resume,
+            )
+        except (SearchBudgetError, SearchUnsupportedError) as exc:
+            if args.pairs is not None:  # asked for explicitly: the user hears why it cannot run
+                raise
+            # the default route cannot search this mechanism: the registered route, with a note
+            # (the result's `command` says `--pairs registered`)
+            note = f"note: audited on the registered pairs (the default pair search is unavailable: {exc})"
+            print(f"dpaudit: {mechanism.name}: {note}", file=sys.stderr)
+        else:
+            for w in found.certified.warnings:
+                print(f"dpaudit: warning: {found.certified.mechanism}: {w}", file=sys.stderr)
+            return found.certified
     result = run_audit(
         mechanism,
         pairs_for(mechanism),
         config,
         parameters=tuple(params.items()),
-        command=_command(spec, params, args, n),
+        command=_command(spec, params, args, n) + " --pairs registered",
         checkpoint_path=checkpoint,
         resume=args.resume,
     )
+    if note:
+        result = dataclasses.replace(result, warnings=(*result.warnings, note))
     for w in result.warnings:
         print(f"dpaudit: warning: {result.mechanism}: {w}", file=sys.stderr)
     return result
@@ -365,7 +395,7 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
 
 def _run_all_command(args: argparse.Namespace) -> str:
     """The `run --all` command that reproduces the whole run (same budgets, seed and tests)."""
-    parts = ["dpaudit", "run", "--all", "--pairs", args.pairs]
+    parts = ["dpaudit", "run", "--all", "--pairs", args.pairs or DEFAULT_PAIRS]
     if args.num_samples:
         parts += ["--num-samples", str(args.num_samples)]
     return shlex.join([*parts, *_test_options(args)])

@@ -16,32 +16,45 @@ Procedure (`search_and_certify`):
 2. **Pilot** (a fraction f of the budget; black-box: it only samples the mechanism).
    *Screening*: every candidate of the initial pool, then of local-search rounds from the
    current top three, is sampled `s₀` times per side. *Successive halving*: the best
-   `HALVING_POOL` candidates (fewer when the budget is small) get more samples in rounds, the
-   better half surviving each round, until one is left. A candidate's score is computed on all
-   its pilot samples by cross-fitting: an event is chosen on one half with the runner's
-   distinguishers (by default those that need no fitting: histogram and thresholds) and the
-   runner's projection to the certification budget and level (`audit.bounds.projected_bounds`,
-   at a laxer shading, `PILOT_SELECTION_PESSIMISM`), its frequencies are measured on the other
-   half, the certified ε those frequencies would give at the certification budget is computed
-   (`projected_epsilon`, point-estimate shading), and the two halves' roles are swapped and
-   averaged. The score is that projected ε
-   minus the ε of the claim covering the pair's relation, so pairs under relations with
-   different claims compare by how close they get to a violation, and a pair whose evidence
-   only shows at a large budget (a rare event with a large ratio) is not mistaken for a weak
-   one. Pilot draws use seeds `pilot_seed(seed, j)` (SeedSequence spawn key 7), never the
-   audit seed, so pilot samples are independent of the certification samples.
+   `HALVING_POOL` candidates that are not registered (fewer when the budget is small) get more
+   samples in rounds, the better half surviving each round, until one is left. *Registered
+   pairs* (the caller's, `registered=`) are not in the halving: each is topped up to the
+   samples the registered route would choose its event on (`AuditConfig.split()[0]` at
+   `num_samples`, e.g. 10 % of N) and scored on them, so the search sees every registered
+   pair's evidence (a rare event included) at least as well as that route does; the best of
+   them (the registered champion) is a finalist and keeps its samples. This reserve is
+   R × that split ≈ 0.1·T (T = N·R below), half the default pilot. A
+   candidate's score is computed on all its pilot samples by cross-fitting: an event is chosen
+   on one half with the runner's distinguishers (by default those that need no fitting:
+   histogram and thresholds) and the runner's projection to the certification budget and level
+   (`audit.bounds.projected_bounds`, at a laxer shading, `PILOT_SELECTION_PESSIMISM`), its
+   frequencies are measured on the other half, the certified ε those frequencies would give at
+   the certification budget is computed (`projected_epsilon`, point-estimate shading), and the
+   two halves' roles are swapped and averaged. The score is that projected ε minus the ε of the
+   claim covering the pair's relation, so pairs under relations with different claims compare
+   by how close they get to a violation, and a pair whose evidence only shows at a large budget
+   (a rare event with a large ratio) is not mistaken for a weak one. Pilot draws use seeds
+   `pilot_seed(seed, j)` (SeedSequence spawn key 7), never the audit seed, so pilot samples are
+   independent of the certification samples.
 3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
-   the verdict claim's relation) is certified by `run_audit` at the audit seed on the whole
-   remaining budget; with `top_k` = k > 1 the next k − 1 candidates (finalists first) are
-   certified too, the remaining budget split evenly. The runner splits `failure_probability`
-   across the certified pairs (Bonferroni), so all certified bounds hold simultaneously with
-   probability ≥ 1 − failure_probability. Certifying the pilot's winner alone (the default)
-   spends the whole certification budget and the whole failure probability where the
-   evidence is; the halving's last rounds make that choice on tens of thousands of samples.
+   the verdict claim's relation, then the registered champion) is certified by `run_audit` at
+   the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
+   default) the registered champion is certified next to a winner that is not registered;
+   with `top_k` = k > 1 the next k − 1 candidates (finalists first) are certified too, the
+   remaining budget split evenly. A certified pair's event is chosen on its own pilot samples
+   (topped up at pilot seeds to the selection size the runner would draw, `AuditConfig.split`),
+   passed as `run_audit(selection_outputs=...)`: the runner draws no selection split, so every
+   audit-seed sample certifies. The runner splits `failure_probability` across the certified
+   pairs (Bonferroni), so all certified bounds hold simultaneously with probability ≥ 1 −
+   failure_probability. Certifying the pilot's winner alone (top_k = 1) spends the whole
+   certification budget and the whole failure probability where the evidence is; the halving's
+   last rounds make that choice on tens of thousands of samples.
 
-Validity: the pilot only decides *which* pairs are certified. Its samples are independent of
-the certification samples, so conditional on the choice the certification samples are fresh
-and the runner's guarantee applies unchanged, exactly as if the user had named those pairs.
+Validity: the pilot only decides *which* pairs are certified and *which event* (with the
+direction) each is certified on. All pilot samples are drawn at pilot seeds, independent of
+the certification samples drawn at the audit seed, so conditional on those choices the
+certification samples are fresh and the runner's guarantee applies unchanged, exactly as if
+the user had named those pairs and events.
 
 Budget accounting (samples per side). The total budget T defaults to what `dpaudit run
 --pairs registered` spends: `num_samples` × the number of pairs that route audits (the
@@ -49,12 +62,17 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
 *count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
 - the pilot gets P = ⌊f · T⌋: half for screening (C = min(max_candidates, ⌊P/2 / min_pilot_
-  samples⌋) candidates, s₀ = ⌊P/2 / C⌋ samples each), half for successive halving (each round
-  an equal share, split evenly over that round's survivors);
-- certification gets N_cert = ⌊(T − pilot spent) / k⌋ per certified pair (k = top_k, default 1);
-  whatever the pilot leaves unspent goes to certification.
+  samples⌋) candidates, s₀ = ⌊P/2 / C⌋ samples each), then the registered pairs' top-ups to
+  their selection size, then successive halving on what is left (each round an equal share,
+  split evenly over that round's survivors; with many registered pairs on a small budget the
+  top-ups may exceed P, and certification gets less);
+- the certified pairs' selection splits are topped up (if their pilot samples fall short of
+  what the runner would select on) by U samples, drawn at pilot seeds;
+- certification gets N_cert = ⌊(T − pilot spent − U) / k⌋ per certified pair (k = the number of
+  certified pairs: top_k, plus the registered champion when hedging); whatever the pilot
+  leaves unspent goes to certification.
 
-So pilot + certification spend T − r samples per side with 0 ≤ r < k. `SearchResult` records
+So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k. `SearchResult` records
 every figure.
 """
 
@@ -64,6 +82,7 @@ import dataclasses
 import math
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -96,6 +115,7 @@ __all__ = [
     "Candidate",
     "SearchBudgetError",
     "SearchResult",
+    "SearchUnsupportedError",
     "default_budget",
     "pilot_seed",
     "search_and_certify",
@@ -116,6 +136,8 @@ SCREEN_SIZE = 64
 """Candidate events per direction given the exact projection (after a normal-approximation screen)."""
 HALVING_POOL = 16
 """Candidates entering successive halving after screening."""
+CHALLENGERS = 2
+"""Finalists (not registered) topped up to the registered champion's pilot size to challenge it."""
 PILOT_CHUNK = 1 << 16
 _SCORE_CLIP = (-20.0, 50.0)
 
@@ -163,6 +185,10 @@ class SearchResult:
     skipped: tuple[str, ...] = ()
     pilot_samples_of: tuple[int, ...] = ()
     halving_rounds: int = 0
+    selection_samples_of_certified: tuple[int, ...] = ()
+    """Per certified pair, the pilot samples per side its event was chosen on (its selection split)."""
+    selection_topup_samples: int = 0
+    """Samples per side drawn (at pilot seeds) after the pilot to complete those selection splits."""
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary of the search (the certified result is serialised separately)."""
@@ -174,6 +200,9 @@ class SearchResult:
             "pilot_samples_per_candidate": self.pilot_samples_per_candidate,
             "halving_rounds": self.halving_rounds,
             "certification_samples": self.certification_samples,
+            "selection_samples_of_certified": list(self.selection_samples_of_certified),
+            "selection_topup_samples": self.selection_topup_samples,
+            "certified_pairs": [p.description for p in self.certified_pairs],
             "total_samples": self.total_samples,
             "pilot_seeds": list(self.pilot_seeds),
             "relations": [r.value for r in self.relations],
@@ -247,6 +276,10 @@ class _Entry:
     def release(self) -> None:
         self.a, self.b = [], []
 
+    def rows(self) -> int:
+        """Pilot samples per side currently held (0 once released)."""
+        return min(sum(x.shape[0] for x in self.a), sum(x.shape[0] for x in self.b))
+
 
 def _templates(domain: Any, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
     gens = [WorstCasePairs(max_rows=max_rows).pairs(domain, r) for r in relations]
@@ -277,6 +310,9 @@ def search_and_certify(
     parameters: Sequence[tuple[str, str]] = (),
     command: str = "",
     show_progress: bool | None = None,
+    checkpoint_path: Path | None = None,
+    resume: bool = False,
+    hedge_registered: bool = True,
 ) -> SearchResult:
     """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
 
@@ -284,9 +320,10 @@ def search_and_certify(
     (`budget` = total samples per side, default `default_budget(mechanism, num_samples)`;
     `top_k` = the most pairs certified; `distinguishers` are the certification's,
     `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
-    fitting: histogram and thresholds). Raises `AmplificationMismatchError` (a ValueError)
-    for a claim relying on amplification under a relation other than a claimed one,
-    `SearchBudgetError` when the budget is too small.
+    fitting: histogram and thresholds). With `registered` pairs and `hedge_registered`, the best
+    registered finalist is certified next to the winner when it is not the winner. Raises
+    `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
+    relation other than a claimed one, `SearchBudgetError` when the budget is too small.
     """
     if not 0 < pilot_fraction < 1:
         raise ValueError(f"pilot_fraction must be in (0, 1), got {pilot_fraction}")
@@ -347,7 +384,7 @@ def search_and_certify(
         batch.append(_Entry(pair, source, claim[0], claim[1]))
         return True
 
-    def draw(entry: _Entry, num: int) -> bool:
+    def draw(entry: _Entry, num: int, *, ranking: bool = True) -> bool:
         nonlocal spent
         seed = pilot_seed(config.seed, len(seeds))
         seeds.append(seed)
@@ -364,7 +401,7 @@ def search_and_certify(
             spent += num
             return False
         spent += num
-        entry.drawn += num
+        entry.drawn += num if ranking else 0
         return True
 
     def score(entry: _Entry) -> None:
@@ -434,18 +471,39 @@ def search_and_certify(
     if not entries:
         raise SearchBudgetError(f"no admissible candidate pair could be sampled for {mechanism.name!r}")
 
+    # ------------------------------------------------------------------ registered pairs
+    # every registered pair is scored on as many samples as the registered route selects its event
+    # on (`AuditConfig.split` at num_samples), so the pooled search sees each one's evidence at least
+    # as well as that route does; only the best-scoring one keeps its samples (the champion)
+    reg_selection = config.split()[0]
+    champion: _Entry | None = None
+    for e in [e for e in entries if e.source == "registered"]:
+        have = e.rows()
+        if have < reg_selection and not (have > 0 and draw(e, reg_selection - have)):
+            e.score = -math.inf
+            e.release()
+            continue
+        score(e)
+        if champion is None or e.score > champion.score:
+            if champion is not None:
+                champion.release()
+            champion = e
+        else:
+            e.release()
+
     # ------------------------------------------------------------------ successive halving
     halving_budget = pilot_budget - spent
 
     def rounds_for(m: int) -> int:
         return math.ceil(math.log2(m)) if m > 1 else 0
 
-    pool_size = min(HALVING_POOL, len(entries))
+    others = [e for e in ranked() if e.source != "registered"]
+    pool_size = min(HALVING_POOL, len(others))
     while pool_size > 2 and halving_budget // rounds_for(pool_size) // pool_size < min_pilot_samples // 2:
         pool_size -= 1  # a smaller pool, so each round still adds a useful number of samples
-    survivors = ranked()[:pool_size]
+    survivors = others[:pool_size]
     for e in entries:
-        if e not in survivors:
+        if all(e is not s for s in survivors) and e is not champion:
             e.release()
     rounds = 0
     planned = rounds_for(len(survivors))
@@ -462,17 +520,36 @@ def search_and_certify(
                 e.score = -math.inf
         halving_budget -= spent - before
         survivors.sort(key=lambda e: -e.score)
-        keep = max(1, math.ceil(len(survivors) / 2))
-        for e in survivors[keep:]:
-            e.release()
-        survivors = survivors[:keep]
-    for e in survivors:
-        e.release()
+        kept = survivors[: max(1, math.ceil(len(survivors) / 2))]
+        for e in survivors:
+            if all(e is not k for k in kept):
+                e.release()
+        survivors = kept
+
+    # ------------------------------------------------------------------ challenge
+    # a pair that is not registered displaces the registered champion only on a score resting on
+    # as many samples as the champion's (the registered route's selection size): the best
+    # finalists that would displace it are topped up to that size and rescored, at most
+    # `CHALLENGERS` of them (a certified challenger's samples are its selection split, so its
+    # top-up is mostly spent anyway); the others cannot displace it
+    reg = champion if champion is not None and math.isfinite(champion.score) else None
+    if reg is not None:
+        for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
+            if e.score <= reg.score + VERDICT_TIE:
+                break
+            if e.drawn < reg.drawn and e.rows() > 0 and draw(e, reg.drawn - e.rows()):
+                score(e)
 
     # ------------------------------------------------------------------ certification
     # the halving's survivors first (their scores rest on the most samples), then the rest
-    finalists = {id(e) for e in survivors}
-    order = sorted(survivors, key=lambda e: -e.score) + [e for e in ranked() if id(e) not in finalists]
+    # (the registered champion is a finalist: its score rests on the registered route's selection size)
+    finalists = {id(e) for e in survivors} | ({id(reg)} if reg is not None else set())
+    top = [e for e in ranked() if id(e) in finalists]
+    order = top + [e for e in ranked() if id(e) not in finalists]
+    if reg is not None:  # only a score on as many samples as the champion's can displace it
+        order = [e for e in order if e is reg or e.drawn >= reg.drawn or e.score <= reg.score] + [
+            e for e in order if not (e is reg or e.drawn >= reg.drawn or e.score <= reg.score)
+        ]
     best = order[0]
     if best.pair.relation is not verdict_claim.relation:
         # on a near-tie, prefer a pair under the verdict claim's relation (the claim the exit
@@ -481,13 +558,34 @@ def search_and_certify(
         same = [e for e in order if e.pair.relation is verdict_claim.relation and 2 * e.drawn >= best.drawn]
         if same and same[0].score >= best.score - VERDICT_TIE:
             best = same[0]
+    # on a near-tie the registered champion (the caller's own worst case) is preferred
+    if reg is not None and reg is not best and reg.score >= best.score - VERDICT_TIE:
+        best = reg
     chosen = [best, *[e for e in order if e is not best][: top_k - 1]]
-    n_cert = (total_budget - spent) // len(chosen)
-    if n_cert < 200:
+    if hedge_registered and reg is not None and all(reg is not c for c in chosen):
+        # the caller's registered champion is certified too (budget and failure probability
+        # split with the winner): its rare-event evidence may not show at pilot sizes
+        chosen.append(reg)
+    for e in entries:
+        if all(e is not c for c in chosen):
+            e.release()
+    # the chosen pairs' pilot samples are their selection split: topped up (at pilot seeds) to
+    # what the runner would select on, so the certification split gets all that remains
+    per_pair = (total_budget - spent) // len(chosen)
+    if per_pair < 400:
         raise SearchBudgetError(
             f"the pilot left {total_budget - spent:,} samples per side: too few to certify"
         )
+    want = dataclasses.replace(config, num_samples=per_pair).split()[0]
+    pilot_spent = spent
+    for e in chosen:
+        have = e.rows()  # 0 for a pair whose samples were released: it gets a fresh split
+        if have < want and not draw(e, want - have, ranking=False):
+            raise SearchBudgetError(f"sampling the chosen pair {e.pair.description!r} failed")
+    topup = spent - pilot_spent
+    n_cert = (total_budget - spent) // len(chosen)
     certified_pairs = [e.pair for e in chosen]
+    selection_outputs = [e.outputs() for e in chosen]
     result = run_audit(
         mechanism,
         certified_pairs,
@@ -496,22 +594,15 @@ def search_and_certify(
         parameters=parameters,
         command=command,
         show_progress=show_progress,
+        checkpoint_path=checkpoint_path,
+        resume=resume,
+        selection_outputs=selection_outputs,
     )
+    selection_rows = [min(len(a), len(b)) for a, b in selection_outputs]
+    for e in chosen:
+        e.release()
     total = spent + n_cert * len(chosen)
-    search_info = {
-        "pilot_fraction": pilot_fraction,
-        "top_k": top_k,
-        "candidates": len(entries),
-        "pilot_samples": spent,
-        "pilot_samples_per_candidate": per_candidate,
-        "halving_rounds": rounds,
-        "certification_samples": n_cert,
-        "total_samples": total,
-        "budget": total_budget,
-        "pilot_seeds": list(seeds),
-    }
-    result = dataclasses.replace(result, extra={**result.extra, "search": search_info})
-    return SearchResult(
+    found = SearchResult(
         candidates=tuple(
             Candidate(e.pair.description, e.pair.relation, e.estimate)  # type: ignore[arg-type]
             for e in order
@@ -524,7 +615,7 @@ def search_and_certify(
         relations=relations,
         pilot_seeds=tuple(seeds),
         pilot_samples_per_candidate=per_candidate,
-        pilot_samples=spent,
+        pilot_samples=pilot_spent,
         certification_samples=n_cert,
         total_samples=total,
         budget=total_budget,
@@ -533,6 +624,13 @@ def search_and_certify(
         skipped=tuple(skipped),
         pilot_samples_of=tuple(e.drawn for e in order),
         halving_rounds=rounds,
+        selection_samples_of_certified=tuple(selection_rows),
+        selection_topup_samples=topup,
+    )
+    # the report's JSON lists every pair tried (pilot figures) next to the certified ones
+    search_info = {**found.to_dict(), "candidates_tried": len(entries)}
+    return dataclasses.replace(
+        found, certified=dataclasses.replace(result, extra={**result.extra, "search": search_info})
     )
 
 

@@ -16,6 +16,10 @@
   written once under the table; event; counts with P lower / Q upper; claimed ε; certified ε
   and δ), then the estimators considered on the selection split when the result records them
   (`extra["selection"]`);
+- `search` (when the result came from a worst-case pair search, `extra["search"]`): the search's
+  budget in one sentence, then the top `SEARCH_TOP` pairs it tried (plus any certified one further
+  down) with source, pilot samples, pilot score and pilot ε, the certified ones marked, and a count
+  of the rest;
 - `profile` (when the result has profile points): each certified profile point vs the claim;
 - `plots`: figures drawn with matplotlib (Agg), all FIGURE_WIDTH_IN × FIGURE_DPI = 1000 px wide,
   embedded as base64 PNG: the empirical privacy region (always; a log-axes tail panel only when
@@ -51,12 +55,17 @@ import numpy as np
 
 from audit.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, ProfilePoint, Verdict
 from reports.markdown import (
+    SEARCH_NOTE,
+    SEARCH_TOP,
     STATED_FINDING,
     VERDICT_WORDS,
     assumption_words,
     bound_words,
     family_of,
     fmt,
+    search_record,
+    search_shown,
+    search_summary,
     selection_candidates,
     stated_exceeded,
     verdict_rank,
@@ -450,6 +459,43 @@ def _pairs_section(r: AuditResult) -> list[str]:
             "certified on fresh samples (only the chosen one's bound is a certificate).</p>",
             _table(["#", "pair", "candidates"], sel, "selection"),
         ]
+    return [*out, "</section>"]
+
+
+CERTIFIED_ROW = ' class="certified"'
+
+
+def _search_section(r: AuditResult) -> list[str]:
+    record = search_record(r)
+    if record is None:
+        return []
+    shown, rest = search_shown(record, SEARCH_TOP)
+
+    def num(x: float | int | None, fn: Any = fmt) -> str:
+        return "?" if x is None else _e(fn(x))
+
+    badge = '<span class="badge chosen">certified</span>'
+    rows = [
+        f'<tr{CERTIFIED_ROW if c.certified else ""}><td class="num">{c.rank}</td>'
+        f"<td>{_e(c.description)}</td><td>{_e(c.relation)}</td><td>{_e(c.source)}</td>"
+        f'<td class="num">{num(c.pilot_samples, lambda x: f"{x:,}")}</td>'
+        f'<td class="num">{num(c.score)}</td><td class="num">{num(c.pilot_epsilon)}</td>'
+        f"<td>{badge if c.certified else ''}</td></tr>"
+        for c in shown
+    ]
+    out = [
+        '<section id="search">',
+        "<h2>Search</h2>",
+        f"<p>{_e(search_summary(record))}</p>",
+        f"<p>{_e(SEARCH_NOTE)}</p>",
+        _table(
+            ["rank", "pair", "relation", "source", "pilot samples", "pilot score", "pilot ε", "certified"],
+            rows,
+            "search",
+        ),
+    ]
+    if rest:
+        out.append(f"<p>… and {rest:,} more candidate pair(s), listed in the JSON report.</p>")
     return [*out, "</section>"]
 
 
@@ -1202,6 +1248,7 @@ def render_html(r: AuditResult, *, family: str | None = None) -> str:
         *_list_section("warnings", "Warnings", r.warnings),
         *_claims_section(r),
         *_pairs_section(r),
+        *_search_section(r),
         *_profile_section(r),
         *_plots_section(r),
         *_reproduce_section(r),

@@ -133,6 +133,67 @@ def test_pairs_search_option(capsys: pytest.CaptureFixture[str]) -> None:
     assert data["verdict"] == "violation_found" and "search" in data["extra"]
 
 
+def test_pairs_all_searches_with_registered_pairs(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--pairs all` searches with the registered pairs in the pool, on the registered route's
+    budget, and the JSON lists every pair tried; with a "registered" default and no --pairs the
+    registered route runs."""
+    import audit.cli
+
+    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "registered")
+    argv = ["run", "laplace_sum", "--num-samples", "20000", "--seed", "4", "--json"]
+    code, out, _ = run(capsys, *argv, "--pairs", "all")
+    assert code == 0
+    data = json.loads(out)
+    search = data["extra"]["search"]
+    assert "--pairs all" in data["command"]
+    assert search["budget"] == 20000 * 2  # laplace_sum registers 2 pairs
+    assert search["total_samples"] <= search["budget"]
+    assert len(search["candidates"]) >= 2 and "registered" in {c["source"] for c in search["candidates"]}
+    assert data["num_samples"] == data["selection_samples"] + data["certification_samples"]
+    code, out, _ = run(capsys, *argv)
+    assert code == 0
+    data = json.loads(out)
+    assert "search" not in data["extra"] and "--pairs registered" in data["command"]
+    code, _, err = run(capsys, "run", "laplace_sum", "--num-samples", "1000", "--pairs", "all")
+    assert code == 2 and "too small" in err
+
+
+def test_default_pairs_search_falls_back_to_registered_with_a_note(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With the search as the default, a budget too small to search runs the registered route
+    with a one-line note (on stderr and in the result's warnings) and a command that says so; the
+    same budget with an explicit --pairs all is an error; a budget that fits searches and its
+    command carries --pairs all."""
+    import audit.cli
+
+    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "all")
+    code, out, err = run(capsys, "run", "laplace_sum", "--num-samples", "1000", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert "search" not in data["extra"] and "--pairs registered" in data["command"]
+    notes = [w for w in data["warnings"] if w.startswith("note: audited on the registered pairs")]
+    assert len(notes) == 1 and "\n" not in notes[0]
+    assert "note: audited on the registered pairs" in err
+    code, _, err = run(capsys, "run", "laplace_sum", "--num-samples", "1000", "--pairs", "all")
+    assert code == 2 and "too small" in err
+    code, out, _ = run(capsys, "run", "laplace_sum", "--num-samples", "20000", "--seed", "4", "--json")
+    data = json.loads(out)
+    assert code == 0 and "search" in data["extra"] and data["command"].endswith("--pairs all")
+
+
+def test_run_all_command_carries_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    import audit.cli
+
+    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "all")
+    args = audit.cli.build_parser().parse_args(["run", "--all"])
+    assert "--pairs all" in audit.cli._run_all_command(args)
+    args = audit.cli.build_parser().parse_args(["run", "--all", "--pairs", "registered"])
+    assert "--pairs registered" in audit.cli._run_all_command(args)
+
+
 def test_plan_command(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "plan", "randomized_response", "--target-epsilon", "0.9", "--json")
     assert code == 0

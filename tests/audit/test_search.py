@@ -122,17 +122,26 @@ def test_failure_probability_is_split_and_budget_is_exact() -> None:
     assert 1 <= k <= 3 and k == len(r.certified_pairs)
     assert cert.failure_probability == CONFIG.failure_probability
     assert cert.per_test_failure_probability == pytest.approx(CONFIG.failure_probability / k)
+    # a test certifying k events (the runner's adaptive top-k) puts β_t/k on each
     assert all(p.estimate.failure_probability <= cert.per_test_failure_probability for p in cert.pairs)
     # the certification runs at the audit seed; the pilot never does
     assert cert.seed == CONFIG.seed and CONFIG.seed not in r.pilot_seeds
     assert pilot_seed(CONFIG.seed, 0) != CONFIG.seed
     # budget: what the registered route spends (num_samples × registered pairs), split exactly
     assert r.budget == default_budget(mech, CONFIG.num_samples) == 2 * CONFIG.num_samples
-    assert cert.num_samples == r.certification_samples
+    assert cert.certification_samples == r.certification_samples
     assert r.pilot_samples == sum(r.pilot_samples_of)  # every pilot draw is accounted for
-    assert r.total_samples == r.pilot_samples + k * r.certification_samples
+    spent = r.pilot_samples + r.selection_topup_samples + k * r.certification_samples
+    assert r.total_samples == spent
     assert 0 <= r.budget - r.total_samples < k
     assert r.pilot_samples <= math.floor(0.2 * r.budget)
+    # each certified pair's selection split is pilot samples (its own, topped up at pilot seeds):
+    # the runner draws no selection split, so every audit-seed sample is a certification sample
+    assert cert.num_samples == cert.selection_samples + cert.certification_samples
+    assert len(r.selection_samples_of_certified) == k
+    assert all(m >= 1000 for m in r.selection_samples_of_certified)
+    assert sum(r.selection_samples_of_certified) <= r.selection_topup_samples + sum(r.pilot_samples_of)
+    assert len(cert.extra["search"]["candidates"]) == len(r.candidates)  # type: ignore[index]
     # the first certified pair is the pilot's best, or one under the verdict claim's relation
     # within VERDICT_TIE of it
     first = [c.description for c in r.candidates].index(cert.pairs[0].description)
@@ -243,3 +252,92 @@ def test_search_respects_private_rows() -> None:
     # the claim holds on the pairs it covers: no violation (false-failure probability ≤ 0.05)
     assert not r.certified.violation
     assert r.certified.epsilon_lower_bound > 0.8  # the full-range change is found (true ε = 1)
+
+
+def _weak_pair(mech: LaplaceSum) -> NeighborPair:
+    """A replace-one pair changing one record by 1 % of the range: the worst pilot candidate."""
+    lo, hi = mech.low, mech.high
+    x = np.full((7, 1), lo)
+    y = x.copy()
+    y[3, 0] = lo + 0.01 * (hi - lo)
+    return NeighborPair(
+        dataset=Dataset(X=x),
+        neighbor=Dataset(X=y),
+        relation=Relation.REPLACE_ONE,
+        description="weak: one record moved by 1 % of the range",
+    )
+
+
+def test_registered_pairs_get_the_registered_routes_selection_size() -> None:
+    """Every registered pair, even one whose screening score is among the worst, is scored on as
+    many pilot samples as the registered route would choose its event on; a pair that is not
+    registered displaces the registered champion only on a score resting on as many samples."""
+    mech = LaplaceSum()
+    weak = _weak_pair(mech)
+    strong = mech.neighbor_pairs()[0]
+    config = dataclasses.replace(CONFIG, num_samples=100_000)
+    r = search_and_certify(mech, config, registered=(weak, strong), budget=200_000)
+    selection = config.split()[0]
+    for pair in (weak, strong):
+        i = r.candidate_pairs.index(pair)
+        assert r.sources[i] == "registered" and r.pilot_samples_of[i] == selection
+    screened_out = [m for m in r.pilot_samples_of if m == r.pilot_samples_per_candidate]
+    assert screened_out  # the others were only screened (or halved): no bigger pool for all
+    champion = min((r.candidate_pairs.index(p) for p in (weak, strong)), key=lambda i: -r.scores[i])
+    for pair in r.certified_pairs:
+        i = r.candidate_pairs.index(pair)
+        assert r.sources[i] == "registered" or r.pilot_samples_of[i] >= r.pilot_samples_of[champion]
+
+
+def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
+    selection split and certifies on audit-seed draws only, so the two never share a sample."""
+    import audit.runner as runner_module
+    import audit.search as search_module
+    from audit.sampling import Phase
+
+    pilot_calls: list[int] = []
+    runner_calls: list[tuple[int, tuple[int, ...]]] = []
+    original_rows, original_draw = search_module.sample_rows, runner_module.draw
+
+    def pilot_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+        pilot_calls.append(seed)
+        return original_rows(mech, ds, size, seed, key)
+
+    def runner_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+        runner_calls.append((seed, key))
+        return original_rows(mech, ds, size, seed, key)
+
+    def runner_draw(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+        runner_calls.append((seed, key))
+        return original_draw(mech, ds, size, seed, key)
+
+    monkeypatch.setattr(search_module, "sample_rows", pilot_rows)
+    monkeypatch.setattr(runner_module, "sample_rows", runner_rows)
+    monkeypatch.setattr(runner_module, "draw", runner_draw)
+    if hasattr(runner_module, "count_events_segmented"):  # the runner's chunk counter, if it has one
+        original_count = runner_module.count_events_segmented
+
+        def runner_count(mech: Any, ds: Any, events: Any, size: int, seed: int, key: Any, *rest: Any) -> Any:
+            runner_calls.append((seed, key))
+            return original_count(mech, ds, events, size, seed, key, *rest)
+
+        monkeypatch.setattr(runner_module, "count_events_segmented", runner_count)
+    mech = LaplaceSum()
+    r = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs())
+    assert runner_calls and pilot_calls
+    assert {s for s, _ in runner_calls} == {CONFIG.seed}
+    assert CONFIG.seed not in set(pilot_calls) and set(pilot_calls) <= set(r.pilot_seeds)
+    # audit-seed draws: certification chunks, and the runner's 2-row shape probe (never counted)
+    assert all(key[2] in (int(Phase.CERTIFICATION), runner_module.PROBE_PHASE) for _, key in runner_calls)
+    assert any(key[2] == int(Phase.CERTIFICATION) for _, key in runner_calls)
+    assert r.certified.selection_samples == r.selection_samples_of_certified[0] >= 1000
+    assert r.certified.certification_samples == r.certification_samples
+
+
+def test_search_checkpoint_resume_reproduces(tmp_path: Any) -> None:
+    mech = LaplaceSum()
+    path = tmp_path / "ck.jsonl"
+    a = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs(), checkpoint_path=path)
+    b = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs(), checkpoint_path=path, resume=True)
+    assert [p.estimate for p in a.certified.pairs] == [p.estimate for p in b.certified.pairs]

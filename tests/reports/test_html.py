@@ -573,3 +573,20 @@ def test_index_run_context() -> None:
     assert not p2.class_text("command")
     assert "7, 8 (differs between mechanisms)" in p2.all_text()
     assert "Seed" not in parse(render_index_html([], [])).all_text()  # nothing to report, nothing shown
+
+
+def test_search_section_lists_candidates_and_marks_the_certified() -> None:
+    from tests.reports.test_markdown import search_extra
+
+    r = dataclasses.replace(full(), extra={**full().extra, "search": search_extra()})
+    page = parse(render_html(r))
+    assert_self_contained(page)
+    ids = [a.get("id") for a in page.tags("section")]
+    assert ids.index("pairs") < ids.index("search") < ids.index("plots")
+    rows = page.class_text("certified")
+    assert len(rows) == 2  # rank 1 and the registered one at rank 25
+    assert rows[0].startswith("1candidate pair 0") and rows[1].startswith("25candidate pair 24")
+    assert "tried 30 candidate pair(s) and certified 2" in page.all_text()
+    assert "… and 9 more candidate pair(s)" in page.all_text()
+    # the registered route's result has no search section
+    assert "search" not in [a.get("id") for a in parse(full_page()).tags("section")]

@@ -8,7 +8,15 @@ import re
 
 import pytest
 
-from reports.markdown import GITHUB_COMMENT_LIMIT, INDEX_BUDGET, render_index_markdown, render_markdown
+from reports.markdown import (
+    GITHUB_COMMENT_LIMIT,
+    INDEX_BUDGET,
+    SEARCH_TOP,
+    render_index_markdown,
+    render_markdown,
+    search_record,
+)
+from reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import make_result
 
 
@@ -94,3 +102,81 @@ def test_index_links() -> None:
     assert "[a](a.md)" in render_index_markdown(results)
     with pytest.raises(ValueError):
         render_index_markdown(results, links=["x"])
+
+
+def search_extra(num: int = 30, certified: tuple[int, ...] = (0, 24)) -> dict:
+    """An `extra["search"]` record as `audit.search` writes it: `num` candidates best first, the
+    ones at the indices `certified` certified."""
+    cands = [
+        {
+            "description": f"candidate pair {i}",
+            "relation": "replace_one",
+            "source": "registered" if i == 24 else ("template" if i % 2 else "local"),
+            "score": 0.5 - 0.01 * i,
+            "pilot_samples": 50_000 if i < 4 else 2_000,
+            "pilot_epsilon_lower_bound": 0.9 - 0.01 * i,
+            "pilot_selection_epsilon": 1.0,
+            "tags": [],
+        }
+        for i in range(num)
+    ]
+    return {
+        "pilot_fraction": 0.2,
+        "budget": 2_000_000,
+        "pilot_samples": 400_000,
+        "certification_samples": 800_000,
+        "halving_rounds": 3,
+        "certified_pairs": [f"candidate pair {i}" for i in certified],
+        "skipped": ["x"],
+        "candidates": cands,
+        "candidates_tried": num,
+    }
+
+
+def test_search_record_on_the_mechanism_page() -> None:
+    r = dataclasses.replace(make_result(), extra={"search": search_extra()})
+    md = render_markdown(r)
+    section = md[md.index("## Search") :]
+    assert "tried 30 candidate pair(s) and certified 2" in section and "800,000" in section
+    rows = [line for line in section.splitlines() if line.startswith("| ") and "candidate pair" in line]
+    # the top SEARCH_TOP, plus the certified (registered) one at rank 25; the rest counted
+    assert len(rows) == SEARCH_TOP + 1
+    assert rows[-1].startswith("| 25 | candidate pair 24 | replace_one | registered | 2,000 |")
+    assert rows[0].endswith("| **certified** |") and rows[1].endswith("| - |")
+    assert f"… and {30 - SEARCH_TOP - 1} more candidate pair(s)" in section
+    assert md.count("<details>") == md.count("</details>")
+    # no search section for a result of the registered route
+    assert "## Search" not in render_markdown(make_result())
+
+
+def test_search_record_parsing_tolerates_malformed_records() -> None:
+    assert search_record(dataclasses.replace(make_result(), extra={"search": "junk"})) is None
+    rec = search_record(
+        dataclasses.replace(
+            make_result(), extra={"search": {"candidates": [{"description": "d", "score": "x"}, 3]}}
+        )
+    )
+    assert rec is not None and len(rec.candidates) == 1 and rec.candidates[0].score is None
+
+
+def test_index_never_shows_search_records_and_stays_in_budget() -> None:
+    results = [dataclasses.replace(r, extra={"search": search_extra(64)}) for r in sixty()]
+    md = render_index_markdown(results)
+    assert len(md) <= INDEX_BUDGET
+    assert "candidate pair" not in md
+
+
+def test_real_search_result_renders() -> None:
+    from audit.search import search_and_certify
+    from audit.types import AuditConfig
+    from mechanisms.reference import LaplaceSum
+
+    mech = LaplaceSum()
+    found = search_and_certify(
+        mech, AuditConfig(num_samples=40_000, seed=1), registered=mech.neighbor_pairs(), show_progress=False
+    )
+    r = from_json_dict(to_json_dict(found.certified))  # as read back from the JSON report
+    section = render_markdown(r)[render_markdown(r).index("## Search") :]
+    certified = [line for line in section.splitlines() if line.endswith("| **certified** |")]
+    assert len(certified) == len(found.certified_pairs)
+    assert all(any(p.description in line for line in certified) for p in found.certified_pairs)
