@@ -39,9 +39,12 @@ Procedure (`search_and_certify`):
 3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
    the verdict claim's relation, then the registered champion) is certified by `run_audit` at
    the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
-   default) the registered champion is certified next to a winner that is not registered;
-   with `top_k` = k > 1 the next k − 1 candidates (finalists first) are certified too, the
-   remaining budget split evenly. A certified pair's event is chosen on its own pilot samples
+   default) the registered champion is certified next to a winner that is not registered,
+   and so are the registered *contenders* (registered pairs scoring within `REGISTERED_TIE` of
+   the champion, which the pilot cannot separate from it) while every certified pair still gets
+   the registered route's certification size (`AuditConfig.split()[1]`); with `top_k` = k > 1
+   the next k − 1 candidates (finalists first) are certified too, the remaining budget split
+   evenly. A certified pair's event is chosen on its own pilot samples
    (topped up at pilot seeds to the selection size the runner would draw, `AuditConfig.split`),
    passed as `run_audit(selection_outputs=...)`: the runner draws no selection split, so every
    audit-seed sample certifies. The runner splits `failure_probability` across the certified
@@ -136,6 +139,11 @@ SCREEN_SIZE = 64
 """Candidate events per direction given the exact projection (after a normal-approximation screen)."""
 HALVING_POOL = 16
 """Candidates entering successive halving after screening."""
+REGISTERED_TIE = 0.15
+"""Pilot-score margin within which a registered pair counts as a contender of the registered
+champion (certified next to it when the budget allows): cross-fitted pilot scores on the
+registered route's selection size vary by about this much between pairs whose true ε differ by
+~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
 CHALLENGERS = 2
 """Finalists (not registered) topped up to the registered champion's pilot size to challenge it."""
 PILOT_CHUNK = 1 << 16
@@ -475,8 +483,9 @@ def search_and_certify(
     # every registered pair is scored on as many samples as the registered route selects its event
     # on (`AuditConfig.split` at num_samples), so the pooled search sees each one's evidence at least
     # as well as that route does; only the best-scoring one keeps its samples (the champion)
-    reg_selection = config.split()[0]
+    reg_selection, reg_certification = config.split()
     champion: _Entry | None = None
+    scored_registered: list[_Entry] = []
     for e in [e for e in entries if e.source == "registered"]:
         have = e.rows()
         if have < reg_selection and not (have > 0 and draw(e, reg_selection - have)):
@@ -484,11 +493,25 @@ def search_and_certify(
             e.release()
             continue
         score(e)
+        scored_registered.append(e)
         if champion is None or e.score > champion.score:
-            if champion is not None:
-                champion.release()
             champion = e
-        else:
+    # registered pairs the pilot cannot separate from the champion keep their samples: they are
+    # certified next to it while the budget gives each the registered route's certification size
+    contenders = (
+        []
+        if champion is None
+        else sorted(
+            (
+                e
+                for e in scored_registered
+                if e is not champion and e.score >= champion.score - REGISTERED_TIE
+            ),
+            key=lambda e: -e.score,
+        )
+    )
+    for e in scored_registered:
+        if e is not champion and all(e is not c for c in contenders):
             e.release()
 
     # ------------------------------------------------------------------ successive halving
@@ -503,7 +526,7 @@ def search_and_certify(
         pool_size -= 1  # a smaller pool, so each round still adds a useful number of samples
     survivors = others[:pool_size]
     for e in entries:
-        if all(e is not s for s in survivors) and e is not champion:
+        if all(e is not s for s in survivors) and e is not champion and all(e is not c for c in contenders):
             e.release()
     rounds = 0
     planned = rounds_for(len(survivors))
@@ -566,6 +589,14 @@ def search_and_certify(
         # the caller's registered champion is certified too (budget and failure probability
         # split with the winner): its rare-event evidence may not show at pilot sizes
         chosen.append(reg)
+    if hedge_registered and reg is not None:
+        # so are the registered contenders, as long as every certified pair still gets at least
+        # the certification size the registered route gives each of its pairs
+        for e in contenders:
+            if (total_budget - spent) // (len(chosen) + 1) < reg_certification:
+                break
+            if all(e is not c for c in chosen):
+                chosen.append(e)
     for e in entries:
         if all(e is not c for c in chosen):
             e.release()

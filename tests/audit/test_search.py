@@ -341,3 +341,34 @@ def test_search_checkpoint_resume_reproduces(tmp_path: Any) -> None:
     a = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs(), checkpoint_path=path)
     b = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs(), checkpoint_path=path, resume=True)
     assert [p.estimate for p in a.certified.pairs] == [p.estimate for p in b.certified.pairs]
+
+
+def test_registered_contenders_are_certified_when_the_budget_allows() -> None:
+    """Two registered pairs with the same true ε (the full-range change of record 3, and of
+    record 5) cannot be separated by the pilot: both are certified, each on at least the
+    registered route's certification size, and a registered pair far behind (true ε 0.01) is not."""
+    mech = LaplaceSum()
+    weak = _weak_pair(mech)
+    pairs = []
+    for j in (3, 5):
+        x = np.full((7, 1), mech.low)
+        y = x.copy()
+        y[j, 0] = mech.high
+        pairs.append(
+            NeighborPair(
+                dataset=Dataset(X=x),
+                neighbor=Dataset(X=y),
+                relation=Relation.REPLACE_ONE,
+                description=f"record {j}: low → high",
+            )
+        )
+    strong, other = pairs
+    config = dataclasses.replace(CONFIG, num_samples=100_000)
+    r = search_and_certify(mech, config, registered=(strong, other, weak), budget=300_000)
+    certified = set(map(id, r.certified_pairs))
+    assert id(strong) in certified and id(other) in certified
+    assert id(weak) not in certified
+    assert r.certification_samples >= config.split()[1]
+    # budget accounting unchanged: pilot + selection top-ups + k certifications = T − r, r < k
+    k = len(r.certified_pairs)
+    assert 0 <= r.budget - r.total_samples < k
