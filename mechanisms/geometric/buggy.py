@@ -52,6 +52,29 @@ from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
 from neighbors.base import Dataset, Relation
 
 
+class _EpsLabelBug:
+    """B8: the exponential mechanism exp(ε·q) (sensitivity-1 score, so 2ε-DP) claimed ε-DP, pure,
+    under replace-one and add/remove."""
+
+    __slots__ = ()
+    epsilon: float
+    reference: str
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return tuple(
+            PrivacyClaim(
+                epsilon=self.epsilon,
+                delta=0.0,
+                relation=r,
+                reference=self.reference,
+                kind=ClaimKind.PROVED,
+                note="mislabelled: exp(ε·q) is 2ε-DP, not ε-DP",
+            )
+            for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
+        )
+
+
 class _NoEpsSplitBug:
     """The whole ε goes to every selection (no split across the T calls)."""
 
@@ -225,22 +248,8 @@ class Centroid(ContinuousSelectHalfplane):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EpsLabel(SelectHalfplane):
+class EpsLabel(_EpsLabelBug, SelectHalfplane):
     name: str = "geo_select_halfplane_eps_label"
-
-    @property
-    def claims(self) -> tuple[PrivacyClaim, ...]:
-        return tuple(
-            PrivacyClaim(
-                epsilon=self.epsilon,
-                delta=0.0,
-                relation=r,
-                reference=self.reference,
-                kind=ClaimKind.PROVED,
-                note="mislabelled: exp(ε·q) is 2ε-DP, not ε-DP",
-            )
-            for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
-        )
 
 
 # ---------------------------------------------------------------- long-T preset keep-pos-hunt
@@ -339,21 +348,7 @@ class TriangleIndependent(SelectTriangle):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class TriangleEpsLabel(SelectTriangle):
+class TriangleEpsLabel(_EpsLabelBug, SelectTriangle):
     """B8 for SelectTriangle: exp(ε·q) labelled ε-DP instead of 2ε."""
 
     name: str = "geo_select_triangle_eps_label"
-
-    @property
-    def claims(self) -> tuple[PrivacyClaim, ...]:
-        return tuple(
-            PrivacyClaim(
-                epsilon=self.epsilon,
-                delta=0.0,
-                relation=r,
-                reference=self.reference,
-                kind=ClaimKind.PROVED,
-                note="mislabelled: exp(ε·q) is 2ε-DP, not ε-DP",
-            )
-            for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
-        )
