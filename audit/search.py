@@ -72,7 +72,7 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
 - the certified pairs' selection splits are topped up (if their pilot samples fall short of
   what the runner would select on) by U samples, drawn at pilot seeds;
 - certification gets N_cert = ⌊(T − pilot spent − U) / k⌋ per certified pair (k = the number of
-  certified pairs: top_k, plus the registered champion when hedging); whatever the pilot
+  certified pairs: top_k, plus the registered champion and contenders when hedging); whatever the pilot
   leaves unspent goes to certification.
 
 So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k. `SearchResult` records
@@ -262,9 +262,10 @@ def _clip(v: float) -> float:
     return min(max(v, _SCORE_CLIP[0]), _SCORE_CLIP[1])
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, eq=False)
 class _Entry:
-    """One candidate under evaluation: its pilot samples (both sides) and current score."""
+    """One candidate under evaluation: its pilot samples (both sides) and current score.
+    Compared (and hashed) by identity: two entries are never the same candidate."""
 
     pair: NeighborPair
     source: str
@@ -510,9 +511,6 @@ def search_and_certify(
             key=lambda e: -e.score,
         )
     )
-    for e in scored_registered:
-        if e is not champion and all(e is not c for c in contenders):
-            e.release()
 
     # ------------------------------------------------------------------ successive halving
     halving_budget = pilot_budget - spent
@@ -525,8 +523,9 @@ def search_and_certify(
     while pool_size > 2 and halving_budget // rounds_for(pool_size) // pool_size < min_pilot_samples // 2:
         pool_size -= 1  # a smaller pool, so each round still adds a useful number of samples
     survivors = others[:pool_size]
+    holding = {*survivors, *contenders, *([champion] if champion is not None else [])}
     for e in entries:
-        if all(e is not s for s in survivors) and e is not champion and all(e is not c for c in contenders):
+        if e not in holding:
             e.release()
     rounds = 0
     planned = rounds_for(len(survivors))
@@ -543,11 +542,10 @@ def search_and_certify(
                 e.score = -math.inf
         halving_budget -= spent - before
         survivors.sort(key=lambda e: -e.score)
-        kept = survivors[: max(1, math.ceil(len(survivors) / 2))]
-        for e in survivors:
-            if all(e is not k for k in kept):
-                e.release()
-        survivors = kept
+        keep = max(1, math.ceil(len(survivors) / 2))
+        for e in survivors[keep:]:
+            e.release()
+        survivors = survivors[:keep]
 
     # ------------------------------------------------------------------ challenge
     # a pair that is not registered displaces the registered champion only on a score resting on
@@ -566,13 +564,10 @@ def search_and_certify(
     # ------------------------------------------------------------------ certification
     # the halving's survivors first (their scores rest on the most samples), then the rest
     # (the registered champion is a finalist: its score rests on the registered route's selection size)
-    finalists = {id(e) for e in survivors} | ({id(reg)} if reg is not None else set())
-    top = [e for e in ranked() if id(e) in finalists]
-    order = top + [e for e in ranked() if id(e) not in finalists]
+    finalists = {*survivors, *([reg] if reg is not None else [])}
+    order = sorted(ranked(), key=lambda e: e not in finalists)  # stable: by score within each group
     if reg is not None:  # only a score on as many samples as the champion's can displace it
-        order = [e for e in order if e is reg or e.drawn >= reg.drawn or e.score <= reg.score] + [
-            e for e in order if not (e is reg or e.drawn >= reg.drawn or e.score <= reg.score)
-        ]
+        order.sort(key=lambda e: not (e is reg or e.drawn >= reg.drawn or e.score <= reg.score))
     best = order[0]
     if best.pair.relation is not verdict_claim.relation:
         # on a near-tie, prefer a pair under the verdict claim's relation (the claim the exit
@@ -585,7 +580,7 @@ def search_and_certify(
     if reg is not None and reg is not best and reg.score >= best.score - VERDICT_TIE:
         best = reg
     chosen = [best, *[e for e in order if e is not best][: top_k - 1]]
-    if hedge_registered and reg is not None and all(reg is not c for c in chosen):
+    if hedge_registered and reg is not None and reg not in chosen:
         # the caller's registered champion is certified too (budget and failure probability
         # split with the winner): its rare-event evidence may not show at pilot sizes
         chosen.append(reg)
@@ -595,10 +590,10 @@ def search_and_certify(
         for e in contenders:
             if (total_budget - spent) // (len(chosen) + 1) < reg_certification:
                 break
-            if all(e is not c for c in chosen):
+            if e not in chosen:
                 chosen.append(e)
     for e in entries:
-        if all(e is not c for c in chosen):
+        if e not in chosen:
             e.release()
     # the chosen pairs' pilot samples are their selection split: topped up (at pilot seeds) to
     # what the runner would select on, so the certification split gets all that remains
