@@ -512,8 +512,14 @@ def _choose(
     return best, runners_up
 
 
-def _selection_of(sl: _Shortlisted, j: int, value: float) -> Selection:
-    return Selection(sl.cand.make_event(int(sl.index[j])), sl.dataset_is_p, value, sl.name)
+def _selection_of(
+    sl: _Shortlisted,
+    j: int,
+    value: float,
+    considered: tuple[tuple[str, float], ...] = (),
+    also: tuple[Selection, ...] = (),
+) -> Selection:
+    return Selection(sl.cand.make_event(int(sl.index[j])), sl.dataset_is_p, value, sl.name, considered, also)
 
 
 def choose_events(
@@ -557,10 +563,7 @@ def choose_events(
             raise RuntimeError("no distinguisher applies to these outputs")
         (value, sl, j), runners_up = _choose(lists, max_events)
         also = tuple(_selection_of(s, k, v) for v, s, k in runners_up)
-        chosen = _selection_of(sl, j, value)
-        out.append(
-            Selection(chosen.event, chosen.dataset_is_p, value, chosen.distinguisher, tuple(considered), also)
-        )
+        out.append(_selection_of(sl, j, value, tuple(considered), also))
     return out
 
 

@@ -204,6 +204,30 @@ def assumption_of(objective: Objective, distinguisher: str) -> str:
     return text
 
 
+def _selection_record(sel: Selection) -> dict[str, Any]:
+    """A Selection as a checkpoint record (JSON); runners-up nested in "also"."""
+    return {
+        "event": event_spec(sel.event),
+        "dataset_is_p": sel.dataset_is_p,
+        "projected": json_number(sel.projected),
+        "distinguisher": sel.distinguisher,
+        "considered": [[name, json_number(v)] for name, v in sel.considered],
+        "also": [_selection_record(x) for x in sel.also],
+    }
+
+
+def _selection_from_record(r: dict[str, Any]) -> Selection:
+    """The Selection a `_selection_record` stands for."""
+    return Selection(
+        event_from_spec(r["event"]),
+        bool(r["dataset_is_p"]),
+        parse_number(r["projected"]),
+        str(r["distinguisher"]),
+        tuple((str(name), parse_number(v)) for name, v in r.get("considered", ())),
+        tuple(_selection_from_record(x) for x in r.get("also", ())),
+    )
+
+
 def _select_pair(
     mechanism: Mechanism,
     plan: _Plan,
@@ -224,31 +248,12 @@ def _select_pair(
     stored = [checkpoint.selections.get((index, k)) if checkpoint else None for k in range(len(objectives))]
     if all(r is not None and r.get("event") is not None for r in stored):
         progress.advance(0 if given is not None else 2 * n_sel, f"pair {index + 1} selection (resumed)")
-        return [
-            Selection(
-                event_from_spec(r["event"]),
-                bool(r["dataset_is_p"]),
-                parse_number(r["projected"]),
-                str(r["distinguisher"]),
-                tuple((str(name), parse_number(v)) for name, v in r.get("considered", ())),
-                tuple(
-                    Selection(
-                        event_from_spec(x["event"]),
-                        bool(x["dataset_is_p"]),
-                        parse_number(x["projected"]),
-                        str(x["distinguisher"]),
-                    )
-                    for x in r.get("also", ())
-                ),
-            )
-            for r in stored
-            if r is not None
-        ]
-    sides = (plan.pair.dataset, plan.pair.neighbor)
-    tasks = (
-        []
-        if given is not None
-        else [
+        return [_selection_from_record(r) for r in stored if r is not None]
+    if given is not None:
+        a, b = given
+    else:
+        sides = (plan.pair.dataset, plan.pair.neighbor)
+        tasks = [
             Task(
                 sample_rows,
                 (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
@@ -258,15 +263,14 @@ def _select_pair(
             for s in Side
             for j, size in enumerate(chunk_sizes(n_sel, chunk))
         ]
-    )
-    parts: dict[int, list[Any]] = {0: [], 1: []}
+        parts: dict[int, list[Any]] = {0: [], 1: []}
 
-    def done(task: Task, rows: Any) -> None:
-        parts[int(task.tag)].append(rows)
-        progress.advance(task.size, f"pair {index + 1} selection")
+        def done(task: Task, rows: Any) -> None:
+            parts[int(task.tag)].append(rows)
+            progress.advance(task.size, f"pair {index + 1} selection")
 
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    a, b = given if given is not None else (np.concatenate(parts[0]), np.concatenate(parts[1]))
+        run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
+        a, b = np.concatenate(parts[0]), np.concatenate(parts[1])
     selections = choose_events(
         a,
         b,
@@ -277,26 +281,7 @@ def _select_pair(
     )
     if checkpoint is not None:
         for k, sel in enumerate(selections):
-            checkpoint.record_selection(
-                index,
-                k,
-                {
-                    "event": event_spec(sel.event),
-                    "dataset_is_p": sel.dataset_is_p,
-                    "projected": json_number(sel.projected),
-                    "distinguisher": sel.distinguisher,
-                    "considered": [[name, json_number(v)] for name, v in sel.considered],
-                    "also": [
-                        {
-                            "event": event_spec(x.event),
-                            "dataset_is_p": x.dataset_is_p,
-                            "projected": json_number(x.projected),
-                            "distinguisher": x.distinguisher,
-                        }
-                        for x in sel.also
-                    ],
-                },
-            )
+            checkpoint.record_selection(index, k, _selection_record(sel))
     return selections
 
 
