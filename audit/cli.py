@@ -31,13 +31,13 @@ from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_js
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
 DEFAULT_PAIRS = "registered"
 """`dpaudit run`'s pair mode when --pairs is not given. Stays "registered" until the search with
-the registered pairs in its pool ("all") is measured never to fall below it beyond noise
-(benchmarks/search.py --seeds 3 --no-blind, seeds 0-2: it still does on hs_stl, where at seed 1
-the event the runner's learned distinguisher chooses on the champion's pilot samples certifies
-0.36 against the registered route's 0.79, and on geo_select_triangle, where the pilot's champion
-is the registered pair with ε = 1.0 rather than 1.113 at two seeds out of three). With "all" as
-the default, a mechanism the search cannot handle (no domain, a budget too small) falls back to
-the registered pairs with a one-line note; an explicit --pairs search|all errors instead."""
+the registered pairs in its pool ("all") is measured not to fall below it beyond noise on every
+learner (benchmarks/search.py --seeds 3 --no-blind, seeds 0-2). With registered contenders
+certified it matches on every learner measured so far (hs_stl and geo_select_triangle included);
+the 003 learners and geo_convex_probe / geo_amplified / geo_keep_pos_hunt / geo_select_halfplane
+are not yet re-measured. With "all" as the default, a mechanism the search cannot handle (no
+domain, a budget too small) falls back to the registered pairs with a one-line note; an
+explicit --pairs search|all errors instead."""
 FORMATS = ("json", "md", "html")
 
 
