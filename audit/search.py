@@ -83,6 +83,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -98,6 +99,7 @@ from audit.estimators import (
     HistogramDistinguisher,
     ThresholdDistinguisher,
 )
+from audit.jsonnum import json_number
 from audit.runner import run_audit
 from audit.sampling import sample_rows
 from audit.types import AuditConfig, AuditResult, EpsilonEstimate
@@ -201,7 +203,7 @@ class SearchResult:
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready summary of the search (the certified result is serialised separately)."""
         return {
-            "pilot_fraction": self.pilot_fraction,
+            "pilot_fraction": json_number(self.pilot_fraction),
             "top_k": self.top_k,
             "budget": self.budget,
             "pilot_samples": self.pilot_samples,
@@ -220,10 +222,10 @@ class SearchResult:
                     "description": c.description,
                     "relation": c.relation.value,
                     "source": src,
-                    "score": score,
+                    "score": json_number(score),
                     "pilot_samples": m,
-                    "pilot_epsilon_lower_bound": c.estimate.epsilon_lower_bound,
-                    "pilot_selection_epsilon": c.estimate.selection_epsilon,
+                    "pilot_epsilon_lower_bound": json_number(c.estimate.epsilon_lower_bound),
+                    "pilot_selection_epsilon": json_number(c.estimate.selection_epsilon),
                     "tags": list(p.tags),
                 }
                 for c, p, score, src, m in zip(
@@ -334,6 +336,7 @@ def search_and_certify(
     `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
     relation other than a claimed one, `SearchBudgetError` when the budget is too small.
     """
+    started = time.perf_counter()
     if not 0 < pilot_fraction < 1:
         raise ValueError(f"pilot_fraction must be in (0, 1), got {pilot_fraction}")
     if top_k < 1:
@@ -654,9 +657,15 @@ def search_and_certify(
         selection_topup_samples=topup,
     )
     # the report's JSON lists every pair tried (pilot figures) next to the certified ones
+    # its elapsed_seconds covers the whole search (pilot + certification): what the user waited;
+    # no other timing goes in the result, so all else reproduces bit-for-bit from the seed
     search_info = {**found.to_dict(), "candidates_tried": len(entries)}
+    elapsed = time.perf_counter() - started
     return dataclasses.replace(
-        found, certified=dataclasses.replace(result, extra={**result.extra, "search": search_info})
+        found,
+        certified=dataclasses.replace(
+            result, elapsed_seconds=elapsed, extra={**result.extra, "search": search_info}
+        ),
     )
 
 

@@ -183,8 +183,20 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
         "findings": list(r.findings),
         "elapsed_seconds": r.elapsed_seconds,
         "package_version": r.package_version,
-        "extra": r.extra,
+        "extra": _strict(r.extra),
     }
+
+
+def _strict(x: Any) -> Any:
+    """Free-form `extra` data as strict JSON: every non-finite float through `json_number`
+    (a report must never fail to write because a diagnostic figure is ±∞)."""
+    if isinstance(x, dict):
+        return {k: _strict(v) for k, v in x.items()}
+    if isinstance(x, list | tuple):
+        return [_strict(v) for v in x]
+    if isinstance(x, float):
+        return json_number(x)
+    return x
 
 
 def from_json_dict(d: dict[str, Any]) -> AuditResult:

@@ -40,8 +40,25 @@ def test_json_output_contract(capsys: pytest.CaptureFixture[str]) -> None:
         assert key in data
     assert set(data["claim"]) >= {"epsilon", "delta", "relation", "reference"}
     assert data["claims"][0]["kind"] in {"proved", "stated"} and "exceeded" in data["claims"][0]
-    assert data["seed"] == 4 and data["num_samples"] == 20000
+    # the default route searches: a budget of 20,000 per side per registered pair, of which
+    # each certified pair gets its share (pilot-chosen selection split + certification)
+    assert data["seed"] == 4 and data["extra"]["search"]["budget"] % 20000 == 0
+    assert data["num_samples"] <= 20000 and data["command"].endswith("--pairs all")
     assert data["pairs"] and "description" in data["pairs"][0]
+    code, out, _ = run(
+        capsys,
+        "run",
+        "randomized_response",
+        "--num-samples",
+        "20000",
+        "--seed",
+        "4",
+        "--json",
+        "--pairs",
+        "registered",
+    )
+    data = json.loads(out)
+    assert code == 0 and data["num_samples"] == 20000 and "search" not in data["extra"]
 
 
 def test_out_dir_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

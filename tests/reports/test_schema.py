@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 
@@ -9,6 +10,7 @@ from mechanisms.buggy import AboveThresholdNoQueryNoise
 from mechanisms.reference import LaplaceSum
 from reports.markdown import render_markdown
 from reports.schema import dumps, from_json_dict, to_json_dict
+from tests.reports.fixtures import make_result
 
 
 def test_round_trip_including_infinities() -> None:
@@ -30,3 +32,16 @@ def test_infinite_witness_reported() -> None:
     assert r.pairs[0].estimate.infinite_witness
     assert math.isfinite(r.epsilon_lower_bound)  # finite only because n is
     assert "infinite witness" in render_markdown(r)
+
+
+def test_non_finite_extra_written_as_strict_json() -> None:
+    """A diagnostic ±∞/NaN anywhere in `extra` (e.g. a search candidate whose pilot bound is
+    −∞) must not make the result unwritable; it is encoded as "-inf"/"inf"/"nan"."""
+    r = dataclasses.replace(
+        make_result(),
+        extra={"search": {"candidates": [{"pilot_epsilon_lower_bound": -math.inf, "s": (math.nan, 1.5)}]}},
+    )
+    data = json.loads(dumps(r))
+    cand = data["extra"]["search"]["candidates"][0]
+    assert cand == {"pilot_epsilon_lower_bound": "-inf", "s": ["nan", 1.5]}
+    assert "search" in render_markdown(from_json_dict(data)).lower()
