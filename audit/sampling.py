@@ -86,6 +86,17 @@ def sample_rows(
     return as_rows(draw(mechanism, dataset, size, seed, key))
 
 
+def try_sample_rows(
+    mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]
+) -> NDArray[np.float64] | str:
+    """`sample_rows`, with a MechanismError returned as its one-line message instead of raised:
+    a caller that skips a failing pair (the search's pilot) lets its other tasks finish."""
+    try:
+        return sample_rows(mechanism, dataset, size, seed, key)
+    except MechanismError as exc:
+        return str(exc)
+
+
 def count_events(
     mechanism: Mechanism,
     dataset: Dataset,

@@ -35,7 +35,10 @@ Procedure (`search_and_certify`):
    by how close they get to a violation, and a pair whose evidence only shows at a large budget
    (a rare event with a large ratio) is not mistaken for a weak one. Pilot draws use seeds
    `pilot_seed(seed, j)` (SeedSequence spawn key 7), never the audit seed, so pilot samples are
-   independent of the certification samples.
+   independent of the certification samples. With `AuditConfig.jobs` ≠ 1 the draws of a batch
+   (a screening batch, a halving round, the registered and selection top-ups) run in parallel
+   through the runner's executor (`audit.sampling.run_tasks`) at the same seeds and chunk keys:
+   the search is bit-identical for any `jobs` and backend.
 3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
    the verdict claim's relation, then the registered champion) is certified by `run_audit` at
    the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
@@ -84,7 +87,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -101,7 +104,7 @@ from audit.estimators import (
 )
 from audit.jsonnum import json_number
 from audit.runner import run_audit
-from audit.sampling import sample_rows
+from audit.sampling import Task, run_tasks, sample_rows, try_sample_rows
 from audit.types import AuditConfig, AuditResult, EpsilonEstimate
 from mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
 from neighbors.base import NeighborPair, Relation
@@ -396,8 +399,19 @@ def search_and_certify(
         batch.append(_Entry(pair, source, claim[0], claim[1]))
         return True
 
-    def draw(entry: _Entry, num: int, *, ranking: bool = True) -> bool:
+    def settle(entry: _Entry, num: int, error: str | None, ranking: bool) -> bool:
+        """Account for a draw of `num` samples per side: a failing candidate (a MechanismError's
+        message in `error`) is reported and released, not fatal to the search."""
         nonlocal spent
+        spent += num
+        if error is not None:
+            skipped.append(f"{entry.source} pair {entry.pair.description!r}: {error}")
+            entry.release()
+            return False
+        entry.drawn += num if ranking else 0
+        return True
+
+    def draw(entry: _Entry, num: int, *, ranking: bool = True) -> bool:
         seed = pilot_seed(config.seed, len(seeds))
         seeds.append(seed)
         try:
@@ -407,14 +421,68 @@ def search_and_certify(
                 for c, start in enumerate(range(0, num, PILOT_CHUNK)):
                     size = min(PILOT_CHUNK, num - start)
                     store.append(sample_rows(mechanism, dataset, size, seed, (side, c)))
-        except MechanismError as exc:  # a failing candidate is reported, not fatal to the search
-            skipped.append(f"{entry.source} pair {entry.pair.description!r}: {exc}")
-            entry.release()
-            spent += num
-            return False
-        spent += num
-        entry.drawn += num if ranking else 0
-        return True
+        except MechanismError as exc:
+            return settle(entry, num, str(exc), ranking)
+        return settle(entry, num, None, ranking)
+
+    def draw_all(
+        requests: Sequence[tuple[_Entry, int]],
+        *,
+        ranking: bool = True,
+        then: Callable[[_Entry, bool], None] | None = None,
+    ) -> list[bool]:
+        """`draw(entry, num)` for each request, in order, each followed by `then(entry, ok)`.
+
+        With `config.jobs` ≠ 1 every chunk of the batch is a task run by
+        `audit.sampling.run_tasks` (the runner's executor): seeds are issued in request order and
+        chunk keys are (side, c) as in `draw`, so the samples, the seeds, `spent` and the
+        `skipped` messages are those of the sequential path. Results arrive in submission order;
+        a request is settled (and `then` runs, e.g. scoring it) as soon as its last chunk is in,
+        while the workers sample the next ones."""
+        ok: list[bool] = []
+        if config.jobs == 1:  # in-process, no executor overhead
+            for entry, num in requests:
+                ok.append(draw(entry, num, ranking=ranking))
+                if then is not None:
+                    then(entry, ok[-1])
+            return ok
+        tasks = []
+        pending = [0] * len(requests)  # chunks not yet returned, per request
+        for i, (entry, num) in enumerate(requests):
+            seed = pilot_seed(config.seed, len(seeds))
+            seeds.append(seed)
+            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
+                for c, start in enumerate(range(0, num, PILOT_CHUNK)):
+                    size = min(PILOT_CHUNK, num - start)
+                    args = (mechanism, dataset, size, seed, (side, c))
+                    tasks.append(Task(try_sample_rows, args, size, (i, side)))
+                    pending[i] += 1
+        failed: dict[int, str] = {}
+
+        def settle_ready() -> None:
+            while len(ok) < len(requests) and pending[len(ok)] == 0:
+                entry, num = requests[len(ok)]
+                ok.append(settle(entry, num, failed.get(len(ok)), ranking))
+                if then is not None:
+                    then(entry, ok[-1])
+
+        def done(task: Task, out: NDArray[np.float64] | str) -> None:
+            i, side = task.tag
+            pending[i] -= 1
+            entry = requests[i][0]
+            if i in failed:
+                pass  # the rest of a failing candidate's chunks are dropped
+            elif isinstance(out, str):  # its first failing chunk in (side, c) order, as in `draw`
+                failed[i] = out
+                entry.release()
+            else:
+                (entry.b if side else entry.a).append(out)
+            settle_ready()
+
+        settle_ready()
+        run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
+        settle_ready()
+        return ok
 
     def score(entry: _Entry) -> None:
         a, b = entry.outputs()
@@ -429,10 +497,12 @@ def search_and_certify(
         )
 
     def evaluate(batch: list[_Entry]) -> None:
-        for entry in batch:
-            if draw(entry, per_candidate):
+        def keep(entry: _Entry, ok: bool) -> None:
+            if ok:
                 score(entry)
                 entries.append(entry)
+
+        draw_all([(e, per_candidate) for e in batch], then=keep)
 
     def ranked() -> list[_Entry]:
         return sorted(entries, key=lambda e: -e.score)
@@ -490,13 +560,23 @@ def search_and_certify(
     reg_selection, reg_certification = config.split()
     champion: _Entry | None = None
     scored_registered: list[_Entry] = []
-    for e in [e for e in entries if e.source == "registered"]:
-        have = e.rows()
-        if have < reg_selection and not (have > 0 and draw(e, reg_selection - have)):
+    registered_entries = [(e, e.rows()) for e in entries if e.source == "registered"]
+    topups = [(e, reg_selection - have) for e, have in registered_entries if 0 < have < reg_selection]
+    topped: set[_Entry] = set()
+
+    def score_topped(entry: _Entry, ok: bool) -> None:
+        if ok:
+            score(entry)
+            topped.add(entry)
+
+    draw_all(topups, then=score_topped)
+    for e, have in registered_entries:
+        if have < reg_selection and e not in topped:
             e.score = -math.inf
             e.release()
             continue
-        score(e)
+        if e not in topped:
+            score(e)
         scored_registered.append(e)
         if champion is None or e.score > champion.score:
             champion = e
@@ -530,6 +610,13 @@ def search_and_certify(
     for e in entries:
         if e not in holding:
             e.release()
+
+    def rescore(entry: _Entry, ok: bool) -> None:
+        if ok:
+            score(entry)
+        else:
+            entry.score = -math.inf
+
     rounds = 0
     planned = rounds_for(len(survivors))
     for r in range(planned):
@@ -538,11 +625,7 @@ def search_and_certify(
             break
         rounds += 1
         before = spent
-        for e in survivors:
-            if draw(e, per):
-                score(e)
-            else:
-                e.score = -math.inf
+        draw_all([(e, per) for e in survivors], then=rescore)
         halving_budget -= spent - before
         survivors.sort(key=lambda e: -e.score)
         keep = max(1, math.ceil(len(survivors) / 2))
@@ -558,11 +641,13 @@ def search_and_certify(
     # top-up is mostly spent anyway); the others cannot displace it
     reg = champion if champion is not None and math.isfinite(champion.score) else None
     if reg is not None:
+        challengers = []
         for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
             if e.score <= reg.score + VERDICT_TIE:
                 break
-            if e.drawn < reg.drawn and e.rows() > 0 and draw(e, reg.drawn - e.rows()):
-                score(e)
+            if e.drawn < reg.drawn and e.rows() > 0:
+                challengers.append((e, reg.drawn - e.rows()))
+        draw_all(challengers, then=lambda e, ok: score(e) if ok else None)
 
     # ------------------------------------------------------------------ certification
     # the halving's survivors first (their scores rest on the most samples), then the rest
@@ -607,9 +692,10 @@ def search_and_certify(
         )
     want = dataclasses.replace(config, num_samples=per_pair).split()[0]
     pilot_spent = spent
-    for e in chosen:
-        have = e.rows()  # 0 for a pair whose samples were released: it gets a fresh split
-        if have < want and not draw(e, want - have, ranking=False):
+    # (a pair whose samples were released has 0 rows: it gets a fresh split)
+    selection_topups = [(e, want - e.rows()) for e in chosen if e.rows() < want]
+    for (e, _), ok in zip(selection_topups, draw_all(selection_topups, ranking=False), strict=True):
+        if not ok:
             raise SearchBudgetError(f"sampling the chosen pair {e.pair.description!r} failed")
     topup = spent - pilot_spent
     n_cert = (total_budget - spent) // len(chosen)

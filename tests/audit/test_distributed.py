@@ -25,7 +25,7 @@ from audit.cli import main  # noqa: E402  (after the importorskip on purpose)
 
 # 600,000 samples per side: a 60,000 selection chunk and three certification chunks of
 # ≤ 262,144 per side and pair, i.e. 16 tasks over the two pairs (several per worker).
-# The registered route: every sample is a runner chunk (the search's pilot draws run locally).
+# The registered route: every sample is a runner chunk (the pilot is tested in test_search.py).
 BASE = ["run", "laplace_sum", "--num-samples", "600000", "--seed", "3", "--json", "--pairs", "registered"]
 
 

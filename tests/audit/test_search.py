@@ -19,10 +19,11 @@ from numpy.typing import NDArray
 from audit.runner import run_audit
 from audit.search import VERDICT_TIE, SearchBudgetError, default_budget, pilot_seed, search_and_certify
 from audit.types import AuditConfig
-from mechanisms.base import PrivacyClaim
+from mechanisms.base import MechanismError, PrivacyClaim
 from mechanisms.reference import LaplaceSum
 from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 from neighbors.generators import AmplificationMismatchError
+from reports.schema import to_json_dict
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -372,3 +373,75 @@ def test_registered_contenders_are_certified_when_the_budget_allows() -> None:
     # budget accounting unchanged: pilot + selection top-ups + k certifications = T − r, r < k
     k = len(r.certified_pairs)
     assert 0 <= r.budget - r.total_samples < k
+
+
+@dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
+class FlakyNoisyMean:
+    """A tiny 'learner': the mean of n records in [0, 1]² plus Laplace(2/(nε)) per coordinate
+    (L1 sensitivity 2/n under replace-one: ε-DP). Its sampler breaks on some dataset sizes: it
+    raises MechanismError for n = 2 and a plain RuntimeError (wrapped by the sampler) for n = 3,
+    so some of the search's candidates fail."""
+
+    epsilon: float = 1.0
+    name: str = "flaky_noisy_mean"
+    seedable: ClassVar[bool] = True
+    output_kind: ClassVar[str] = "continuous"
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference="test")
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(num_features=2, min_size=1, max_size=6)
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        n = dataset.n
+        if n == 2:
+            raise MechanismError("flaky_noisy_mean: cannot fit two records")
+        if n == 3:
+            raise RuntimeError("three records")
+        return dataset.X.mean(axis=0) + rng.laplace(0.0, 2.0 / (n * self.epsilon), size=(num_samples, 2))
+
+
+def _search_record(r: Any) -> tuple[Any, ...]:
+    """Everything a search reports, timing (the certified result's elapsed_seconds) aside."""
+    certified = to_json_dict(r.certified)
+    certified.pop("elapsed_seconds")
+    return (
+        r.to_dict(),
+        certified,
+        [c.estimate for c in r.candidates],
+        [(p.description, p.dataset.X.tolist(), p.neighbor.X.tolist()) for p in r.candidate_pairs],
+        [p.description for p in r.certified_pairs],
+    )
+
+
+@pytest.mark.parametrize(
+    ("mech", "budget"), [(LaplaceSum(), 100_000), (FlakyNoisyMean(), 60_000)], ids=["laplace", "flaky"]
+)
+def test_parallel_pilot_is_bit_identical(mech: Any, budget: int) -> None:
+    """The pilot's draws run as parallel tasks with jobs ≠ 1 at the seeds and chunk keys of the
+    sequential path: the whole search (candidates, scores, pilot seeds, skipped candidates and
+    the budget they spent, certified result) is the same for any jobs and backend. The small
+    `min_pilot_samples` gives many candidates, several halving rounds, registered top-ups
+    (LaplaceSum's registered pairs) and selection top-ups on a fast budget."""
+    registered = getattr(mech, "neighbor_pairs", tuple)()
+
+    def run(jobs: int, backend: str) -> Any:
+        config = dataclasses.replace(CONFIG, jobs=jobs, backend=backend)
+        return search_and_certify(mech, config, registered=registered, budget=budget, min_pilot_samples=200)
+
+    ref = run(1, "loky")
+    assert ref.halving_rounds >= 2 and ref.selection_topup_samples > 0
+    if registered:  # each registered pair was topped up to the registered route's selection size
+        selection = CONFIG.split()[0]
+        assert selection > ref.pilot_samples_per_candidate
+        assert all(ref.pilot_samples_of[ref.candidate_pairs.index(p)] == selection for p in registered)
+    else:  # failing candidates are skipped, not fatal, and their draws are accounted for
+        assert any("cannot fit two records" in s for s in ref.skipped)
+        assert any("RuntimeError: three records" in s for s in ref.skipped)
+        assert all(p.dataset.n not in (2, 3) and p.neighbor.n not in (2, 3) for p in ref.candidate_pairs)
+        assert ref.pilot_samples > sum(ref.pilot_samples_of)
+    for jobs, backend in ((2, "loky"), (-1, "threading")):
+        assert _search_record(run(jobs, backend)) == _search_record(ref), (jobs, backend)
