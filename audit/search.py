@@ -107,7 +107,7 @@ from audit.runner import run_audit
 from audit.sampling import Task, run_tasks, sample_rows, try_sample_rows
 from audit.types import AuditConfig, AuditResult, EpsilonEstimate
 from mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
-from neighbors.base import NeighborPair, Relation
+from neighbors.base import Dataset, NeighborPair, Relation
 from neighbors.generators import (
     DEFAULT_MAX_ROWS,
     BoundaryPairs,
@@ -411,16 +411,21 @@ def search_and_certify(
         entry.drawn += num if ranking else 0
         return True
 
-    def draw(entry: _Entry, num: int, *, ranking: bool = True) -> bool:
+    def chunks(entry: _Entry, num: int) -> list[tuple[Dataset, int, int, tuple[int, int]]]:
+        """Issue the next pilot seed to a draw of `num` samples per side of `entry`; its chunks
+        as (dataset, size, seed, key (side, c)), side 0 before side 1."""
         seed = pilot_seed(config.seed, len(seeds))
         seeds.append(seed)
+        return [
+            (dataset, min(PILOT_CHUNK, num - start), seed, (side, c))
+            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor))
+            for c, start in enumerate(range(0, num, PILOT_CHUNK))
+        ]
+
+    def draw(entry: _Entry, num: int, *, ranking: bool = True) -> bool:
         try:
-            for side, (dataset, store) in enumerate(
-                ((entry.pair.dataset, entry.a), (entry.pair.neighbor, entry.b))
-            ):
-                for c, start in enumerate(range(0, num, PILOT_CHUNK)):
-                    size = min(PILOT_CHUNK, num - start)
-                    store.append(sample_rows(mechanism, dataset, size, seed, (side, c)))
+            for dataset, size, seed, key in chunks(entry, num):
+                (entry.b if key[0] else entry.a).append(sample_rows(mechanism, dataset, size, seed, key))
         except MechanismError as exc:
             return settle(entry, num, str(exc), ranking)
         return settle(entry, num, None, ranking)
@@ -449,14 +454,9 @@ def search_and_certify(
         tasks = []
         pending = [0] * len(requests)  # chunks not yet returned, per request
         for i, (entry, num) in enumerate(requests):
-            seed = pilot_seed(config.seed, len(seeds))
-            seeds.append(seed)
-            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
-                for c, start in enumerate(range(0, num, PILOT_CHUNK)):
-                    size = min(PILOT_CHUNK, num - start)
-                    args = (mechanism, dataset, size, seed, (side, c))
-                    tasks.append(Task(try_sample_rows, args, size, (i, side)))
-                    pending[i] += 1
+            for dataset, size, seed, key in chunks(entry, num):
+                tasks.append(Task(try_sample_rows, (mechanism, dataset, size, seed, key), size, (i, key[0])))
+                pending[i] += 1
         failed: dict[int, str] = {}
 
         def settle_ready() -> None:
