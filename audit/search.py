@@ -102,7 +102,6 @@ from audit.estimators import (
     HistogramDistinguisher,
     ThresholdDistinguisher,
 )
-from audit.jsonnum import json_number
 from audit.runner import run_audit
 from audit.sampling import Task, run_tasks, sample_rows, try_sample_rows
 from audit.types import AuditConfig, AuditResult, EpsilonEstimate
@@ -204,9 +203,10 @@ class SearchResult:
     """Samples per side drawn (at pilot seeds) after the pilot to complete those selection splits."""
 
     def to_dict(self) -> dict[str, Any]:
-        """JSON-ready summary of the search (the certified result is serialised separately)."""
+        """Summary of the search for the certified result's `extra` (the result writer,
+        `reports.schema`, encodes its non-finite figures, e.g. a −∞ pilot bound)."""
         return {
-            "pilot_fraction": json_number(self.pilot_fraction),
+            "pilot_fraction": self.pilot_fraction,
             "top_k": self.top_k,
             "budget": self.budget,
             "pilot_samples": self.pilot_samples,
@@ -225,10 +225,10 @@ class SearchResult:
                     "description": c.description,
                     "relation": c.relation.value,
                     "source": src,
-                    "score": json_number(score),
+                    "score": score,
                     "pilot_samples": m,
-                    "pilot_epsilon_lower_bound": json_number(c.estimate.epsilon_lower_bound),
-                    "pilot_selection_epsilon": json_number(c.estimate.selection_epsilon),
+                    "pilot_epsilon_lower_bound": c.estimate.epsilon_lower_bound,
+                    "pilot_selection_epsilon": c.estimate.selection_epsilon,
                     "tags": list(p.tags),
                 }
                 for c, p, score, src, m in zip(
