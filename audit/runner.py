@@ -93,6 +93,7 @@ from audit.types import (
     ProfilePoint,
     Verdict,
 )
+from audit.whitebox import white_box_reference
 from mechanisms.base import (
     ClaimKind,
     CurveKind,
@@ -632,6 +633,7 @@ def run_audit(
             )
             or k in exceeded_here
         )
+        reference = white_box_reference(mechanism, plan.pair, delta=c.delta)
         pair_results.append(
             PairResult(
                 index=i,
@@ -651,6 +653,8 @@ def run_audit(
                     beta_t / len(sels[0].certified),
                     c.delta,
                 ),
+                exact_epsilon=reference.epsilon,
+                exact_epsilon_method=reference.method or reference.note,
             )
         )
 

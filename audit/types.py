@@ -164,6 +164,12 @@ class PairResult:
     """(certification samples per side, certified ε lower bound on that prefix) at a few
     prefixes of the certification split. Descriptive (each point valid at the per-test failure
     probability on its own, not jointly): it shows how the bound grows with samples."""
+    exact_epsilon: float | None = None
+    """White-box reference: the pair's true ε at the claim's δ from the mechanism's oracle
+    (`audit.whitebox`), None without one. Descriptive only: never used in the verdict."""
+    exact_epsilon_method: str = ""
+    """How `exact_epsilon` was computed (e.g. "exact enumeration", or an upper bound's kind);
+    when it is None, the oracle's reason for declining (empty: the mechanism has no oracle)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -54,6 +54,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from audit.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, ProfilePoint, Verdict
+from reports.figures import verdict_bars_svg
 from reports.markdown import (
     SEARCH_NOTE,
     SEARCH_TOP,
@@ -70,6 +71,8 @@ from reports.markdown import (
     stated_exceeded,
     verdict_rank,
     verdict_words,
+    white_box_words,
+    white_box_worst,
 )
 
 VERDICT_DETAIL = {
@@ -304,6 +307,9 @@ def _verdict_section(r: AuditResult) -> list[str]:
         ),
         ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
     ]
+    worst = white_box_worst(r)
+    if worst is not None:
+        facts.insert(2, ("White-box reference (not in the verdict)", white_box_words(r) or ""))
     points = _profile_points(r)
     if points:
         exceeded = sum(pt.exceeds_claim for pt in points)
@@ -313,7 +319,9 @@ def _verdict_section(r: AuditResult) -> list[str]:
         f"<dt>{_e(k)}</dt><dd>{_strong(v, i == 1 and _is_evidence(r.epsilon_lower_bound))}</dd>"
         for i, (k, v) in enumerate(facts)
     ]
-    return [*out, "</dl>", "</section>"]
+    exact = None if worst is None else worst.exact_epsilon
+    figure = f'<div class="verdict-figure">{verdict_bars_svg(r, exact=exact)}</div>'
+    return [*out, "</dl>", figure, "</section>"]
 
 
 def _claims_section(r: AuditResult) -> list[str]:
@@ -400,7 +408,8 @@ def _pair_row(p: PairResult, labels: Mapping[str, int]) -> str:
         f'<span class="note nowrap">{_e(e.direction)}</span></td>'
         f'<td class="num">{_e(_count(e.p_count, e.p_total))}<br>≥ {_e(fmt(e.p_lower))}</td>'
         f'<td class="num">{_e(_count(e.q_count, e.q_total))}<br>≤ {_e(fmt(e.q_upper))}</td>'
-        f'<td class="num">{_e(fmt(p.claim.epsilon))}</td>'
+        f'<td class="num">{_e(fmt(p.claim.epsilon))}<br>'
+        f'<span class="note">{"-" if p.exact_epsilon is None else _e(fmt(p.exact_epsilon))}</span></td>'
         f'<td class="bound">{_e(_bound_words(e.epsilon_lower_bound))}</td>'
         f'<td class="num">{_e(fmt(e.delta_lower_bound))}</td></tr>'
     )
@@ -432,7 +441,7 @@ def _pairs_section(r: AuditResult) -> list[str]:
         "event (direction)",
         "P: count, lower bound",
         "Q: count, upper bound",
-        "claim ε",
+        "claim ε (white-box ε)",
         "certified ε",
         "certified δ at claim",
     ]

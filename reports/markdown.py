@@ -242,6 +242,34 @@ SEARCH_NOTE = (
 )
 
 
+def white_box_worst(r: AuditResult) -> PairResult | None:
+    """The audited pair with the largest white-box ε (None when no pair has an oracle value)."""
+    known = [p for p in r.pairs if p.exact_epsilon is not None]
+    return max(known, key=lambda p: (p.exact_epsilon, -p.index)) if known else None
+
+
+def white_box_words(r: AuditResult) -> str | None:
+    """One line setting the certified bound beside the white-box ε of the worst audited pair
+    (a reference from the mechanism's oracle; it never enters the verdict)."""
+    worst = white_box_worst(r)
+    if worst is None or worst.exact_epsilon is None:
+        return None
+    exact = worst.exact_epsilon
+    ratio = ""
+    if math.isfinite(exact) and exact > 0 and math.isfinite(r.epsilon_lower_bound):
+        ratio = f"; certified/exact = {max(r.epsilon_lower_bound, 0.0) / exact:.2f}"
+    claim = r.claim.epsilon
+    share = f", {exact / claim:.2f} × the claim" if math.isfinite(exact) and claim > 0 else ""
+    return (
+        f"White-box reference (never used in the verdict): ε = {fmt(exact)} on pair {worst.index + 1} "
+        f"({worst.exact_epsilon_method or 'oracle'}){share}{ratio}"
+    )
+
+
+def _exact_cell(p: PairResult) -> str:
+    return "-" if p.exact_epsilon is None else fmt(p.exact_epsilon)
+
+
 def _cell(text: str, limit: int = MAX_CELL) -> str:
     """A table cell: one line, pipes escaped, at most `limit` characters."""
     text = " ".join(str(text).split()).replace("|", "\\|")
@@ -256,14 +284,15 @@ def _pair_line(p: PairResult) -> str:
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
         f"{_cell(assumption_words(e.assumption), 80)} | `{_cell(e.event, 80)}` | "
         f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)}) | "
-        f"{fmt(p.claim.epsilon)} | {fmt(e.epsilon_lower_bound)}{witness} | {fmt(e.delta_lower_bound)} |"
+        f"{fmt(p.claim.epsilon)} | {_exact_cell(p)} | {fmt(e.epsilon_lower_bound)}{witness} | "
+        f"{fmt(e.delta_lower_bound)} |"
     )
 
 
 PAIR_HEADER = [
     "| # | pair | relation | tags | estimator | assumption | event | P (lower) | Q (upper) | claim ε "
-    "| certified ε | certified δ at claim |",
-    "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    "| exact ε (white-box) | certified ε | certified δ at claim |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ]
 
 
@@ -283,6 +312,7 @@ def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
         f"the claimed ε: {fmt(r.delta_lower_bound)}",
+        *([f"- {wb}"] if (wb := white_box_words(r)) else []),
         f"- Confidence: every bound holds simultaneously with probability ≥ {1 - r.failure_probability:g} "
         f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
         f"- Samples per side and pair: {r.num_samples:,} ({r.selection_samples:,} selection + "

@@ -25,7 +25,7 @@ from audit.types import (
     Verdict,
 )
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 REQUIRED_KEYS = (
     "schema_version",
@@ -175,6 +175,8 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
                 "event_spec": p.event_spec,
                 "trajectory": [[n, json_number(e)] for n, e in p.trajectory],
                 "profile": [_profile_to_dict(x) for x in p.profile],
+                "exact_epsilon": None if p.exact_epsilon is None else json_number(p.exact_epsilon),
+                "exact_epsilon_method": p.exact_epsilon_method,
             }
             for p in r.pairs
         ],
@@ -197,6 +199,10 @@ def _strict(x: Any) -> Any:
     if isinstance(x, float):
         return json_number(x)
     return x
+
+
+def _optional_number(value: Any) -> float | None:
+    return None if value is None else parse_number(value)
 
 
 def from_json_dict(d: dict[str, Any]) -> AuditResult:
@@ -245,6 +251,8 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
                     profile=tuple(_profile_from_dict(x) for x in p.get("profile", ())),
                     event_spec=p.get("event_spec"),
                     trajectory=tuple((int(n), parse_number(e)) for n, e in p.get("trajectory", ())),
+                    exact_epsilon=_optional_number(p.get("exact_epsilon")),
+                    exact_epsilon_method=str(p.get("exact_epsilon_method", "")),
                 )
                 for p in d["pairs"]
             ),

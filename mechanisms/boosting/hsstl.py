@@ -99,6 +99,7 @@ class HSStL:
     name: str = "hs_stl"
     seedable: ClassVar[bool] = True
     output_kind: ClassVar[str] = "continuous"
+    exact_epsilon_method: ClassVar[str] = "upper bound: Gaussian-DP profile, μ = 2√T/(κnσ)"
 
     def __post_init__(self) -> None:
         if not (0 < self.kappa < 1 and self.sigma > 0 and 0 < self.delta < 1):

@@ -1,0 +1,102 @@
+"""The white-box reference (`audit.whitebox`): per-pair exact ε in the result, never in the verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from dataclasses import dataclass
+
+from audit.runner import run_audit
+from audit.types import AuditConfig
+from audit.whitebox import DEFAULT_METHOD, white_box_reference
+from mechanisms.reference import LaplaceSum, RandomizedResponse
+from neighbors.base import NeighborPair
+from reports.html import render_html
+from reports.markdown import render_markdown
+from reports.schema import from_json_dict, to_json_dict
+
+CFG = AuditConfig(num_samples=20_000, seed=4)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Declining(LaplaceSum):
+    name: str = "declining"
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        raise NotImplementedError("no oracle for this pair shape")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Broken(LaplaceSum):
+    name: str = "broken_oracle"
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        raise ZeroDivisionError("oops")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Huge(LaplaceSum):
+    """An oracle that says ε = ∞: it must not turn the verdict."""
+
+    name: str = "huge_oracle"
+    exact_epsilon_method = "a made-up upper bound"
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        return math.inf
+
+
+def test_each_pair_carries_the_oracle_value_and_round_trips() -> None:
+    m = RandomizedResponse(epsilon=1.2)
+    pairs = m.neighbor_pairs()
+    r = run_audit(m, pairs, CFG)
+    for p, pair in zip(r.pairs, pairs, strict=True):
+        assert p.exact_epsilon == m.exact_epsilon(pair, delta=p.claim.delta)
+        assert p.exact_epsilon_method == DEFAULT_METHOD
+    d = to_json_dict(r)
+    assert [p["exact_epsilon"] for p in d["pairs"]] == [p.exact_epsilon for p in r.pairs]
+    assert from_json_dict(d).pairs == r.pairs
+
+
+def test_no_oracle_declining_or_failing_oracle_gives_null_not_an_error() -> None:
+    pairs = LaplaceSum().neighbor_pairs()
+    declined = run_audit(_Declining(), pairs, CFG)
+    broken = run_audit(_Broken(), pairs, CFG)
+    assert all(p.exact_epsilon is None for p in (*declined.pairs, *broken.pairs))
+    assert declined.pairs[0].exact_epsilon_method == "no oracle for this pair shape"
+    assert "ZeroDivisionError" in broken.pairs[0].exact_epsilon_method
+    assert to_json_dict(declined)["pairs"][0]["exact_epsilon"] is None
+
+    class _NoOracle:  # an object with no exact_epsilon attribute at all
+        pass
+
+    assert white_box_reference(_NoOracle(), pairs[0], delta=0.0).epsilon is None  # type: ignore[arg-type]
+
+
+def test_reference_never_enters_the_verdict() -> None:
+    pairs = LaplaceSum().neighbor_pairs()
+    plain = to_json_dict(run_audit(LaplaceSum(name="huge_oracle"), pairs, CFG))
+    huge = to_json_dict(run_audit(_Huge(), pairs, CFG))
+    assert all(p["exact_epsilon"] == "inf" for p in huge["pairs"])
+    for d in (plain, huge):
+        d.pop("elapsed_seconds")
+        for p in d["pairs"]:
+            p.pop("exact_epsilon")
+            p.pop("exact_epsilon_method")
+    assert plain == huge  # same verdict, bounds, findings: only the reference differs
+
+
+def test_reports_show_claim_exact_and_certified_side_by_side() -> None:
+    m = LaplaceSum()
+    r = run_audit(m, m.neighbor_pairs(), CFG)
+    md = render_markdown(r)
+    assert "White-box reference (never used in the verdict): ε = 1" in md
+    assert "certified/exact = " in md
+    page = render_html(r)
+    verdict = page[page.index('<section id="verdict"') : page.index("</section>", page.index('id="verdict"'))]
+    assert '<svg class="verdict-bars"' in verdict
+    assert "white-box ε" in verdict and "certified ε" in verdict and "claim ε (verdict)" in verdict
+    without = dataclasses.replace(
+        r, pairs=tuple(dataclasses.replace(p, exact_epsilon=None) for p in r.pairs)
+    )
+    assert "White-box reference" not in render_markdown(without)
+    assert "white-box ε" not in render_html(without).split('id="verdict"')[1].split("</section>")[0]
