@@ -12,13 +12,24 @@ certified bound alone (the black-box statistics of `audit.bounds`).
 
 from __future__ import annotations
 
+import contextlib
 import math
+import signal
+import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from mechanisms.base import Mechanism
 from neighbors.base import NeighborPair
 
 DEFAULT_METHOD = "exact enumeration"
+ORACLE_SECONDS = 10.0
+"""Wall-clock limit on one oracle call (enforced from the main thread; elsewhere unlimited): an
+enumeration that grows with the pair's size must not stall the audit it only annotates."""
+
+
+class _OracleTimeout(Exception):
+    pass
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -39,7 +50,10 @@ def white_box_reference(mechanism: Mechanism, pair: NeighborPair, *, delta: floa
     if not callable(oracle):
         return WhiteBoxReference(epsilon=None)
     try:
-        value = float(oracle(pair, delta=delta))
+        with _time_limit(ORACLE_SECONDS):
+            value = float(oracle(pair, delta=delta))
+    except _OracleTimeout:
+        return WhiteBoxReference(epsilon=None, note=f"oracle took over {ORACLE_SECONDS:g} s: not evaluated")
     except NotImplementedError as exc:
         return WhiteBoxReference(epsilon=None, note=_one_line(exc))
     except Exception as exc:  # a white-box helper never fails an audit
@@ -48,6 +62,31 @@ def white_box_reference(mechanism: Mechanism, pair: NeighborPair, *, delta: floa
         return WhiteBoxReference(epsilon=None, note="oracle returned NaN")
     method = str(getattr(mechanism, "exact_epsilon_method", DEFAULT_METHOD))
     return WhiteBoxReference(epsilon=max(value, 0.0), method=method)
+
+
+@contextlib.contextmanager
+def _time_limit(seconds: float) -> Iterator[None]:
+    """Raise `_OracleTimeout` in the block after `seconds` (SIGALRM; a no-op off the main thread
+    or where another alarm handler is installed)."""
+    usable = (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
+    )
+    if not usable:
+        yield
+        return
+
+    def fire(signum: int, frame: object) -> None:
+        raise _OracleTimeout
+
+    signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
 
 
 def _one_line(exc: BaseException) -> str:

@@ -6,6 +6,9 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+import pytest
+
+from audit import whitebox
 from audit.runner import run_audit
 from audit.types import AuditConfig
 from audit.whitebox import DEFAULT_METHOD, white_box_reference
@@ -100,3 +103,18 @@ def test_reports_show_claim_exact_and_certified_side_by_side() -> None:
     )
     assert "White-box reference" not in render_markdown(without)
     assert "white-box ε" not in render_html(without).split('id="verdict"')[1].split("</section>")[0]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Slow(LaplaceSum):
+    name: str = "slow_oracle"
+
+    def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
+        while True:  # an enumeration that would never finish
+            pass
+
+
+def test_a_slow_oracle_is_cut_off_not_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(whitebox, "ORACLE_SECONDS", 0.2)
+    ref = whitebox.white_box_reference(_Slow(), LaplaceSum().neighbor_pairs()[0], delta=0.0)
+    assert ref.epsilon is None and "not evaluated" in ref.note
