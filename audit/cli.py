@@ -1,7 +1,9 @@
 """The `dpaudit` command (DESIGN.md, "CLI and JSON contract").
 
-Exit codes: 0 no violation found, 1 violation found, 2 usage or input error (one line on
-stderr, no traceback).
+Exit codes: 0 no violation found, 1 violation found (verdicts only); 2 usage or input error,
+including the user's mechanism failing (one line on stderr, no traceback); 3 internal error of
+dpaudit (one line naming a file that holds the traceback; `--debug` prints it instead). No path
+exits 1 without a verdict.
 """
 
 from __future__ import annotations
@@ -11,6 +13,8 @@ import dataclasses
 import json
 import shlex
 import sys
+import tempfile
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
@@ -28,7 +32,8 @@ from reports.junit import render_junit
 from reports.markdown import fmt, render_index_markdown, render_markdown
 from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_json
 
-EXIT_OK, EXIT_VIOLATION, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
 DEFAULT_PAIRS = "all"
 """`dpaudit run`'s pair mode when --pairs is not given: the worst-case search with the registered
 pairs in its pilot pool, on the registered route's total budget (audit/search.py). Measured not
@@ -88,6 +93,7 @@ def _float_list(text: str) -> tuple[float, ...]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Certified empirical privacy audits of DP mechanisms.")
+    p.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
 
     sub.add_parser("list", help="list registered mechanisms, estimators and pair generators")
@@ -165,6 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
     rep.add_argument("result", type=Path)
     rep.add_argument("--format", default="md", choices=["md", "html", "junit", "json"])
     rep.add_argument("--out", type=Path, help="write here instead of stdout")
+    for command in sub.choices.values():  # `dpaudit run X --debug` as well as `dpaudit --debug run X`
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
     return p
 
 
@@ -495,8 +503,9 @@ def _cmd_report(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    raw = list(sys.argv[1:] if argv is None else argv)
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(raw)
         handler: Any = {
             "list": _cmd_list,
             "run": _cmd_run,
@@ -515,6 +524,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("dpaudit: interrupted", file=sys.stderr)
         return 130
+    except Exception as exc:
+        if "--debug" in raw:
+            raise
+        return _internal_error(exc)
+
+
+def _internal_error(exc: BaseException) -> int:
+    """Exit 3 for a bug in dpaudit itself: one line on stderr naming the traceback file (written
+    to the system temporary directory, never into the user's --out)."""
+    try:
+        fd, path = tempfile.mkstemp(prefix="dpaudit-traceback-", suffix=".txt")
+        with open(fd, "w", encoding="utf-8") as fh:
+            fh.write("".join(traceback.format_exception(exc)))
+        where = f"traceback in {path}"
+    except OSError:
+        where = "traceback not saved; re-run with --debug"
+    message = " ".join(str(exc).split())[:300]
+    print(
+        f"dpaudit: internal error: {type(exc).__name__}{': ' + message if message else ''} ({where})",
+        file=sys.stderr,
+    )
+    return EXIT_INTERNAL
 
 
 if __name__ == "__main__":  # pragma: no cover

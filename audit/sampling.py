@@ -75,8 +75,11 @@ def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tupl
             out = np.concatenate(parts, axis=0)
     except MechanismError:
         raise
+    except SystemExit as exc:  # sys.exit inside a black box is its failure, not dpaudit's exit code
+        raise MechanismError(f"mechanism {mechanism.name!r} called sys.exit({exc.code!r})") from exc
     except Exception as exc:  # a black box may raise anything; report it in one line
-        raise MechanismError(f"mechanism {mechanism.name!r} raised {type(exc).__name__}: {exc}") from exc
+        message = " ".join(str(exc).split()) or "(no message)"
+        raise MechanismError(f"mechanism {mechanism.name!r} raised {type(exc).__name__}: {message}") from exc
     return validate_output(mechanism.name, out, size)
 
 

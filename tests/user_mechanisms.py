@@ -57,3 +57,17 @@ def add_remove_only() -> object:
             ),
         ),
     )
+
+
+def _exits(ds: Dataset, rng: np.random.Generator) -> float:
+    import sys
+
+    sys.exit(3)
+
+
+def _silent(ds: Dataset, rng: np.random.Generator) -> float:
+    raise ValueError("")
+
+
+exiting_mech = from_callable(_exits, name="user_exits", claim=CLAIM, domain=DOMAIN)
+silent_error_mech = from_callable(_silent, name="user_silent_error", claim=CLAIM, domain=DOMAIN)
