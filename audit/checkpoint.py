@@ -10,6 +10,11 @@ Every record is flushed and fsync'ed before the runner moves on, so a `kill -9` 
 the chunk in flight; a torn last line is ignored on reading. Because every chunk's samples are
 a pure function of (seed, pair, side, phase, chunk), a resumed audit produces exactly the
 result an uninterrupted one would, without redoing any recorded chunk.
+
+The header is written to a temporary file and renamed into place, so a checkpoint on disk
+either has a complete header or does not exist; a file without one (left empty or cut by a
+kill from an older version) holds no records and is simply restarted. A symlink at the
+checkpoint's path is removed, never written through.
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ import json
 import os
 from pathlib import Path
 from typing import Any
+
+from audit.outfiles import write_text
 
 FORMAT_VERSION = 1
 
@@ -43,14 +50,15 @@ class Checkpoint:
         self.segments: dict[tuple[int, int, int], list[int]] = {}
         """Per chunk, the first event's counts on the chunk's trajectory segments (when recorded)."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        if resume and path.exists():
-            self._load()
-            self._fh = path.open("a", encoding="utf-8")
-        else:
-            self._fh = path.open("w", encoding="utf-8")
-            self._write({"type": "header", "key": key, "version": FORMAT_VERSION})
+        if path.is_symlink():
+            path.unlink()
+        if not (resume and path.exists() and self._load()):
+            header = json.dumps({"type": "header", "key": key, "version": FORMAT_VERSION}) + "\n"
+            write_text(path, header)
+        self._fh = path.open("a", encoding="utf-8")
 
-    def _load(self) -> None:
+    def _load(self) -> bool:
+        """Load the records of an earlier run; False when the file holds no header (restart)."""
         try:
             lines = self.path.read_text(encoding="utf-8").splitlines()
         except OSError as exc:
@@ -61,7 +69,9 @@ class Checkpoint:
                 records.append(json.loads(line))
             except json.JSONDecodeError:
                 continue  # a line torn by a crash: its chunk is simply redone
-        if not records or records[0].get("type") != "header":
+        if not records:
+            return False  # empty, or only a torn header: nothing was recorded
+        if not isinstance(records[0], dict) or records[0].get("type") != "header":
             raise CheckpointError(f"{self.path} is not a dpaudit checkpoint")
         if records[0].get("key") != self.key:
             raise CheckpointError(
@@ -69,13 +79,23 @@ class Checkpoint:
                 "budget changed); delete it or run without --resume"
             )
         for r in records[1:]:
-            if r.get("type") == "selection":
-                self.selections[(int(r["pair"]), int(r["objective"]))] = r
-            elif r.get("type") == "chunk":
-                key = (int(r["pair"]), int(r["side"]), int(r["chunk"]))
-                self.chunks[key] = [int(c) for c in r["counts"]]
-                if r.get("segments") is not None:
-                    self.segments[key] = [int(c) for c in r["segments"]]
+            try:
+                self._add(r)
+            except (AttributeError, KeyError, TypeError, ValueError):
+                raise CheckpointError(
+                    f"checkpoint {self.path} holds a malformed record ({json.dumps(r)[:80]}); delete it or "
+                    "run without --resume"
+                ) from None
+        return True
+
+    def _add(self, r: dict[str, Any]) -> None:
+        if r.get("type") == "selection":
+            self.selections[(int(r["pair"]), int(r["objective"]))] = r
+        elif r.get("type") == "chunk":
+            key = (int(r["pair"]), int(r["side"]), int(r["chunk"]))
+            self.chunks[key] = [int(c) for c in r["counts"]]
+            if r.get("segments") is not None:
+                self.segments[key] = [int(c) for c in r["segments"]]
 
     def _write(self, record: dict[str, Any]) -> None:
         self._fh.write(json.dumps(record) + "\n")

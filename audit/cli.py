@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
+from audit.outfiles import safe_stem, write_text
 from audit.plan import plan
 from audit.runner import AuditInputError, run_audit
 from audit.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
@@ -30,7 +31,7 @@ from neighbors.generators import BoundaryPairs, check_amplification
 from reports.html import render_html, render_index_html
 from reports.junit import render_junit
 from reports.markdown import fmt, render_index_markdown, render_markdown
-from reports.schema import SchemaError, dumps, read_json, to_json_dict, write_json
+from reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
@@ -243,7 +244,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         gdp=args.gdp,
     )
     mode = args.pairs or DEFAULT_PAIRS
-    checkpoint = args.out / ".checkpoints" / f"{mechanism.name}.jsonl" if args.out else None
+    checkpoint = args.out / ".checkpoints" / f"{safe_stem(mechanism.name)}.jsonl" if args.out else None
     note = ""
     if mode != "registered":
         try:
@@ -307,7 +308,7 @@ def _summary(r: AuditResult) -> str:
 
 def _drop_checkpoint(out: Path, mechanism: str) -> None:
     """The result is written: its checkpoint is no longer needed."""
-    (out / ".checkpoints" / f"{mechanism}.jsonl").unlink(missing_ok=True)
+    (out / ".checkpoints" / f"{safe_stem(mechanism)}.jsonl").unlink(missing_ok=True)
 
 
 def _families() -> dict[str, str]:
@@ -315,15 +316,20 @@ def _families() -> dict[str, str]:
     return {e.name: e.family for e in entries().values()}
 
 
+def _write_result(result: AuditResult, path: Path) -> None:
+    write_text(path, dumps(result))
+
+
 def _write(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     family = _families().get(result.mechanism)
+    stem = safe_stem(result.mechanism)
     if "json" in fmts:
-        write_json(result, out / f"{result.mechanism}.json")
+        _write_result(result, out / f"{stem}.json")
     if "md" in fmts:
-        (out / f"{result.mechanism}.md").write_text(render_markdown(result, family=family), encoding="utf-8")
+        write_text(out / f"{stem}.md", render_markdown(result, family=family))
     if "html" in fmts:
-        (out / f"{result.mechanism}.html").write_text(render_html(result, family=family), encoding="utf-8")
+        write_text(out / f"{stem}.html", render_html(result, family=family))
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
@@ -378,25 +384,25 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     if args.out:
         args.out.mkdir(parents=True, exist_ok=True)
         fams = _families()
-        (args.out / "index.md").write_text(render_index_markdown(results, families=fams), encoding="utf-8")
+        write_text(args.out / "index.md", render_index_markdown(results, families=fams))
         if "html" in fmts:
-            links = [f"{r.mechanism}.html" for r in results]
-            (args.out / "index.html").write_text(
+            links = [f"{safe_stem(r.mechanism)}.html" for r in results]
+            write_text(
+                args.out / "index.html",
                 render_index_html(results, links, families=fams, command=_run_all_command(args)),
-                encoding="utf-8",
             )
-        (args.out / "junit.xml").write_text(render_junit(results, families=fams), encoding="utf-8")
+        write_text(args.out / "junit.xml", render_junit(results, families=fams))
         index = [
             {
                 "mechanism": r.mechanism,
                 "verdict": r.verdict.value,
                 "epsilon_lower_bound": to_json_dict(r)["epsilon_lower_bound"],
                 "claim": r.claim.to_dict(),
-                "file": f"{r.mechanism}.json",
+                "file": f"{safe_stem(r.mechanism)}.json",
             }
             for r in results
         ]
-        (args.out / "index.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+        write_text(args.out / "index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
     if args.json:
         sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
@@ -481,7 +487,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     )
     io = GateIO(
         pairs_for=pairs_for,
-        write_result=write_json,
+        write_result=_write_result,
         read_result=read_json,
         render_markdown=render_markdown,
         render_junit=render_junit,
@@ -495,7 +501,7 @@ def _cmd_report(args: argparse.Namespace) -> int:
     renderers = {"md": render_markdown, "html": render_html, "json": dumps}
     text = render_junit([result]) if args.format == "junit" else renderers[args.format](result)
     if args.out:
-        args.out.write_text(text, encoding="utf-8")
+        write_text(args.out, text)
     else:
         sys.stdout.write(text)
     return EXIT_OK

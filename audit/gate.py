@@ -60,6 +60,7 @@ from audit.baseline import (
 from audit.checkpoint import audit_key
 from audit.gate_config import AuditSpec, GateConfig
 from audit.jsonnum import json_number
+from audit.outfiles import write_text
 from audit.runner import package_version, run_audit
 from audit.search import search_and_certify
 from audit.types import AuditConfig, AuditResult
@@ -324,7 +325,7 @@ class _Runner:
         if self.io.write_result is not None:
             self.io.write_result(result, self.out / f"{spec.name}.json")
         if self.io.render_markdown is not None:
-            (self.out / f"{spec.name}.md").write_text(self.io.render_markdown(result), encoding="utf-8")
+            write_text(self.out / f"{spec.name}.md", self.io.render_markdown(result))
         ckpt = self.checkpoint(spec.name)
         if ckpt is not None:
             ckpt.unlink(missing_ok=True)
@@ -450,15 +451,11 @@ def _junit(outcome: GateOutcome, base_xml: str) -> str:
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
 
 
-def _write_text(path: Path, text: str) -> None:
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(path)
 
 
 def _write_summary(outcome: GateOutcome, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
-    _write_text(out / "gate.json", json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    write_text(out / "gate.json", json.dumps(outcome.to_dict(), indent=2, ensure_ascii=False) + "\n")
 
 
 # --------------------------------------------------------------------------- entry point
@@ -528,10 +525,10 @@ def run_gate(config: GateConfig, options: GateOptions, io: GateIO | None = None)
 
     if runner.out is not None:
         _write_summary(outcome, runner.out)
-        _write_text(runner.out / "gate.md", _markdown(outcome))
+        write_text(runner.out / "gate.md", _markdown(outcome))
         if io.render_junit is not None:
             base_xml = io.render_junit([o.result for o in outcome.outcomes])
-            _write_text(runner.out / "junit.xml", _junit(outcome, base_xml))
+            write_text(runner.out / "junit.xml", _junit(outcome, base_xml))
 
     violations = sum(o.violation for o in outcome.outcomes)
     regressions = sum(o.regressed for o in outcome.outcomes)

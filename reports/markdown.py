@@ -299,7 +299,7 @@ PAIR_HEADER = [
 def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
     fam = family if family is not None else family_of(r)
     lines = [
-        f"# dpaudit: `{r.mechanism}`" + (f" ({fam})" if fam else ""),
+        f"# dpaudit: `{_cell(r.mechanism, 200)}`" + (f" ({fam})" if fam else ""),
         "",
         f"**Verdict: {verdict_words(r)}.** "
         + (

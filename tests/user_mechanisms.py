@@ -71,3 +71,7 @@ def _silent(ds: Dataset, rng: np.random.Generator) -> float:
 
 exiting_mech = from_callable(_exits, name="user_exits", claim=CLAIM, domain=DOMAIN)
 silent_error_mech = from_callable(_silent, name="user_silent_error", claim=CLAIM, domain=DOMAIN)
+
+
+escaping_mech = from_callable(_laplace, name="../../escaped", claim=CLAIM, domain=DOMAIN)
+slashed_mech = from_callable(_laplace, name="team/laplace\nv2", claim=CLAIM, domain=DOMAIN)
