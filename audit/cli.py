@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import os
 import shlex
 import sys
 import tempfile
@@ -524,6 +525,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"dpaudit: error: {message}", file=sys.stderr)
         return EXIT_USAGE
+    except BrokenPipeError:  # `dpaudit list | head`: the reader left; say nothing more
+        _silence_stdout()
+        return EXIT_OK if raw[:1] in (["list"], ["report"]) else EXIT_USAGE
     except OSError as exc:
         print(f"dpaudit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
@@ -534,6 +538,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         if "--debug" in raw:
             raise
         return _internal_error(exc)
+
+
+def _silence_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _internal_error(exc: BaseException) -> int:

@@ -12,6 +12,8 @@ import dataclasses
 import importlib
 import importlib.util
 import inspect
+import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -185,6 +187,26 @@ def parse_params(factory: Callable[..., Any], raw: Mapping[str, str]) -> dict[st
     return out
 
 
+def _import_user_module(module_name: str) -> Any:
+    """Import a user's module the way `python -m` would: the working directory is on the path.
+    Any failure at import (a missing module, a syntax error, an exception in its top level) is
+    the user's code failing: one RegistryError line, never a traceback."""
+    cwd = os.getcwd()
+    if cwd not in sys.path and "" not in sys.path:
+        sys.path.insert(0, cwd)
+    try:
+        return importlib.import_module(module_name)
+    except ImportError as exc:
+        raise RegistryError(f"cannot import {module_name!r}: {exc}") from None
+    except SyntaxError as exc:
+        raise RegistryError(
+            f"cannot import {module_name!r}: syntax error in {exc.filename}, line {exc.lineno}: {exc.msg}"
+        ) from None
+    except Exception as exc:
+        message = " ".join(str(exc).split())
+        raise RegistryError(f"importing {module_name!r} raised {type(exc).__name__}: {message}") from None
+
+
 def resolve(spec: str, raw_params: Mapping[str, str] | None = None) -> tuple[Mechanism, RegistryEntry | None]:
     """A registered name, or `package.module:attribute` (a Mechanism or a factory for one)."""
     raw_params = dict(raw_params or {})
@@ -201,10 +223,7 @@ def resolve(spec: str, raw_params: Mapping[str, str] | None = None) -> tuple[Mec
         hint = f" (did you mean {', '.join(close[:3])}?)" if close else " (see `dpaudit list`)"
         raise RegistryError(f"unknown mechanism {spec!r}{hint}")
     module_name, _, attr = spec.partition(":")
-    try:
-        module = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise RegistryError(f"cannot import {module_name!r}: {exc}") from None
+    module = _import_user_module(module_name)
     try:
         obj = getattr(module, attr)
     except AttributeError:

@@ -45,3 +45,49 @@ def test_an_internal_error_exits_3_with_a_traceback_file(
         path.unlink()
     with pytest.raises(KeyError):  # --debug shows the traceback (after the subcommand, too)
         cli.main(["run", "laplace_sum", "--num-samples", "2000", "--debug"])
+
+
+def _user_module(tmp_path: Path, name: str, body: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / f"{name}.py").write_text(body)
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [("raise RuntimeError('bad config')\n", "RuntimeError: bad config"), ("def (:\n", "syntax error")],
+)
+def test_a_user_module_that_fails_at_import_is_exit_2(
+    body: str,
+    needle: str,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    name = f"dpaudit_user_{abs(hash(body)) % 10**8}"
+    _user_module(tmp_path, name, body, monkeypatch)
+    code, err = _run(capsys, "run", f"{name}:m")
+    assert code == cli.EXIT_USAGE and err.count("\n") == 1 and needle in err
+
+
+def test_a_user_module_in_the_working_directory_imports_without_pythonpath(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    body = "from tests.user_mechanisms import laplace_callable as m\n"
+    _user_module(tmp_path, "dpaudit_cwd_user_mod", body, monkeypatch)
+    monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
+    code, _ = _run(capsys, "run", "dpaudit_cwd_user_mod:m", "--num-samples", "3000", "--pairs", "registered")
+    assert code == cli.EXIT_OK
+
+
+def test_a_closed_pipe_is_quiet() -> None:
+    import subprocess
+    import sys
+
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "audit", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.read(10)
+    proc.stdout.close()
+    assert proc.wait(timeout=60) == 0
+    assert proc.stderr.read() == b""
