@@ -196,6 +196,11 @@ def _formats(text: str) -> list[str]:
     return fmts
 
 
+def _has_registered_pairs(mechanism: Mechanism) -> bool:
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    return callable(registered) and len(registered()) > 0
+
+
 def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
     """The mechanism's registered worst-case pairs, else boundary templates for its claims.
 
@@ -245,6 +250,11 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         gdp=args.gdp,
     )
     mode = args.pairs or DEFAULT_PAIRS
+    if mode == "registered" and not _has_registered_pairs(mechanism):
+        raise UsageError(
+            f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
+            "registered to search its domain, or give it neighbor_pairs()"
+        )
     checkpoint = args.out / ".checkpoints" / f"{safe_stem(mechanism.name)}.jsonl" if args.out else None
     note = ""
     if mode != "registered":
@@ -267,7 +277,8 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
             # (the result's `command` says `--pairs registered`)
             # (printed with the result's warnings once it exists: an error during the audit stays
             # the one line on stderr)
-            note = f"note: audited on the registered pairs (the default pair search is unavailable: {exc})"
+            which = "registered pairs" if _has_registered_pairs(mechanism) else "boundary template pairs"
+            note = f"note: audited on the {which} (the default pair search is unavailable: {exc})"
         else:
             for w in found.certified.warnings:
                 print(f"dpaudit: warning: {found.certified.mechanism}: {w}", file=sys.stderr)

@@ -75,7 +75,7 @@ def test_a_user_module_in_the_working_directory_imports_without_pythonpath(
     body = "from tests.user_mechanisms import laplace_callable as m\n"
     _user_module(tmp_path, "dpaudit_cwd_user_mod", body, monkeypatch)
     monkeypatch.setattr("sys.path", [p for p in __import__("sys").path if p not in ("", str(tmp_path))])
-    code, _ = _run(capsys, "run", "dpaudit_cwd_user_mod:m", "--num-samples", "3000", "--pairs", "registered")
+    code, _ = _run(capsys, "run", "dpaudit_cwd_user_mod:m", "--num-samples", "3000")
     assert code == cli.EXIT_OK
 
 
@@ -91,3 +91,8 @@ def test_a_closed_pipe_is_quiet() -> None:
     proc.stdout.close()
     assert proc.wait(timeout=60) == 0
     assert proc.stderr.read() == b""
+
+
+def test_pairs_registered_without_registered_pairs_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code, err = _run(capsys, "run", "tests.user_mechanisms:laplace_callable", "--pairs", "registered")
+    assert code == cli.EXIT_USAGE and err.count("\n") == 1 and "registers no neighbour pairs" in err
