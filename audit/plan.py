@@ -34,6 +34,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+import numpy as np
+
 from audit.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
 from audit.runner import run_audit
 from audit.types import AuditConfig
@@ -225,7 +227,7 @@ class Plan:
                 f"{best.event}, {best.direction}; P ≈ {best.p_estimate:.4g}, Q ≈ {best.q_estimate:.4g}, "
                 f"point estimate {best.point_epsilon:.4g}) needs about "
                 f"{self.certification_samples:,} certification samples per side, i.e. "
-                f"--num-samples {self.num_samples:,} with the selection split."
+                f"--num-samples {self.num_samples} with the selection split."
             )
         size = "that size" if best is not None else "the pilot's size"
         ceiling = f"At {size} no event can certify more than ε = {self.epsilon_ceiling:.4g}"
@@ -251,6 +253,16 @@ class Plan:
         return " ".join([pilot, main, ceiling + ".", *caveats])
 
 
+PLAN_STREAM = 0x706C616E  # "plan"
+
+
+def pilot_seed(seed: int) -> int:
+    """The pilot's seed: a stream of its own, independent of the samples `dpaudit run --seed seed`
+    draws. Were it the run's own seed, the planned run would re-draw the very samples its size
+    was chosen from (optional stopping on the certification samples)."""
+    return int(np.random.SeedSequence([seed, PLAN_STREAM]).generate_state(1, dtype=np.uint32)[0])
+
+
 def plan(
     mechanism: Mechanism,
     pairs: Sequence[NeighborPair],
@@ -267,11 +279,11 @@ def plan(
     planned run; its `num_samples`, `seed` and `failure_probability` are replaced by the pilot's.
     Raises `audit.runner.AuditInputError` as `run_audit` does (bad pairs, no applicable claim).
     """
-    if not math.isfinite(target_epsilon):
-        raise ValueError("target_epsilon must be finite")
+    if not (math.isfinite(target_epsilon) and target_epsilon > 0):
+        raise ValueError(f"the target ε must be a finite number > 0, got {target_epsilon:g}")
     base = config or AuditConfig()
     pilot_config = dataclasses.replace(
-        base, num_samples=pilot_samples, seed=seed, failure_probability=failure_probability
+        base, num_samples=pilot_samples, seed=pilot_seed(seed), failure_probability=failure_probability
     )
     result = run_audit(mechanism, pairs, pilot_config, show_progress=False)
     beta_t = result.per_test_failure_probability

@@ -93,7 +93,7 @@ def test_planned_size_reaches_target() -> None:
     assert abs(float(np.mean(bounds)) - target) <= 4 * math.sqrt(s_run**2 / 20 + s_pilot**2)
     run = AuditConfig(num_samples=pl.num_samples)
     assert run.split()[1] >= n
-    assert "needs about" in pl.describe() and f"{pl.num_samples:,}" in pl.describe()
+    assert "needs about" in pl.describe() and f"--num-samples {pl.num_samples} " in pl.describe()
 
 
 def test_target_above_point_estimate_is_flagged() -> None:
@@ -112,3 +112,22 @@ def test_target_above_point_estimate_is_flagged() -> None:
     assert k == 1 or epsilon_ceiling(k - 1, failure_probability=beta) <= 1.0
     assert pl.min_samples_for_target is not None and pl.min_samples_for_target >= k
     json.dumps(pl.to_dict())
+
+
+def test_the_pilot_draws_from_its_own_stream() -> None:
+    """The plan's pilot is the audit at `pilot_seed(seed)`, never at the run's own seed."""
+    from audit.plan import pilot_seed
+
+    m = RandomizedResponse(epsilon=1.0)
+    pl = plan(m, [ONE_RECORD], target_epsilon=0.9, pilot_samples=20_000, seed=3)
+    assert pilot_seed(3) != 3 and len({pilot_seed(s) for s in range(100)}) == 100
+    at_pilot = run_audit(m, [ONE_RECORD], AuditConfig(num_samples=20_000, seed=pilot_seed(3)))
+    at_run = run_audit(m, [ONE_RECORD], AuditConfig(num_samples=20_000, seed=3))
+    assert pl.pilot_epsilon_lower_bound == at_pilot.epsilon_lower_bound
+    assert at_pilot.pairs[0].estimate != at_run.pairs[0].estimate
+
+
+@pytest.mark.parametrize("target", [0.0, -1.0, float("nan")])
+def test_a_target_that_is_not_positive_is_refused(target: float) -> None:
+    with pytest.raises(ValueError, match="> 0"):
+        plan(RandomizedResponse(), [ONE_RECORD], target_epsilon=target)
