@@ -314,12 +314,17 @@ class _Reader:
             raise self.error(where, f"field {key!r} has the wrong type ({type(value).__name__})")
         return value
 
-    def number(self, d: dict[str, Any], key: str, where: str) -> float:
+    def number(self, d: dict[str, Any], key: str, where: str, *, finite: bool = True) -> float:
+        """A number field; NaN is never accepted (a NaN threshold would make every comparison
+        false and the regression test a silent no-op), ±inf only where `finite` is False."""
         value = self.get(d, key, (int, float, str), where)
         try:
-            return float(value)
+            number = float(value)
         except ValueError:
             raise self.error(where, f"field {key!r} is not a number ({value!r})") from None
+        if math.isnan(number) or (finite and math.isinf(number)):
+            raise self.error(where, f"field {key!r} must be a finite number, got {value!r}")
+        return number
 
     def dataset(self, d: Any, where: str) -> Dataset:
         if not isinstance(d, dict) or "X" not in d:
@@ -357,7 +362,7 @@ class _Reader:
                 p_total=self.get(d, "p_total", int, where),
                 q_count=self.get(d, "q_count", int, where),
                 q_total=self.get(d, "q_total", int, where),
-                epsilon_lower_bound=self.number(d, "epsilon_lower_bound", where),
+                epsilon_lower_bound=self.number(d, "epsilon_lower_bound", where, finite=False),
             )
         except ValueError as exc:
             if isinstance(exc, BaselineError):

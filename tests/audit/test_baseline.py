@@ -186,6 +186,9 @@ def _valid_dict() -> dict[str, Any]:
         (lambda d: d["audits"]["lap"]["events"][0]["event_spec"].update(type="nope"), "unusable event_spec"),
         (lambda d: d["audits"]["lap"]["events"][0].update(dataset={"X": [[1.0, "a"]]}), "invalid dataset"),
         (lambda d: d["audits"]["lap"]["events"][0].update(delta=2.0), "delta must be in"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(epsilon_lower_bound="NaN"), "must be a finite"),
+        (lambda d: d["audits"]["lap"]["events"][0].update(delta="inf"), "must be a finite"),
+        (lambda d: d["audits"]["lap"].update(failure_probability="nan"), "must be a finite"),
     ],
 )
 def test_malformed_baselines_name_the_file(
