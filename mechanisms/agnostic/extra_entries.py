@@ -1,0 +1,108 @@
+"""Registry entries for the extra 000/001 learners (to be appended to
+`mechanisms.agnostic.REGISTRY_ENTRIES`): the Thm 3.6 pipeline with amplification, Lemma 4.1 on
+its own, Alg. 3 with a public V, and the (ε, δ) stability-histogram plug-in (δ > 0)."""
+
+from __future__ import annotations
+
+from mechanisms.agnostic.amplified import (
+    AgnosticAmplifiedFirstM,
+    AgnosticAmplifiedReleaseSubset,
+    AgnosticLearnerAmplified,
+)
+from mechanisms.agnostic.public_v import RelabelAndLearnPrivateAsPublic, RelabelAndLearnPublicV
+from mechanisms.agnostic.realizable_prediction import RealizablePrediction, RealizablePredictionOverlapping
+from mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
+from mechanisms.registry import RegistryEntry
+
+FAMILY = "000,001"
+
+EXTRA_ENTRIES: tuple[RegistryEntry, ...] = (
+    RegistryEntry(
+        name="agnostic_learner_amplified",
+        factory=AgnosticLearnerAmplified,
+        family=FAMILY,
+        summary=(
+            "001 Thm 3.6 end to end: m'=30 of N=1200 uniform subsample (amplification, BBG18, not "
+            "from the papers) → A_Agnostic(1/3) → Lemma 2.13(EM ε0=1/3, m=5); proved ε 0.322"
+        ),
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="agnostic_learner_amplified_release_subset",
+        factory=AgnosticAmplifiedReleaseSubset,
+        family=FAMILY,
+        summary="also releases the m'-subsample it drew (ε = ∞)",
+        buggy=True,
+        twin_of="agnostic_learner_amplified",
+        bug="also releases the m'-subsample it drew (ε = ∞)",
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="agnostic_learner_amplified_first_m",
+        factory=AgnosticAmplifiedFirstM,
+        family=FAMILY,
+        summary=(
+            "subset = the first m' records (not random) under the amplified claim (not detectable: "
+            "exact 0.059 < proved 0.322, see amplified.py)"
+        ),
+        buggy=True,
+        twin_of="agnostic_learner_amplified",
+        bug="amplification claimed but the subset is the first m' records (exact 0.059 < 0.322)",
+        detectable=False,
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="realizable_prediction",
+        factory=RealizablePrediction,
+        family=FAMILY,
+        summary="001 Lemma 4.1: r = 16 disjoint portions, first consistent threshold, ε-DP vote EM (ε = 1)",
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="realizable_prediction_overlapping",
+        factory=RealizablePredictionOverlapping,
+        family=FAMILY,
+        summary="overlapping portions (each record in 2): vote sensitivity 2 (exact 1.98 > 1)",
+        buggy=True,
+        twin_of="realizable_prediction",
+        bug="overlapping portions (B001-10): vote sensitivity 2, exact ε 1.98 > proved 1",
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="relabel_and_learn_public_v",
+        factory=RelabelAndLearnPublicV,
+        family=FAMILY,
+        summary="000 Alg. 3 / Lemma 5.3 with public V ≠ ∅: (𝒜(S̃), h̄, Ṽ), DP w.r.t. D∘W, proved 3.386",
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="relabel_and_learn_private_as_public",
+        factory=RelabelAndLearnPrivateAsPublic,
+        family=FAMILY,
+        summary="treats the private W as public and releases W̃ (B000-7, ε = ∞)",
+        buggy=True,
+        twin_of="relabel_and_learn_public_v",
+        bug="treats the private W as public V and releases W̃ (B000-7, ε = ∞)",
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="stable_histogram_learner",
+        factory=StableHistogramLearner,
+        family=FAMILY,
+        summary=(
+            "POINT_8 stability histogram, Lap(2/ε), τ = 1 + (2/ε)ln(1/δ) (not from these papers; "
+            "proved (1, 0.0186), stated (1, 0.01))"
+        ),
+        default_num_samples=100_000,
+    ),
+    RegistryEntry(
+        name="stable_histogram_no_log_term",
+        factory=StableHistogramNoLogTerm,
+        family=FAMILY,
+        summary="threshold 1 without the (2/ε)ln(1/δ) term: an unshared point released w.p. 1/2 (ε = ∞ at δ)",
+        buggy=True,
+        twin_of="stable_histogram_learner",
+        bug="threshold without the ln(1/δ) term (δ-part violated: ε = ∞ at the claimed δ)",
+        default_num_samples=100_000,
+    ),
+)
