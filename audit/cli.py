@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from audit.outfiles import safe_stem, write_text
 from audit.plan import plan
 from audit.runner import AuditInputError, run_audit
-from audit.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
+from audit.search import WEAKENED, SearchBudgetError, SearchUnsupportedError, search_and_certify
 from audit.types import AuditConfig, AuditResult
 from mechanisms.base import Mechanism, MechanismError, claims_of
 from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
@@ -140,6 +140,11 @@ def build_parser() -> argparse.ArgumentParser:
         "when the mechanism declares no domain or the budget is too small to search)",
     )
     r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
+    r.add_argument(
+        "--strict",
+        action="store_true",
+        help="a candidate pair whose sampling fails is an error (exit 2), not a weakened audit",
+    )
     r.add_argument(
         "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
     )
@@ -280,6 +285,9 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
             which = "registered pairs" if _has_registered_pairs(mechanism) else "boundary template pairs"
             note = f"note: audited on the {which} (the default pair search is unavailable: {exc})"
         else:
+            weakened = [w for w in found.certified.warnings if w.startswith(WEAKENED)]
+            if args.strict and weakened:
+                raise UsageError(f"{mechanism.name}: {weakened[0]} (--strict)")
             for w in found.certified.warnings:
                 print(f"dpaudit: warning: {found.certified.mechanism}: {w}", file=sys.stderr)
             return found.certified
@@ -315,6 +323,7 @@ def _summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  finding: {f}" for f in r.findings)
+        + "".join(f"\n  {w}" for w in r.warnings if w.startswith(WEAKENED))
     )
 
 

@@ -377,6 +377,7 @@ def search_and_certify(
     entries: list[_Entry] = []
     seen: set[tuple[str, str, str]] = set()
     skipped: list[str] = []
+    failures: list[str] = []
     seeds: list[int] = []
     spent = 0
 
@@ -406,6 +407,7 @@ def search_and_certify(
         spent += num
         if error is not None:
             skipped.append(f"{entry.source} pair {entry.pair.description!r}: {error}")
+            failures.append(skipped[-1])
             entry.release()
             return False
         entry.drawn += num if ranking else 0
@@ -747,12 +749,30 @@ def search_and_certify(
     # no other timing goes in the result, so all else reproduces bit-for-bit from the seed
     search_info = {**found.to_dict(), "candidates_tried": len(entries)}
     elapsed = time.perf_counter() - started
+    warnings = (*result.warnings, *weakened_warning(failures))
     return dataclasses.replace(
         found,
         certified=dataclasses.replace(
-            result, elapsed_seconds=elapsed, extra={**result.extra, "search": search_info}
+            result,
+            elapsed_seconds=elapsed,
+            warnings=warnings,
+            extra={**result.extra, "search": search_info},
         ),
     )
+
+
+WEAKENED = "audit weakened"
+"""Prefix of the warning a search adds when candidate pairs failed while sampling."""
+
+
+def weakened_warning(failures: Sequence[str]) -> tuple[str, ...]:
+    """The warning for candidates whose sampling raised: the pair may have been the strongest, so
+    the bound may be lower than the mechanism allows (never invalid: a dropped candidate only
+    loses power). Empty when nothing failed."""
+    if not failures:
+        return ()
+    more = f" (and {len(failures) - 1} more, listed in the search record)" if len(failures) > 1 else ""
+    return (f"{WEAKENED}: {len(failures)} candidate pair(s) failed while sampling: {failures[0]}{more}",)
 
 
 def _cross_fitted(

@@ -71,6 +71,7 @@ from reports.markdown import (
     stated_exceeded,
     verdict_rank,
     verdict_words,
+    weakened,
     white_box_words,
     white_box_worst,
 )
@@ -296,6 +297,7 @@ def _verdict_section(r: AuditResult) -> list[str]:
             f"({_e(c.claim.reference)}). The verdict uses the proved claim.</p>"
         )
     out.append(f"<p>{_e(VERDICT_DETAIL[r.verdict])} {_e(LOWER_BOUND_NOTE)}</p>")
+    out += [f'<p class="finding-line">{_e(w)}</p>' for w in weakened(r)]
     facts = [
         ("Claim deciding the verdict", f"{_claim_text(r.claim)} — {r.claim.reference}"),
         ("Certified ε lower bound", _bound_words(r.epsilon_lower_bound)),

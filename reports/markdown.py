@@ -242,6 +242,11 @@ SEARCH_NOTE = (
 )
 
 
+def weakened(r: AuditResult) -> list[str]:
+    """Warnings that the audit lost power (candidate pairs that failed): part of the verdict."""
+    return [w for w in r.warnings if w.startswith("audit weakened")]
+
+
 def white_box_worst(r: AuditResult) -> PairResult | None:
     """The audited pair with the largest white-box ε (None when no pair has an oracle value)."""
     known = [p for p in r.pairs if p.exact_epsilon is not None]
@@ -307,7 +312,8 @@ def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
             if r.violation
             else "A certified lower bound below the claim proves nothing more than that no violation "
             "was found at this power."
-        ),
+        )
+        + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "

@@ -96,3 +96,24 @@ def test_a_closed_pipe_is_quiet() -> None:
 def test_pairs_registered_without_registered_pairs_is_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     code, err = _run(capsys, "run", "tests.user_mechanisms:laplace_callable", "--pairs", "registered")
     assert code == cli.EXIT_USAGE and err.count("\n") == 1 and "registers no neighbour pairs" in err
+
+
+def test_a_failing_candidate_weakens_the_audit_visibly_and_strict_makes_it_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = cli.main(["run", "tests.user_mechanisms:picky_mech", "--num-samples", "40000"])
+    out_err = capsys.readouterr()
+    assert code == cli.EXIT_OK
+    assert "audit weakened:" in out_err.err and "cannot handle a zero record" in out_err.err
+    assert "audit weakened:" in out_err.out  # in the verdict text too
+    code, err = _run(capsys, "run", "tests.user_mechanisms:picky_mech", "--num-samples", "40000", "--strict")
+    assert code == cli.EXIT_USAGE and err.count("\n") == 1 and "audit weakened" in err
+
+
+def test_a_weakened_audit_says_so_in_the_report_verdicts(tmp_path: Path) -> None:
+    cli.main(["run", "tests.user_mechanisms:picky_mech", "--num-samples", "40000", "--out", str(tmp_path)])
+    md = (tmp_path / "user_picky.md").read_text()
+    verdict = md.split("\n\n")[1]
+    assert verdict.startswith("**Verdict:") and "audit weakened: " in verdict
+    html = (tmp_path / "user_picky.html").read_text()
+    assert "audit weakened: " in html.split('id="verdict"')[1].split("</section>")[0]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from mechanisms.base import PrivacyClaim, from_callable
-from neighbors.base import Dataset, Domain, Relation
+from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 CLAIM = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test fixture")
 DOMAIN = Domain(num_features=1, feature_low=0.0, feature_high=1.0)
@@ -75,3 +75,26 @@ silent_error_mech = from_callable(_silent, name="user_silent_error", claim=CLAIM
 
 escaping_mech = from_callable(_laplace, name="../../escaped", claim=CLAIM, domain=DOMAIN)
 slashed_mech = from_callable(_laplace, name="team/laplace\nv2", claim=CLAIM, domain=DOMAIN)
+
+
+class PickyLaplace:
+    """Laplace sum that raises on any dataset holding the record 0.0: the search's corner
+    candidates fail while the registered pair samples fine."""
+
+    name = "user_picky"
+    claim = CLAIM
+    domain = DOMAIN
+    seedable = True
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        if dataset.n and np.any(dataset.X == 0.0):
+            raise ValueError("cannot handle a zero record")
+        return dataset.X.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        a = Dataset(np.array([[0.5], [0.5]]))
+        b = Dataset(np.array([[0.5], [1.0]]))
+        return (NeighborPair(dataset=a, neighbor=b, relation=Relation.REPLACE_ONE, description="0.5 → 1"),)
+
+
+picky_mech = PickyLaplace()
