@@ -469,6 +469,19 @@ class RegressionCheck:
             "regression": self.regression,
         }
 
+    @property
+    def stale_reason(self) -> str | None:
+        """Why this comparison can no longer detect a regression (None while it can): the stored
+        upper bound is +∞ (its event never occurred on the Q side in the baseline), or today's
+        lower bound is −∞ (the event no longer occurs often enough on the P side to bound the
+        loss). Either way "no regression found" would be true but no check at all."""
+        if math.isinf(self.baseline_upper) and self.baseline_upper > 0:
+            return "the baseline's bound on its event is +∞ (the event never occurred on one side)"
+        if math.isinf(self.new_lower) and self.new_lower < 0:
+            p, n = self.new_counts[:2]
+            return f"its event no longer shows a measurable loss today ({p:,}/{n:,} on the P side)"
+        return None
+
     def describe(self) -> str:
         verdict = "REGRESSION" if self.regression else "no regression found"
         return (
@@ -526,10 +539,16 @@ class RegressionReport:
     failure_probability: float
     """β_reg of the audit (split equally over `checks`)."""
     num_samples: int
+    stale: tuple[str, ...] = ()
+    """One line per baseline pair that no longer informs the test (see `stale_message`)."""
 
     @property
     def regression(self) -> bool:
         return any(c.regression for c in self.checks)
+
+
+def stale_message(what: str, reason: str) -> str:
+    return f"baseline no longer informative for {what}: {reason}: re-run `dpaudit gate --update-baseline`"
 
 
 def comparable_events(mechanism: Mechanism, base: BaselineAudit) -> tuple[list[BaselineEvent], list[str]]:
@@ -543,8 +562,10 @@ def comparable_events(mechanism: Mechanism, base: BaselineAudit) -> tuple[list[B
         reason = reason or mechanism.domain.check_pair(pair)
         if reason is not None:
             warnings.append(
-                f"baseline pair {e.pair_index + 1} ({e.description}) no longer fits {mechanism.name!r} "
-                f"({reason}); not compared"
+                stale_message(
+                    f"pair {e.pair_index + 1} ({e.description})",
+                    f"it no longer fits {mechanism.name!r} ({reason}); not compared",
+                )
             )
             continue
         usable.append(e)
@@ -614,12 +635,14 @@ def regression_checks(
         raise ValueError(f"failure_probability must be in (0, 1), got {failure_probability}")
     events, warnings = comparable_events(mechanism, base)
     if not events:
+        none_left = stale_message(f"audit {base.name!r}", "no baseline event can be compared")
         return RegressionReport(
             audit=base.name,
             checks=(),
-            warnings=(*warnings, "no baseline event to compare"),
+            warnings=(*warnings, none_left),
             failure_probability=failure_probability,
             num_samples=num_samples,
+            stale=(*(w for w in warnings if w.startswith("baseline no longer informative")), none_left),
         )
     beta_i = failure_probability / len(events)
     checkpoint = None
@@ -651,10 +674,17 @@ def regression_checks(
     for e, (k_dataset, k_neighbor) in zip(events, counts, strict=True):
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
         checks.append(compare(e, base.name, kp, kq, num_samples, beta_i))
+    stale_checks = [
+        stale_message(f"pair {c.pair_index + 1} ({c.description})", c.stale_reason)
+        for c in checks
+        if c.stale_reason is not None
+    ]
+    stale = (*(w for w in warnings if w.startswith("baseline no longer informative")), *stale_checks)
     return RegressionReport(
         audit=base.name,
         checks=tuple(checks),
-        warnings=tuple(warnings),
+        warnings=(*warnings, *stale_checks),
         failure_probability=failure_probability,
         num_samples=num_samples,
+        stale=stale,
     )

@@ -170,6 +170,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--config", type=Path, help="dpaudit.toml or pyproject.toml (default: found in the cwd)")
     g.add_argument("--baseline", type=Path, help="baseline JSON to test for privacy regressions against")
     g.add_argument("--update-baseline", action="store_true", help="write the baseline from this run")
+    g.add_argument(
+        "--strict",
+        action="store_true",
+        help="exit 2 when a baseline no longer informs its regression test (stale: re-run --update-baseline)",
+    )
     g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
     g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
     g.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
@@ -502,6 +507,7 @@ def _cmd_gate(args: argparse.Namespace) -> int:
     options = GateOptions(
         baseline=args.baseline,
         update_baseline=args.update_baseline,
+        strict=args.strict,
         out=args.out,
         resume=args.resume,
         jobs=args.jobs,

@@ -55,6 +55,7 @@ from audit.baseline import (
     baseline_audit_from_result,
     read_baseline,
     regression_checks,
+    stale_message,
     write_baseline,
 )
 from audit.checkpoint import audit_key
@@ -86,6 +87,8 @@ class GateOptions:
     resume: bool = False
     jobs: int = 1
     backend: str = "loky"
+    strict: bool = False
+    """A baseline that no longer informs a regression test is a failure (exit 2), not a warning."""
 
     def __post_init__(self) -> None:
         if self.resume and self.out is None:
@@ -148,8 +151,16 @@ class GateOutcome:
     warnings: list[str] = field(default_factory=list)
 
     @property
+    def stale(self) -> list[str]:
+        return [w for o in self.outcomes if o.regression is not None for w in o.regression.stale]
+
+    @property
     def exit_code(self) -> int:
-        return 1 if any(o.violation or o.regressed for o in self.outcomes) else 0
+        """1 on a violation or a regression (a verdict outranks everything); else 2 under
+        `--strict` when a baseline no longer informs its test; else 0."""
+        if any(o.violation or o.regressed for o in self.outcomes):
+            return 1
+        return 2 if self.options.strict and self.stale else 0
 
     @property
     def failure_probability(self) -> float:
@@ -331,6 +342,16 @@ class _Runner:
             ckpt.unlink(missing_ok=True)
 
     def regression(self, spec: AuditSpec, result: AuditResult, entry: BaselineAudit) -> RegressionReport:
+        report = self._recount(spec, result, entry)
+        changed = _changed_parameters(entry.parameters, result.parameters)
+        if changed:
+            line = stale_message(f"audit {spec.name!r}", f"parameters changed ({changed})")
+            report = dataclasses.replace(
+                report, warnings=(*report.warnings, line), stale=(*report.stale, line)
+            )
+        return report
+
+    def _recount(self, spec: AuditSpec, result: AuditResult, entry: BaselineAudit) -> RegressionReport:
         ckpt = self.out / ".checkpoints" / f"{spec.name}.regression.jsonl" if self.out else None
         report = regression_checks(
             spec.mechanism,
@@ -346,6 +367,13 @@ class _Runner:
         if ckpt is not None:
             ckpt.unlink(missing_ok=True)
         return report
+
+
+def _changed_parameters(old: Sequence[tuple[str, str]], new: Sequence[tuple[str, str]]) -> str:
+    """'k: a → b, …' for the parameters that differ between the baseline and today ('' if none)."""
+    a, b = dict(old), dict(new)
+    keys = [k for k in sorted(set(a) | set(b)) if a.get(k) != b.get(k)]
+    return ", ".join(f"{k}: {a.get(k, '(unset)')} → {b.get(k, '(unset)')}" for k in keys)
 
 
 def _fmt(x: float) -> str:

@@ -376,3 +376,27 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
     assert proc.stderr.strip() == (
         "dpaudit: error: bad.toml: [[audit]] #1: unknown key 'num_sample' (did you mean 'num_samples'?)"
     )
+
+
+# --------------------------------------------------------------------------- stale baselines
+def test_a_stale_baseline_is_named_and_strict_makes_it_exit_2(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A stored event that no longer occurs gives "loss now ≥ −∞": true, but no check at all.
+    The gate names it (and the changed parameters) and `--strict` fails with exit 2."""
+    path = make_baseline(in_tmp, capsys, "epsilon = 1.0")
+    data = json.loads(path.read_text())
+    for event in data["audits"]["lap"]["events"]:  # an event far outside every output
+        event["event_spec"].update(threshold=1e9, upper=True)
+    path.write_text(json.dumps(data))
+    write(in_tmp / "dpaudit.toml", audit_toml("laplace_sum", params="epsilon = 1.0", name="lap"))
+    code, out, err = run(capsys, "gate", "--baseline", "b.json")
+    assert code == 0
+    assert "baseline no longer informative for pair 1" in err
+    assert "re-run `dpaudit gate --update-baseline`" in err
+    code, _, err = run(capsys, "gate", "--baseline", "b.json", "--strict")
+    assert code == 2
+    write(in_tmp / "dpaudit.toml", audit_toml("laplace_sum", params="epsilon = 0.9", name="lap"))
+    make_baseline(in_tmp, capsys, "epsilon = 1.0")
+    code, _, err = run(capsys, "gate", "--baseline", "b.json", "--strict")
+    assert code == 2 and "parameters changed (epsilon: 1.0 → 0.9)" in err
