@@ -35,6 +35,7 @@ from reports.markdown import fmt, render_index_markdown, render_markdown
 from reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+FALLBACK = "the default pair search is unavailable"
 DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
 DEFAULT_PAIRS = "all"
 """`dpaudit run`'s pair mode when --pairs is not given: the worst-case search with the registered
@@ -288,7 +289,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
             # (printed with the result's warnings once it exists: an error during the audit stays
             # the one line on stderr)
             which = "registered pairs" if _has_registered_pairs(mechanism) else "boundary template pairs"
-            note = f"note: audited on the {which} (the default pair search is unavailable: {exc})"
+            note = f"note: audited on the {which} ({FALLBACK}: {exc})"
         else:
             weakened = [w for w in found.certified.warnings if w.startswith(WEAKENED)]
             if args.strict and weakened:
@@ -400,6 +401,13 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     results = []
     for i, entry in enumerate(selected, 1):
         print(f"[{i}/{len(selected)}] {entry.name}", file=sys.stderr, flush=True)
+        finished = _finished(entry, args) if args.resume else None
+        if finished is not None:
+            print(f"  {entry.name}: finished result reused from {args.out}", file=sys.stderr, flush=True)
+            results.append(finished)
+            if not args.json:
+                print(_summary(finished), flush=True)
+            continue
         result = _audit_one(entry.name, {}, args)
         results.append(result)
         if args.out:
@@ -432,6 +440,24 @@ def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     if args.json:
         sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
+
+
+def _finished(entry: RegistryEntry, args: argparse.Namespace) -> AuditResult | None:
+    """With --resume, the result a previous `run --all` already wrote for `entry` under --out,
+    when it is the same audit (its reproduce command equals this run's); else None (re-run)."""
+    path = args.out / f"{safe_stem(entry.name)}.json"
+    if not path.is_file():
+        return None
+    try:
+        result = read_json(path)
+    except (SchemaError, OSError, ValueError):
+        return None
+    n = args.num_samples or entry.default_num_samples
+    base = _command(entry.name, {}, args, n)
+    same = {f"{base} --pairs {args.pairs or DEFAULT_PAIRS}"}
+    if any(FALLBACK in w for w in result.warnings):  # the default route fell back to registered pairs
+        same.add(f"{base} --pairs registered")
+    return result if result.mechanism == entry.name and result.command in same else None
 
 
 def _run_all_command(args: argparse.Namespace) -> str:

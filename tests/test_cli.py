@@ -235,3 +235,29 @@ def test_recorded_command_reproduces_the_result_including_profile_options(
     assert code == code2
     for key in ("epsilon_lower_bound", "per_test_failure_probability", "profile"):
         assert first[key] == second[key]
+
+
+def test_run_all_resume_reuses_finished_audits(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --all --resume` after a run that finished two of three audits redoes only the third."""
+    from audit import cli
+    from mechanisms import registry
+
+    chosen = {"laplace_sum", "randomized_response", "exponential_mechanism"}
+    table = {k: v for k, v in registry.entries().items() if k in chosen}
+    monkeypatch.setattr(cli, "entries", lambda: table)
+    argv = ["run", "--all", "--num-samples", "20000", "--pairs", "registered", "--out", str(tmp_path)]
+    assert cli.main(argv) == 0
+    (tmp_path / "exponential_mechanism.json").unlink()
+    first = (tmp_path / "laplace_sum.json").read_text()
+    audited: list[str] = []
+    real = cli._audit_one
+    monkeypatch.setattr(cli, "_audit_one", lambda spec, p, a: audited.append(spec) or real(spec, p, a))
+    capsys.readouterr()
+    assert cli.main([*argv, "--resume"]) == 0
+    assert audited == ["exponential_mechanism"]
+    assert (tmp_path / "laplace_sum.json").read_text() == first
+    audited.clear()
+    assert cli.main([*argv[:3], "30000", *argv[4:], "--resume"]) == 0  # another budget: all redone
+    assert sorted(audited) == sorted(chosen)
