@@ -390,7 +390,7 @@ def test_a_stale_baseline_is_named_and_strict_makes_it_exit_2(
         event["event_spec"].update(threshold=1e9, upper=True)
     path.write_text(json.dumps(data))
     write(in_tmp / "dpaudit.toml", audit_toml("laplace_sum", params="epsilon = 1.0", name="lap"))
-    code, out, err = run(capsys, "gate", "--baseline", "b.json")
+    code, _, err = run(capsys, "gate", "--baseline", "b.json")
     assert code == 0
     assert "baseline no longer informative for pair 1" in err
     assert "re-run `dpaudit gate --update-baseline`" in err
