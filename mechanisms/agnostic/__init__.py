@@ -85,7 +85,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
     _correct(
         "private_agnostic",
         PrivateAgnosticABMS,
-        "000 Alg. 4 / Thm 6.1: relabel, resample |D|/9 with replacement, learn",
+        "000 Alg. 4 / Thm 6.1: relabel, resample |D|/9 with replacement, learn (d=8, m=10)",
         200_000,
     ),
     _correct(
@@ -183,7 +183,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "private_agnostic_no_half",
         buggy_abms.PrivateAgnosticNoHalf,
         "private_agnostic",
-        "relabelling EM exp(−q) instead of exp(−q/2)",
+        "relabelling EM exp(−q) instead of exp(−q/2) (not detectable: exact 1.726 vs proved 3.386)",
         200_000,
         detectable=False,
     ),
@@ -191,7 +191,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "closure_learner_reuse",
         buggy_abms.ClosureLearnReuse,
         "closure_learner",
-        "both closure steps reuse all of S (data reuse)",
+        "both closure steps reuse all of S (data reuse; not detectable: exact 1.393 vs proved 3.386)",
         200_000,
         detectable=False,
     ),

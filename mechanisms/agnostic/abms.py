@@ -63,6 +63,7 @@ from mechanisms.agnostic._common import (
     softmax,
     with_replacement_distribution,
 )
+from mechanisms.agnostic.pair_search import near_tie_pair
 from mechanisms.analytic import discrete_epsilon
 from mechanisms.base import PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
@@ -270,10 +271,25 @@ def abms_pairs(d: int, size_d: int, size_t: int) -> tuple[NeighborPair, ...]:
 # =========================================================================== PrivateAgnostic
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivateAgnosticABMS:
-    """Thm 6.1: A_Relabel(D, T), then 𝒜 on Q = |D|/9 draws with replacement from D̃."""
+    """Thm 6.1 (000_ed369e7bc84e5ca0.txt, Alg. 4): A_Relabel(D, T), then 𝒜 on Q = |D|/9 draws
+    with replacement from D̃.
 
-    d: int = 16
-    m: int = 4
+    Preset (d = 8, m = 10, |D| = |T| = 90, n = 180, ε_𝒜 = 1), chosen so that it both learns and
+    leaks. The old preset (d = 16, m = 4) did neither: exact ε ≤ 0.068 on its pairs and mean
+    excess error 0.197 against 0.224 for a uniformly random threshold.
+    - Utility: x uniform on [8], y = 1[x ≥ 4] flipped with probability 0.1. Over 200 seeded
+      runs the mean excess error is 0.127 ± 0.008, against 0.222 for a uniformly random
+      threshold and 0.40 for a fair coin. It is 0.191 at m = 4 and 0.074 at m = 20.
+    - Privacy: pair_search.private_agnostic_search finds at most 1.378. The registered
+      `near-tie` pair reaches it: D = 90 × x = 0 (42 ones, 48 zeros), one (0,1) → (7,0). Its
+      worst output is t = 0, with P = 0.046 against 0.012, which a 10^5-sample audit can
+      certify. A seeded random search over 1–3-point D found at most 1.357. At m = 30 the
+      search reaches 1.489, but only on outputs of probability ~1e−4.
+    - Claim: the proved 3.386 (Lemma 5.3 constants).
+    """
+
+    d: int = 8
+    m: int = 10
     epsilon_learner: float = 1.0
     concept: str = "thr"
     name: str = "private_agnostic"
@@ -344,16 +360,42 @@ class PrivateAgnosticABMS:
         return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        return abms_pairs(self.d, self.size_d, self.size_d)
+        pairs = (*abms_pairs(self.d, self.size_d, self.size_d), tie_pair(self.d, self.size_d, self.size_d))
+        if (self.d, self.m) == (8, 10):
+            worst = near_tie_pair(
+                8,
+                90,
+                0,
+                42,
+                0,
+                (7, 0),
+                description="near-tie D = 90×x=0 (42 ones): one (0,1) → new point (7,0) (search max 1.378)",
+                tags=("in-D", "near-tie", "boundary"),
+            )
+            pairs = (worst, *pairs)
+        return pairs
 
 
 # =========================================================================== ClosureLearn
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ClosureLearn:
-    """Thm 7.1 with k = 2, G = AND, H_1 = up-thresholds, H_2 = down-thresholds (intervals)."""
+    """Thm 7.1 (000_ed369e7bc84e5ca0.txt, Alg. 5), with k = 2, G = AND, H_1 = up-thresholds and
+    H_2 = down-thresholds, so the learned class is the intervals.
 
-    d: int = 12
-    m: int = 2
+    Preset (d = 8, m = 10, |D_i| = |T_i| = 90, n = 360, ε_𝒜 = 1). The old preset (d = 12, m = 2)
+    leaked ≤ 0.062 and had excess error 0.41 against 0.5 for always-0.
+    - Utility: x uniform on [8], y = 1[2 ≤ x ≤ 5] flipped with probability 0.1. Over 200 seeded
+      runs the mean excess error is 0.23 ± 0.01, against 0.40 for always-0. It is 0.34 at m = 2
+      and 0.31 at m = 5.
+    - Privacy: pair_search.closure_search finds at most 0.987. The registered step-2 `near-tie`
+      pair reaches it: S_1 = 180 × (4,1); D_2 = 90 × x = 0 (45 ones, 45 zeros), one (0,0) →
+      (6,1). Its worst output (a, b) = (0, 0) has P = 0.095 against 0.035. A matching step-1
+      pair is also registered.
+    - Claim: the proved 3.386 (parallel composition over the disjoint parts).
+    """
+
+    d: int = 8
+    m: int = 10
     epsilon_learner: float = 1.0
     name: str = "closure_learner"
     seedable: ClassVar[bool] = True
@@ -399,6 +441,10 @@ class ClosureLearn:
             out.append((x[sl_d], cell_counts(cells[sl_d], self.d), cell_counts(cells[sl_t], self.d)))
         return out
 
+    def resample_size(self) -> int:
+        """|Q_i| = |D_i|/9 = m draws with replacement (Alg. 5 step 2(c))."""
+        return self.m
+
     def step_one_relabel_law(self, cD1: F64, cT1: F64) -> F64:
         """A_Relabel's law over H_1 in step 1: h scored by min_b errors_{D_1}(h ∧ 1[x ≤ b]) (eq. 17)."""
         up, down = concept_class("thr", self.d), concept_class("down_thr", self.d)
@@ -414,12 +460,15 @@ class ClosureLearn:
         K = self.d + 1
         coef = self.epsilon_learner / 2
         ph1 = self.step_one_relabel_law(cD1, cT1)
-        pa = sum(ph1[h] * resampled_learner_law(up, x1, up[h], self.m, coef) for h in range(K))
+        pa = sum(ph1[h] * resampled_learner_law(up, x1, up[h], self.resample_size(), coef) for h in range(K))
         pb = np.zeros((K, K))
         for a in range(K):
             q2 = error_counts(up[a][None, :] & down, cD2[None])[0]
             ph2 = relabel_distribution(down, cD2, cT2, 0.5, score=q2)
-            pb[a] = sum(ph2[h] * resampled_learner_law(down, x2, down[h], self.m, coef) for h in range(K))
+            pb[a] = sum(
+                ph2[h] * resampled_learner_law(down, x2, down[h], self.resample_size(), coef)
+                for h in range(K)
+            )
         return np.asarray(pa), pb
 
     def probabilities(self, dataset: Dataset) -> F64:
@@ -433,17 +482,48 @@ class ClosureLearn:
         coef = self.epsilon_learner / 2
         ph1 = self.step_one_relabel_law(cD1, cT1)
         h1 = rng.choice(K, size=num_samples, p=ph1)
-        a = resampled_learner_draw(up, x1, up[h1], self.m, coef, rng)
+        a = resampled_learner_draw(up, x1, up[h1], self.resample_size(), coef, rng)
         scores2 = [error_counts(up[j][None, :] & down, cD2[None])[0] for j in range(K)]
         ph2 = np.stack([relabel_distribution(down, cD2, cT2, 0.5, score=q) for q in scores2])
         h2 = draw_categorical(ph2[a], rng)
-        b = resampled_learner_draw(down, x2, down[h2], self.m, coef, rng)
+        b = resampled_learner_draw(down, x2, down[h2], self.resample_size(), coef, rng)
         return np.column_stack([a, b]).astype(np.int64)
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
         return discrete_epsilon(self.probabilities(pair.dataset), self.probabilities(pair.neighbor), delta)
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        d, half = self.d, self.size_part
+        q = half // 2
+        other = [(d // 2, 1)] * half
+        tie2 = near_tie_pair(
+            d,
+            q,
+            0,
+            q // 2,
+            half + q - 1,
+            (d - 2, 1),
+            prefix=other,
+            description=(
+                f"step 2 near-tie D_2 = {q}×x=0 (half ones): one (0,0) → ({d - 2},1) "
+                "(search max at d=8, m=10)"
+            ),
+            tags=("step-2", "in-D", "near-tie"),
+        )
+        tie1 = near_tie_pair(
+            d,
+            q,
+            d - 1,
+            q // 2,
+            q - 1,
+            (0, 1),
+            suffix=other,
+            description=f"step 1 near-tie D_1 = {q}×x={d - 1} (half ones): one ({d - 1},0) → (0,1)",
+            tags=("step-1", "in-D", "near-tie"),
+        )
+        return (tie2, tie1, *self._clean_pairs())
+
+    def _clean_pairs(self) -> tuple[NeighborPair, ...]:
         d, half = self.d, self.size_part
         a, b = d // 4, (3 * d) // 4
         xs = [int(v) for v in np.linspace(0, d - 1, half).round()] * 2
