@@ -208,15 +208,19 @@ def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
 def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> PrivacyClaim | None:
     """The claim that decides the verdict for a pair under `relation`.
 
-    Proved claims win over stated ones; among them an exact relation match wins over a
-    covering one (a replace-one claim covers relabel-one pairs); then the strongest.
+    Proved claims win over stated ones; among them the tightest: the smallest ε each allows at
+    the audited δ, taken as the largest δ among them (where every one of them allows a finite
+    ε, `PrivacyClaim.epsilon_at`). A pure (T·ε̂, 0) composition claim thus beats a looser
+    (2ε, δ) one, and a claim with a smaller headline ε but a much larger δ does not win by its
+    headline alone. Ties: the smaller δ (the stronger statement), then an exact relation match
+    over a covering one (a replace-one claim covers relabel-one pairs).
     """
     covering = [c for c in claims if c.covers(relation)]
     if not covering:
         return None
     proved = [c for c in covering if c.kind is ClaimKind.PROVED] or covering
-    exact = [c for c in proved if c.relation is relation] or proved
-    return min(exact, key=lambda c: (c.epsilon, c.delta))
+    audited = max(c.delta for c in proved)
+    return min(proved, key=lambda c: (c.epsilon_at(audited), c.delta, c.relation is not relation))
 
 
 def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:

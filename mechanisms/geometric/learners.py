@@ -470,6 +470,38 @@ class UnionOfPolygonsLearner(ConvexKGonLearner):
         t = triangle_patterns(self.d)
         return t.labels, t.log_weight, t.points
 
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        """The spec §9 checklist plus the flanked-cluster pair (`flanked_pair`), built from the grid."""
+        return (*ChecklistLearner.neighbor_pairs(self), flanked_pair(self.d, self.form))
+
+
+FLANK_SIZE = 63
+
+
+def flanked_pair(d: int, form: str, size: int = FLANK_SIZE) -> NeighborPair:
+    """Add/remove a lone protected-side record x* between two clusters of `size` covered-side
+    records on the grid X_d²: x* = (⌊d/2⌋, ⌊d/2⌋ + 1) (the centre column, just above the middle),
+    the clusters at the grid points directly below and above it. OR form (positives covered):
+    a lone negative between two positive clusters; AND form: a lone positive between negatives.
+
+    Why it leaks: every hypothesis that covers both clusters (what the score rewards, and with
+    the clusters' weight the only likely choice while they remain) must also cover x* (a
+    triangle or halfplane is convex), so each step's score of the likely hypotheses moves by 1
+    with x*: the per-step loss ε̂ is realised in (almost) every step, not only when a hypothesis
+    happens to remove an isolated x* (measured: geo_union_grid3 spec §9 pairs certify 0)."""
+    P, N = (0, 1) if form == "or" else (1, 0)
+    m = d // 2
+    x, below, above = [float(m), float(m + 1)], [float(m), float(m)], [float(m), float(m + 2)]
+    return pair(
+        ([below] * size + [above] * size + [x], [N] * (2 * size) + [P]),
+        ([below] * size + [above] * size, [N] * (2 * size)),
+        2,
+        Relation.ADD_REMOVE_ONE,
+        f"flanked: lone protected-side x* = ({m},{m + 1}) between two clusters of {size} covered-side "
+        f"records at ({m},{m}) and ({m},{m + 2}) vs without x*",
+        "flanked",
+    )
+
 
 def claims_summary(claims: tuple[PrivacyClaim, ...]) -> str:
     return "; ".join(f"{c.kind.value} ({c.epsilon:.3g}, {c.delta:.3g}) {c.relation.value}" for c in claims)
