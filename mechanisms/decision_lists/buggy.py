@@ -11,7 +11,16 @@ Decision lists (twin → true ε on the registered pairs; detectable as measured
 - private_decision_list_early_stop (B-DL1): stop when S_j = ∅; uncovered probes show −1. ε = ∞. Yes.
 - private_decision_list_deterministic (B-DL0): Rivest's greedy, no EM noise. ε = ∞. Yes.
 - private_decision_list_no_half (B-DL5, tiny): exp(ε0·q) instead of exp(ε0·q/2). Exact oracle at
-  δ = 1e-5: 1.58 (add/remove, claim 2.0), 2.60 (relabel, claim 4.0). No: below the claims.
+  δ = 1e-5: 1.58 (add/remove, claim 2.0), 2.60 (relabel, claim 4.0) on the registered pairs;
+  the best add/remove pair found by an oracle hill-climb reaches 2.19 > 2.0, too thin to
+  certify (see private_decision_list_no_half_wide). No (not at the audit's power).
+- private_decision_list_no_half_wide (B-DL5, tiny features at ε0 = 2: sampler c = 2, claim
+  4·1 = 4.0 add/remove): exact oracle 5.24 at δ = 1e-5 on its own oracle-searched add/remove
+  pair (the correct learner: 2.19 there). Yes: certified 4.90 / 5.00 / 4.74 at seeds 0 / 1 / 2.
+  At ε0 = 1 the margin is too thin: an oracle hill-climb finds add/remove pairs at 2.19 > 2.0
+  (δ = 1e-5; e.g. S = {(000,0), (001,0)×2, (010,0), (011,0), (100,0), (110,0), (110,1)×3,
+  (111,0)×2} + (001,1)), but the witness events have Pr ≈ 2e-4 vs 2e-3, too close to the claim
+  to certify; at ε0 = 2 the per-step ratio e^{−2} compounds and the margin is ~1.2.
 - private_decision_list_medium_no_half (B-DL5, medium): c = 0.2 instead of 0.1; true ε ≤ 2× the
   correct one and ≤ the c = 0.2 cover bound 2.77. See the registry entry for the measured bound.
 - private_decision_list_medium_keep_misclassified (B-DL2, medium): only correctly classified
@@ -91,6 +100,47 @@ class PrivateDecisionListNoHalf(PrivateDecisionList):
 
     def weight(self) -> float:
         return self.epsilon0
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PrivateDecisionListNoHalfWide(PrivateDecisionListNoHalf):
+    """B-DL5 at ε0 = 2 (tiny features, d = 3, 4 steps): sampler c = 2, claims from c = 1.
+
+    Claim (add/remove, basic composition binds): 4·1 = 4.0. The extra registered pair (found by
+    hill-climbing the exact oracle over multisets of ≤ 11 records on {0,1}^3, objective ε at
+    δ = 1e-3) realises exact ε = 5.24 at δ = 1e-5 (5.07 at δ = 1e-3, 2.03 at δ = 1e-2); the
+    correct learner (c = 1) on the same pair: 2.19. Witness: outputs with h(e_3) = 0 and the
+    e_1 / (1,1,0) rows predicted 1, 0 (Pr 3.4e-5 under S, 6.5e-3 under S ∪ {(e_3, 0)}): the
+    added record lowers every b = 1 rule covering e_3 (x_3, TRUE) by e^{−2} at each step while
+    e_3 stays uncovered, so the ratio compounds over the steps before x_3 / TRUE is drawn.
+    Audit (`python3 -W ignore -m audit run private_decision_list_no_half_wide`, 10^6 budget):
+    see the registry entry."""
+
+    epsilon0: float = 2.0
+    max_size: int = 12
+    name: str = "private_decision_list_no_half_wide"
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        return (*PrivateDecisionList.neighbor_pairs(self), no_half_wide_pair())
+
+
+def no_half_wide_pair() -> NeighborPair:
+    """Add/remove pair that realises B-DL5's violation at ε0 = 2 (exact oracle 4.99 > 4.0)."""
+    from mechanisms.decision_lists.rivest import _pair
+
+    X = [*[(0, 0, 1)] * 2, *[(1, 0, 0)] * 2, *[(1, 0, 1)] * 2, *[(1, 1, 0)] * 5]
+    y = [1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1]
+    return _pair(
+        X,
+        y,
+        [*X, (0, 0, 1)],
+        [*y, 0],
+        Relation.ADD_REMOVE_ONE,
+        "add (e_3, 0) next to two copies of (e_3, 1); e_1-, (1,1,0)-points carry mixed labels "
+        "(exact-oracle hill-climb witness for B-DL5 at ε0 = 2)",
+        "conflicting-labels",
+        "oracle-search",
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

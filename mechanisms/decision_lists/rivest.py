@@ -28,7 +28,9 @@ Privacy claims (ERRATA F4: every number is computed from the exponent c the code
 - Replace-one from the cover bound by group privacy: (2 ε_cover, (1 + e^{ε_cover}) δ).
 - "Best provable" per relation = the smaller of the two proved claims; the runner's
   `applicable_claim` picks it automatically. On the tiny preset basic composition binds.
-- Stated (not proved): Def. 3.1 says "differing in a single example"; read as replace-one,
+- Stated (not proved; a RECONSTRUCTED statement: the text prints no constant for Thm 3.5 or
+  Lemma A.1, so the value below is the spec's cover bound, not a number from the paper; its
+  `reference` says so): Def. 3.1 says "differing in a single example"; read as replace-one,
   the paper's (ε_cover, δ) would be claimed without the group-privacy factor. Registered as
   a STATED claim so that exceeding it is reported as a finding about the paper.
 
@@ -58,6 +60,13 @@ from mechanisms.base import ClaimKind, PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "003_999a11082cbb8294.txt"
+RECONSTRUCTED_STATEMENT = (
+    f"{PAPER}, Def. 3.1 + Thm 3.5 — reconstructed statement (the printed constant is lost from "
+    "the text; value = the spec's cover bound read as replace-one, not a number printed in the paper)"
+)
+"""Reference of the STATED claim. The 003 text file prints no number for Thm 3.5 / Lemma A.1
+(checked: "There exists a -DP -PAC learner", "algorithm is -differentially private"), so the
+stated claim's value is the spec's reconstruction, labelled as such in every report."""
 
 
 def _pair(a: Any, ya: Any, b: Any, yb: Any, relation: Relation, description: str, *tags: str) -> NeighborPair:
@@ -185,7 +194,8 @@ class PrivateDecisionList:
                 epsilon=cover,
                 delta=self.delta,
                 relation=Relation.ADD_REMOVE_ONE,
-                reference=f"{PAPER}, Thm 3.5 / Lemma A.1 (cover lemma)",
+                reference=f"{PAPER}, Thm 3.5 / Lemma A.1 (cover lemma) — constant derived from the proof "
+                "(the printed constant is lost from the text)",
                 note=f"headline: (e^c − 1)·ln(e/δ) with c = {c:g} [spec §2.1 D; ERRATA F4]; {best_ar}",
             ),
             PrivacyClaim(
@@ -209,7 +219,8 @@ class PrivateDecisionList:
                     epsilon=2 * cover,
                     delta=ro_delta,
                     relation=Relation.REPLACE_ONE,
-                    reference=f"{PAPER}, Lemma A.1 + group privacy (2 add/remove steps)",
+                    reference=f"{PAPER}, Lemma A.1 + group privacy (2 add/remove steps) — constant "
+                    "derived from the proof (the printed constant is lost from the text)",
                     note="replace-one cover bound (2·cover, (1 + e^cover)·δ) [ERRATA F4]",
                 )
             )
@@ -218,7 +229,7 @@ class PrivateDecisionList:
                 epsilon=cover,
                 delta=self.delta,
                 relation=Relation.REPLACE_ONE,
-                reference=f"{PAPER}, Def. 3.1 + Thm 3.5 as stated",
+                reference=RECONSTRUCTED_STATEMENT,
                 kind=ClaimKind.STATED,
                 note="Def. 3.1 'differing in a single example' read as replace-one without group privacy",
             )

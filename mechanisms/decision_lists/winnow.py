@@ -39,6 +39,27 @@ same law of the number u ≤ K of updates. `exact_epsilon` returns ε(δ) of Bin
 Bin(K·m, 1 − p): exact when all K updates fire and an upper bound otherwise (δ(ε) of the
 mixture is the average of the per-u profiles, which grow with u).
 
+Why no registered (or other) pair can reach the 4.2 claim at the audit preset (d = 2, K = 2,
+m = 8, η = 0.05, ε0 = 0.5; the pairs reach ≤ 1.39 at δ = 1e-5). Condition on the released
+history (App. C, View 2): the likelihood ratio of a run factorises into the SVT instances'
+⊤-time terms and the EM draws' terms, and a replace-one change at position t enters
+- the SVT layer only through the count q of ITS epoch: the cache test reads the public w̃ and
+  x_t, and C and q reset at every ⊤, so exactly one of the K instances sees a different
+  (sensitivity-1) query sequence: SVT term ≤ ε0, not K·ε0;
+- the EM layer only through u = Σ_{s∈U} y_s x_s, where U holds at most one record per update
+  (the first cached one). At update k, u holds ≤ k records, so with d = 2 a draw is a
+  Bernoulli with logit ℓ = η(u_1 − u_2), |u_1 − u_2| ≤ 2k, and the change moves ℓ by ≤ 4η:
+  ℓ_S = η(c + a), ℓ_S' = η(c + a') with c ∈ [−2(k−1), 2(k−1)], a, a' ∈ [−2, 2]. Its pointwise
+  log-ratio is ≤ ln σ(η(2 − 2(k−1))) − ln σ(−2kη) (symmetric for the other coordinate): 2η = 0.1
+  at k = 1 and ln((1 + e^{4η})/2) = 0.105 at k = 2, against the charged ε_s = 4η = 0.2 (the 4η
+  is reached only when the shadow puts vanishing mass on the drawn coordinate, i.e. |ℓ| → ∞,
+  which K = 2 updates of size ≤ 2η cannot produce).
+Hence every replace-one pair has PURE ε ≤ ε0 + m·Σ_k (per-draw bound at update k) = 0.5 + 8·0.1
++ 8·0.105 = 2.14 < 4.2 (`two_coordinate_pure_bound`; checked by a test). The gap is slack in
+the proof's accounting (K SVTs charged, one touched; 4η per draw charged, ≤ 2.1η realisable),
+not a missing pair. The argument needs the cache test on the public w̃: B-W4 (cache on the
+shadow) breaks the "one epoch" step, which is why that twin registers its own W5 pair.
+
 Online decision lists (003 §4.3, Lemma 4.10, Thm 4.11): DP-Winnow on the fixed feature map
 φ(x) = (x, 1, −x, −1) for x ∈ {0,1}^k (the constant feature plays the default rule, and the
 (z, −z) transform makes non-negative weights suffice). Entries are in {−1, 0, 1}, so ε_s = 4η
@@ -138,7 +159,8 @@ class DPWinnow:
                 epsilon=adv,
                 delta=self.delta,
                 relation=Relation.REPLACE_ONE,
-                reference=ref + ": advanced composition, δ/2 per layer",
+                reference=ref + ": advanced composition, δ/2 per layer — constants reconstructed from the "
+                "proof (the printed ones are lost from the text)",
                 note=f"headline: ε_1 + ε_2 with ε_s = 4η = {es:g} (reconstructed constants [R])"
                 + ("; best provable" if adv <= basic else ""),
             ),
@@ -154,7 +176,8 @@ class DPWinnow:
             epsilon=self._advanced(self.draw_epsilon(2.0)),
             delta=self.delta,
             relation=Relation.REPLACE_ONE,
-            reference=ref + " as read with EM parameter 2η",
+            reference=ref + " as read with EM parameter 2η — reconstructed statement (the printed "
+            "constants are lost from the text)",
             kind=ClaimKind.STATED,
             note="charges 2η per draw (score range 2), the possible reading of the stripped text; "
             "under-charges by 2× on [−1, 1]^d",
@@ -239,6 +262,23 @@ class DPWinnow:
         if shadow is not None:
             parts.append(shadow.reshape(R, cap * d))
         return np.concatenate(parts, axis=1)
+
+    def two_coordinate_pure_bound(self) -> float:
+        """Upper bound on the pure ε of EVERY replace-one pair when d = 2 (module docstring):
+        ε0 (one SVT epoch touched) + m · Σ_{k ≤ K} max per-draw log-ratio at update k, where the
+        draw is Bernoulli(σ(ℓ)) with ℓ_S = η(c + a), ℓ_S' = η(c + a'), |c| ≤ 2(k − 1),
+        |a|, |a'| ≤ 2. Uses the η the sampler runs with; d = 2 only (features after the map)."""
+        if self.num_features != 2 or type(self).features is not DPWinnow.features:
+            raise NotImplementedError("two-coordinate bound only for d = 2 with the identity map")
+        if self.cache_on_shadow or not self.reinitialise_svt or type(self)._queried is not DPWinnow._queried:
+            raise NotImplementedError("the one-epoch SVT step needs the correct cache/SVT schedule")
+        eta, total = self.run_learning_rate(), 0.0
+        log_sig = lambda z: -math.log1p(math.exp(-z))  # noqa: E731
+        for k in range(1, self._cap() + 1):
+            c = 2.0 * (k - 1)
+            # worst case: drawn coordinate's logit goes from η(−c − 2) to η(−c + 2)
+            total += self.num_draws * (log_sig(eta * (2.0 - c)) - log_sig(-eta * (2.0 + c)))
+        return self.epsilon0 + total
 
     # ------------------------------------------------------------------ worst-case pairs
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:

@@ -25,6 +25,7 @@ TWIN_BUDGET = {
     "dp_winnow_cached_queries": 30_000,
     "private_decision_list_data_features": 30_000,
     "dp_winnow_one_draw_charge": 200_000,  # measured certified 4.04 vs claim 3.6 (seed 12)
+    "private_decision_list_no_half_wide": 1_000_000,  # certified 4.90 vs claim 4.0 (seed 12), ~35 s
 }
 CORRECT_BUDGET = {
     "private_decision_list": 100_000,
@@ -65,7 +66,8 @@ def test_undetectable_no_half_twin_is_below_its_claim_by_the_oracle() -> None:
     m = ENTRIES["private_decision_list_no_half"].build()
     for pair in m.neighbor_pairs():
         claim = min(c.epsilon for c in m.claims if c.kind.value == "proved" and c.covers(pair.relation))
-        assert m.exact_epsilon(pair) < claim  # undetectable black-box: the claim still holds
+        assert m.exact_epsilon(pair) < claim  # on its registered pairs (an oracle-searched pair
+        # reaches 2.19 > 2.0, too thin to certify; see private_decision_list_no_half_wide)
 
 
 def test_undetectable_no_group_privacy_twin_is_below_its_buggy_claim_by_the_oracle() -> None:
