@@ -15,9 +15,10 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 from scipy import optimize, special
 
 
@@ -85,6 +86,24 @@ def discrete_epsilon(p: ArrayLike, q: ArrayLike, delta: float = 0.0) -> float:
     if discrete_delta(P, Q, 700.0) > delta:
         return math.inf
     return float(optimize.brentq(lambda e: discrete_delta(P, Q, e) - delta, 0.0, 700.0, xtol=1e-12))
+
+
+def law_epsilon(
+    a: Mapping[tuple[int, ...], float], b: Mapping[tuple[int, ...], float], delta: float = 0.0
+) -> float:
+    """`discrete_epsilon` of two output laws given as {output: probability} (missing = 0)."""
+    keys = sorted(set(a) | set(b))
+    return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+
+
+def sample_law(
+    law: Mapping[tuple[int, ...], float], num_samples: int, *, rng: np.random.Generator
+) -> NDArray[np.int64]:
+    """`num_samples` draws (rows) from a finite law over integer-tuple outputs."""
+    keys = list(law)
+    p = np.array([law[k] for k in keys])
+    idx = rng.choice(len(keys), size=num_samples, p=p / p.sum())
+    return np.asarray(keys, dtype=np.int64)[idx]
 
 
 def laplace_difference_sf(c: float, b: float) -> float:

@@ -67,7 +67,7 @@ from mechanisms.agnostic._common import (
     subset_distribution,
 )
 from mechanisms.agnostic.lwy import AgnosticLearner
-from mechanisms.analytic import discrete_epsilon
+from mechanisms.analytic import discrete_epsilon, law_epsilon
 from mechanisms.base import ClaimKind, PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
@@ -364,6 +364,4 @@ class AgnosticAmplifiedReleaseSubset(AgnosticLearnerAmplified):
         return np.concatenate([g[:, None], cS], axis=1)
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        a, b = self.joint(pair.dataset), self.joint(pair.neighbor)
-        keys = sorted(set(a) | set(b))
-        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+        return law_epsilon(self.joint(pair.dataset), self.joint(pair.neighbor), delta)

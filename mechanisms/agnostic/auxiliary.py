@@ -71,7 +71,7 @@ from mechanisms.agnostic._common import (
     replace_pair,
 )
 from mechanisms.agnostic.lwy import AgnosticLearner
-from mechanisms.analytic import discrete_epsilon
+from mechanisms.analytic import law_epsilon
 from mechanisms.base import PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair, Relation
 
@@ -195,9 +195,7 @@ class AuxiliaryLearner:
         return out
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        a, b = self.law(pair.dataset), self.law(pair.neighbor)
-        keys = sorted(set(a) | set(b))
-        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+        return law_epsilon(self.law(pair.dataset), self.law(pair.neighbor), delta)
 
     # ----------------------------------------------------------------- worst pairs (change U only)
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from mechanisms.agnostic._common import F64, cell_counts, cells_of, error_counts
 from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
 from mechanisms.agnostic.em import EMLearner
-from mechanisms.analytic import discrete_epsilon
+from mechanisms.analytic import law_epsilon, sample_law
 from neighbors.base import Dataset, NeighborPair
 
 
@@ -76,16 +76,10 @@ class RelabelAndLearnRelease(RelabelAndLearn):
         return law
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
-        law = self._joint(dataset)
-        keys = list(law)
-        p = np.array([law[k] for k in keys])
-        idx = rng.choice(len(keys), size=num_samples, p=p / p.sum())
-        return np.asarray(keys, dtype=np.int64)[idx]
+        return sample_law(self._joint(dataset), num_samples, rng=rng)
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        a, b = self._joint(pair.dataset), self._joint(pair.neighbor)
-        keys = sorted(set(a) | set(b))
-        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+        return law_epsilon(self._joint(pair.dataset), self._joint(pair.neighbor), delta)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -54,7 +54,7 @@ from mechanisms.agnostic._common import (
     subset_distribution,
 )
 from mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
-from mechanisms.analytic import discrete_epsilon
+from mechanisms.analytic import law_epsilon
 from neighbors.base import Dataset, NeighborPair
 
 
@@ -163,9 +163,7 @@ class AgnosticReleaseRelabelled(AgnosticLearner):
         return law
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        a, b = self._law(pair.dataset), self._law(pair.neighbor)
-        keys = sorted(set(a) | set(b))
-        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+        return law_epsilon(self._law(pair.dataset), self._law(pair.neighbor), delta)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -52,7 +52,7 @@ from mechanisms.agnostic._common import (
     replace_pair,
 )
 from mechanisms.agnostic.abms import RelabelAndLearn, relabel_learn_claim
-from mechanisms.analytic import discrete_epsilon
+from mechanisms.analytic import law_epsilon, sample_law
 from mechanisms.base import PrivacyClaim
 from neighbors.base import Dataset, Domain, NeighborPair
 
@@ -133,16 +133,10 @@ class RelabelAndLearnPublicV(RelabelAndLearn):
         return out
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
-        law = self.joint(dataset)
-        keys = list(law)
-        p = np.array([law[k] for k in keys])
-        idx = rng.choice(len(keys), size=num_samples, p=p / p.sum())
-        return np.asarray(keys, dtype=np.int64)[idx]
+        return sample_law(self.joint(dataset), num_samples, rng=rng)
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        a, b = self.joint(pair.dataset), self.joint(pair.neighbor)
-        keys = sorted(set(a) | set(b))
-        return discrete_epsilon([a.get(k, 0.0) for k in keys], [b.get(k, 0.0) for k in keys], delta)
+        return law_epsilon(self.joint(pair.dataset), self.joint(pair.neighbor), delta)
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
         """Recipe 1 in D (new edge point, surprising label), recipe 3 in W (a W point moved into
