@@ -23,7 +23,7 @@ from typing import Any, NoReturn
 from audit.outfiles import safe_stem, write_text
 from audit.plan import plan
 from audit.runner import AuditInputError, run_audit
-from audit.search import WEAKENED, SearchBudgetError, SearchUnsupportedError, search_and_certify
+from audit.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
 from audit.types import AuditConfig, AuditResult
 from mechanisms.base import Mechanism, MechanismError, claims_of
 from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
@@ -31,7 +31,7 @@ from neighbors.base import NeighborPair
 from neighbors.generators import BoundaryPairs, check_amplification
 from reports.html import render_html, render_index_html
 from reports.junit import render_junit
-from reports.markdown import fmt, render_index_markdown, render_markdown
+from reports.markdown import fmt, render_index_markdown, render_markdown, weakened
 from reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
@@ -291,9 +291,9 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
             which = "registered pairs" if _has_registered_pairs(mechanism) else "boundary template pairs"
             note = f"note: audited on the {which} ({FALLBACK}: {exc})"
         else:
-            weakened = [w for w in found.certified.warnings if w.startswith(WEAKENED)]
-            if args.strict and weakened:
-                raise UsageError(f"{mechanism.name}: {weakened[0]} (--strict)")
+            lost = weakened(found.certified)
+            if args.strict and lost:
+                raise UsageError(f"{mechanism.name}: {lost[0]} (--strict)")
             for w in found.certified.warnings:
                 print(f"dpaudit: warning: {found.certified.mechanism}: {w}", file=sys.stderr)
             return found.certified
@@ -329,7 +329,7 @@ def _summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  finding: {f}" for f in r.findings)
-        + "".join(f"\n  {w}" for w in r.warnings if w.startswith(WEAKENED))
+        + "".join(f"\n  {w}" for w in weakened(r))
     )
 
 

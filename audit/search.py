@@ -104,7 +104,7 @@ from audit.estimators import (
 )
 from audit.runner import run_audit
 from audit.sampling import Task, run_tasks, sample_rows, try_sample_rows
-from audit.types import AuditConfig, AuditResult, EpsilonEstimate
+from audit.types import WEAKENED, AuditConfig, AuditResult, EpsilonEstimate
 from mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
 from neighbors.base import Dataset, NeighborPair, Relation
 from neighbors.generators import (
@@ -759,10 +759,6 @@ def search_and_certify(
             extra={**result.extra, "search": search_info},
         ),
     )
-
-
-WEAKENED = "audit weakened"
-"""Prefix of the warning a search adds when candidate pairs failed while sampling."""
 
 
 def weakened_warning(failures: Sequence[str]) -> tuple[str, ...]:

@@ -31,6 +31,11 @@ __all__ = [
 ]
 
 
+WEAKENED = "audit weakened"
+"""Prefix of a result warning saying the audit lost power (candidate pairs failed while sampling);
+reports show such warnings beside the verdict."""
+
+
 class Verdict(enum.StrEnum):
     VIOLATION_FOUND = "violation_found"
     NO_VIOLATION_FOUND = "no_violation_found"

@@ -62,6 +62,7 @@ from reports.markdown import (
     VERDICT_WORDS,
     assumption_words,
     bound_words,
+    exact_words,
     family_of,
     fmt,
     search_record,
@@ -411,7 +412,7 @@ def _pair_row(p: PairResult, labels: Mapping[str, int]) -> str:
         f'<td class="num">{_e(_count(e.p_count, e.p_total))}<br>≥ {_e(fmt(e.p_lower))}</td>'
         f'<td class="num">{_e(_count(e.q_count, e.q_total))}<br>≤ {_e(fmt(e.q_upper))}</td>'
         f'<td class="num">{_e(fmt(p.claim.epsilon))}<br>'
-        f'<span class="note">{"-" if p.exact_epsilon is None else _e(fmt(p.exact_epsilon))}</span></td>'
+        f'<span class="note">{_e(exact_words(p))}</span></td>'
         f'<td class="bound">{_e(_bound_words(e.epsilon_lower_bound))}</td>'
         f'<td class="num">{_e(fmt(e.delta_lower_bound))}</td></tr>'
     )

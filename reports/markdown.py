@@ -22,7 +22,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from audit.types import AuditResult, ClaimCheck, ClaimKind, PairResult, PrivacyClaim, Verdict
+from audit.types import WEAKENED, AuditResult, ClaimCheck, ClaimKind, PairResult, PrivacyClaim, Verdict
 
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",
@@ -244,7 +244,7 @@ SEARCH_NOTE = (
 
 def weakened(r: AuditResult) -> list[str]:
     """Warnings that the audit lost power (candidate pairs that failed): part of the verdict."""
-    return [w for w in r.warnings if w.startswith("audit weakened")]
+    return [w for w in r.warnings if w.startswith(WEAKENED)]
 
 
 def white_box_worst(r: AuditResult) -> PairResult | None:
@@ -271,7 +271,8 @@ def white_box_words(r: AuditResult) -> str | None:
     )
 
 
-def _exact_cell(p: PairResult) -> str:
+def exact_words(p: PairResult) -> str:
+    """A pair's white-box ε as shown in tables ("-" without an oracle value)."""
     return "-" if p.exact_epsilon is None else fmt(p.exact_epsilon)
 
 
@@ -289,7 +290,7 @@ def _pair_line(p: PairResult) -> str:
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
         f"{_cell(assumption_words(e.assumption), 80)} | `{_cell(e.event, 80)}` | "
         f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)}) | "
-        f"{fmt(p.claim.epsilon)} | {_exact_cell(p)} | {fmt(e.epsilon_lower_bound)}{witness} | "
+        f"{fmt(p.claim.epsilon)} | {exact_words(p)} | {fmt(e.epsilon_lower_bound)}{witness} | "
         f"{fmt(e.delta_lower_bound)} |"
     )
 

@@ -275,13 +275,6 @@ def dumps(r: AuditResult) -> str:
     return json.dumps(to_json_dict(r), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
-def write_json(r: AuditResult, path: Path) -> None:
-    """Write atomically (temp file + rename), so a crash never leaves a truncated result."""
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(dumps(r), encoding="utf-8")
-    tmp.replace(path)
-
-
 def read_json(path: Path) -> AuditResult:
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
