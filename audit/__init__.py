@@ -1,1 +1,1 @@
-"""The audit engine: bounds, estimators, sampling, runner and CLI."""
+"""The statistical engine (`dpaudit.engine`): bounds, estimators, sampling, planning, search, runner."""

@@ -25,7 +25,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from audit.outfiles import write_text
+from dpaudit.engine.outfiles import write_text
 
 FORMAT_VERSION = 1
 

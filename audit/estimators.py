@@ -28,7 +28,7 @@ worker process.
 `choose_events` serves several objectives (the runner's primary test and its profile points) from
 one proposal per distinguisher, and records in `Selection.considered` every distinguisher that
 proposed, with its best projected value: what the choice was made among. The default set
-(`DEFAULT_DISTINGUISHERS`) is `BASE_DISTINGUISHERS` plus the learned scores of `audit.learned`,
+(`distinguishers.DEFAULT_DISTINGUISHERS`) is `BASE_DISTINGUISHERS` plus the learned scores of `learned`,
 which apply to vector outputs only.
 """
 
@@ -37,13 +37,13 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.bounds import projected_bounds
-from audit.objectives import EpsilonAt, Objective
+from dpaudit.engine.bounds import projected_bounds
+from dpaudit.engine.objectives import EpsilonAt, Objective
 
 Array = NDArray[Any]
 
@@ -318,38 +318,6 @@ BASE_DISTINGUISHERS: tuple[Distinguisher, ...] = (
 )
 """The distinguishers that need no fitting: exact-value histogram and tail thresholds."""
 
-if TYPE_CHECKING:
-    DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...]
-
-_DEFAULTS: tuple[Distinguisher, ...] | None = None
-
-
-def default_distinguishers() -> tuple[Distinguisher, ...]:
-    """`BASE_DISTINGUISHERS` plus the learned scores of `audit.learned` for vector outputs.
-
-    The learned ones (logistic regression on the coordinates, with and without squared
-    features, and fixed linear projections) return no candidates on 1-D outputs and when the
-    histogram already applies (at most `HistogramDistinguisher.max_bins` distinct outputs:
-    every event on such a support is a set of values, and the histogram's likelihood-ratio
-    ordering already ranks them), and fit on a capped subsample of the selection split
-    (`audit.learned.DEFAULT_MAX_FIT` rows per side), so a scalar or small discrete audit pays
-    nothing for them. `DEFAULT_DISTINGUISHERS` (a lazily built module attribute: `audit.learned`
-    imports this module) is this tuple.
-    """
-    global _DEFAULTS
-    if _DEFAULTS is None:
-        from audit.learned import default_learned_distinguishers
-
-        _DEFAULTS = (*BASE_DISTINGUISHERS, *default_learned_distinguishers())
-    return _DEFAULTS
-
-
-def __getattr__(name: str) -> Any:
-    if name == "DEFAULT_DISTINGUISHERS":
-        return default_distinguishers()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 SCREEN_SIZE = 64
 
 SELECTION_PESSIMISM = 0.05
@@ -545,7 +513,7 @@ def choose_events(
     single-event choice."""
     if max_events < 1:
         raise ValueError("max_events must be ≥ 1")
-    dists = default_distinguishers() if distinguishers is None else distinguishers
+    dists = BASE_DISTINGUISHERS if distinguishers is None else distinguishers
     proposals = [(d.name, d.propose(a, b)) for d in dists]
     out = []
     for obj in objectives:
@@ -580,8 +548,9 @@ def choose_event(
 ) -> Selection:
     """Pick the (event, direction) whose projected certified interval maximises `objective`
     (default: ε at `delta`) among the candidates of `distinguishers` (default:
-    `DEFAULT_DISTINGUISHERS`). With `max_events` > 1 the runners-up to certify as well are in
-    `Selection.also` (see `choose_events`).
+    `BASE_DISTINGUISHERS`; the runner passes `distinguishers.DEFAULT_DISTINGUISHERS`). With
+    `max_events` > 1 the runners-up to certify as well are in `Selection.also` (see
+    `choose_events`).
 
     `a` are outputs on the pair's dataset, `b` on its neighbour (selection split only).
     """

@@ -48,14 +48,23 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from audit.bounds import cp_lower, cp_upper, projected_bounds
-from audit.estimators import DEFAULT_DISTINGUISHERS, Distinguisher, Event, choose_event
-from audit.objectives import GaussianMu
-from audit.sampling import Side, Task, auto_chunk_size, chunk_sizes, count_events, run_tasks, sample_rows
-from audit.types import AuditConfig
-from mechanisms.analytic import gaussian_delta, gaussian_epsilon
-from mechanisms.base import Mechanism
-from neighbors.base import NeighborPair
+from dpaudit.engine.bounds import cp_lower, cp_upper, projected_bounds
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.estimators import Distinguisher, Event, choose_event
+from dpaudit.engine.objectives import GaussianMu
+from dpaudit.engine.sampling import (
+    Side,
+    Task,
+    auto_chunk_size,
+    chunk_sizes,
+    count_events,
+    run_tasks,
+    sample_rows,
+)
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.analytic import gaussian_delta, gaussian_epsilon
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import NeighborPair
 
 ASSUMPTION = "μ-GDP (Gaussian trade-off curve): refutes a μ-GDP claim, not an arbitrary (ε, δ) claim"
 

@@ -59,8 +59,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from audit import estimators as _estimators
-from audit.estimators import Candidates, Event, as_rows, row_keys, tail_counts, threshold_grid
+from dpaudit.engine import estimators as _estimators
+from dpaudit.engine.estimators import (
+    Candidates,
+    Event,
+    HistogramDistinguisher,
+    as_rows,
+    row_keys,
+    tail_counts,
+    threshold_grid,
+)
 
 Array = NDArray[Any]
 Floats = NDArray[np.float64]
@@ -624,12 +632,10 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
 
 
 def default_learned_distinguishers() -> tuple[LogisticDistinguisher | ProjectionDistinguisher, ...]:
-    """The learned part of `audit.estimators.DEFAULT_DISTINGUISHERS`: logistic (linear and
+    """The learned part of `distinguishers.DEFAULT_DISTINGUISHERS`: logistic (linear and
     squared features) and fixed projections, each fitted on ≤ `DEFAULT_MAX_FIT` rows per side
     and silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
     """
-    from audit.estimators import HistogramDistinguisher
-
     bins = HistogramDistinguisher().max_bins
     return (
         LogisticDistinguisher(

@@ -36,11 +36,11 @@ from typing import Any
 
 import numpy as np
 
-from audit.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.base import Mechanism
-from neighbors.base import NeighborPair
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import NeighborPair
 
 MAX_SAMPLES = 10**13
 """Plans needing more certification samples per side than this are reported as unreachable."""

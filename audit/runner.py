@@ -14,7 +14,7 @@ a function of these intervals, so all of them hold simultaneously with probabili
 1 − failure_probability. Choosing the direction on the selection split instead of certifying
 both halves the Bonferroni factor at no cost in validity.
 
-Distinguishers. The defaults (`estimators.DEFAULT_DISTINGUISHERS`) are the exact-value
+Distinguishers. The defaults (`distinguishers.DEFAULT_DISTINGUISHERS`) are the exact-value
 histogram, per-coordinate and mean-difference thresholds, and, for vector outputs with more
 distinct values than the histogram handles, learned scores (`audit.learned`: logistic
 regression with linear and squared features, fixed projections) fitted on a capped subsample
@@ -59,21 +59,21 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_ceiling, epsilon_from_bounds
-from audit.checkpoint import Checkpoint
-from audit.checkpoint import audit_key as checkpoint_key
-from audit.estimators import (
+from dpaudit.engine.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_ceiling, epsilon_from_bounds
+from dpaudit.engine.checkpoint import Checkpoint
+from dpaudit.engine.checkpoint import audit_key as checkpoint_key
+from dpaudit.engine.distinguishers import default_distinguishers
+from dpaudit.engine.estimators import (
     Distinguisher,
     Selection,
     choose_events,
-    default_distinguishers,
     event_from_spec,
     event_spec,
 )
-from audit.jsonnum import json_number, parse_number
-from audit.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
-from audit.progress import Progress
-from audit.sampling import (
+from dpaudit.engine.jsonnum import json_number, parse_number
+from dpaudit.engine.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
+from dpaudit.engine.progress import Progress
+from dpaudit.engine.sampling import (
     Phase,
     Side,
     Task,
@@ -84,7 +84,7 @@ from audit.sampling import (
     run_tasks,
     sample_rows,
 )
-from audit.types import (
+from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
     ClaimCheck,
@@ -93,8 +93,8 @@ from audit.types import (
     ProfilePoint,
     Verdict,
 )
-from audit.whitebox import white_box_reference
-from mechanisms.base import (
+from dpaudit.engine.whitebox import white_box_reference
+from dpaudit.mechanisms.base import (
     ClaimKind,
     CurveKind,
     Mechanism,
@@ -102,7 +102,7 @@ from mechanisms.base import (
     applicable_claim,
     claims_of,
 )
-from neighbors.base import NeighborPair, is_neighbor
+from dpaudit.neighbors.base import NeighborPair, is_neighbor
 
 PROBE_PHASE = 2
 
@@ -445,7 +445,7 @@ def run_audit(
     With `checkpoint_path`, selections and certification chunks are recorded as they complete;
     `resume=True` continues from an earlier checkpoint of the same audit (same key) without
     redoing any recorded work, and the result equals that of an uninterrupted run.
-    `distinguishers=None` means `estimators.DEFAULT_DISTINGUISHERS`.
+    `distinguishers=None` means `distinguishers.DEFAULT_DISTINGUISHERS`.
 
     `selection_outputs` (one (dataset side, neighbour side) pair of output arrays per pair, e.g.
     a search's pilot samples) replaces the selection split: events are chosen on them and all

@@ -23,9 +23,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.estimators import Event, as_rows
-from mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
-from neighbors.base import Dataset
+from dpaudit.engine.estimators import Event, as_rows
+from dpaudit.mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
+from dpaudit.neighbors.base import Dataset
 
 MAX_CHUNK = 1 << 18
 MIN_CHUNK = 1 << 10

@@ -95,19 +95,19 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from audit.estimators import (
-    DEFAULT_DISTINGUISHERS,
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.estimators import (
     Distinguisher,
     HistogramDistinguisher,
     ThresholdDistinguisher,
 )
-from audit.runner import run_audit
-from audit.sampling import Task, run_tasks, sample_rows, try_sample_rows
-from audit.types import WEAKENED, AuditConfig, AuditResult, EpsilonEstimate
-from mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
-from neighbors.base import Dataset, NeighborPair, Relation
-from neighbors.generators import (
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.sampling import Task, run_tasks, sample_rows, try_sample_rows
+from dpaudit.engine.types import WEAKENED, AuditConfig, AuditResult, EpsilonEstimate
+from dpaudit.mechanisms.base import Mechanism, MechanismError, applicable_claim, claims_of
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.neighbors.generators import (
     DEFAULT_MAX_ROWS,
     BoundaryPairs,
     WorstCasePairs,

@@ -11,8 +11,8 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-from mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
-from neighbors.base import Relation
+from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.neighbors.base import Relation
 
 # Re-exported so result consumers (reports/) depend on audit.types only.
 __all__ = [

@@ -19,8 +19,8 @@ import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from mechanisms.base import Mechanism
-from neighbors.base import NeighborPair
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import NeighborPair
 
 DEFAULT_METHOD = "exact enumeration"
 ORACLE_SECONDS = 10.0

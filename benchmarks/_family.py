@@ -13,9 +13,9 @@ from collections.abc import Iterable, Mapping
 
 import numpy as np
 
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.registry import RegistryEntry
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import RegistryEntry
 
 
 def oracle(m: object, pair: object, delta: float) -> float:

@@ -14,10 +14,10 @@ import contextlib
 import math
 import time
 
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.agnostic import REGISTRY_ENTRIES
-from mechanisms.base import ClaimKind
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.agnostic import REGISTRY_ENTRIES
+from dpaudit.mechanisms.base import ClaimKind
 
 
 def main() -> None:

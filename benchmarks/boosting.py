@@ -11,7 +11,7 @@ import sys
 
 from _family import audit_table, print_claims
 
-from mechanisms.boosting import REGISTRY_ENTRIES
+from dpaudit.mechanisms.boosting import REGISTRY_ENTRIES
 
 BUDGET = {"hs_stl": 200_000}
 

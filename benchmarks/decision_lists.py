@@ -11,7 +11,7 @@ import sys
 
 from _family import audit_table, print_claims
 
-from mechanisms.decision_lists import REGISTRY_ENTRIES
+from dpaudit.mechanisms.decision_lists import REGISTRY_ENTRIES
 
 BUDGET = {
     "dp_winnow_no_cap": 200_000,

@@ -25,12 +25,12 @@ import time
 import numpy as np
 from numpy.typing import NDArray
 
-from audit.bounds import cp_lower, cp_upper
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.geometric import REGISTRY_ENTRIES
-from mechanisms.geometric.select import SelectHalfplane
-from mechanisms.registry import resolve
+from dpaudit.engine.bounds import cp_lower, cp_upper
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.geometric import REGISTRY_ENTRIES
+from dpaudit.mechanisms.geometric.select import SelectHalfplane
+from dpaudit.mechanisms.registry import resolve
 
 
 def best_event_bound(p: NDArray[np.float64], q: NDArray[np.float64], n_cert: int, beta: float) -> float:

@@ -9,9 +9,9 @@ from __future__ import annotations
 import argparse
 import time
 
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.reference import LaplaceSum
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.reference import LaplaceSum
 
 
 def main() -> None:

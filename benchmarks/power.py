@@ -34,13 +34,13 @@ from typing import Any
 
 import numpy as np
 
-from audit.whitebox import white_box_reference
-from mechanisms.base import Mechanism, claims_of
-from mechanisms.registry import RegistryEntry, entries
-from neighbors.base import NeighborPair, Relation
-from neighbors.generators import WorstCasePairs
-from neighbors.local_moves import local_moves
-from neighbors.space import DEFAULT_MAX_ROWS
+from dpaudit.engine.whitebox import white_box_reference
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.registry import RegistryEntry, entries
+from dpaudit.neighbors.base import NeighborPair, Relation
+from dpaudit.neighbors.generators import WorstCasePairs
+from dpaudit.neighbors.local_moves import local_moves
+from dpaudit.neighbors.space import DEFAULT_MAX_ROWS
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -116,7 +116,7 @@ def certified_run(name: str, seed: int) -> tuple[float | None, int]:
     """`dpaudit run NAME` on its defaults: (certified ε lower bound, exit code)."""
     with tempfile.TemporaryDirectory() as out:
         proc = subprocess.run(
-            [sys.executable, "-W", "ignore", "-m", "audit", "run", name, "--seed", str(seed), "--json",
+            [sys.executable, "-W", "ignore", "-m", "dpaudit", "run", name, "--seed", str(seed), "--json",
              "--out", out, "--format", "json"],
             capture_output=True,
             text=True,

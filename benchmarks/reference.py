@@ -14,10 +14,10 @@ import time
 
 import numpy as np
 
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.reference import LaplaceSum
-from mechanisms.registry import entries
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.mechanisms.registry import entries
 
 
 def main() -> None:

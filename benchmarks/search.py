@@ -30,10 +30,10 @@ from typing import Any
 
 import numpy as np
 
-from audit.runner import run_audit
-from audit.search import search_and_certify
-from audit.types import AuditConfig
-from mechanisms.registry import entries
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import entries
 
 MIN_N = 20_000
 

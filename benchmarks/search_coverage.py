@@ -22,9 +22,9 @@ from typing import Any
 
 from scipy.stats import beta as beta_dist
 
-from audit.search import search_and_certify
-from audit.types import AuditConfig
-from mechanisms.registry import entries
+from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import entries
 
 # pure-DP learners and reference mechanisms whose oracle covers arbitrary generated pairs
 DEFAULT = (

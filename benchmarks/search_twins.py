@@ -15,10 +15,10 @@ from __future__ import annotations
 import argparse
 import time
 
-from audit.runner import run_audit
-from audit.search import SearchBudgetError, search_and_certify
-from audit.types import AuditConfig
-from mechanisms.registry import entries
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.search import SearchBudgetError, search_and_certify
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import entries
 
 
 def main() -> None:

@@ -37,24 +37,24 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from audit.estimators import (
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.estimators import (
     BASE_DISTINGUISHERS,
-    DEFAULT_DISTINGUISHERS,
     Candidates,
     Distinguisher,
     Event,
     ThresholdDistinguisher,
     choose_events,
 )
-from audit.gdp import ASSUMPTION, gdp_audit
-from audit.learned import LogisticDistinguisher, ProjectionDistinguisher
-from audit.runner import objectives_for, run_audit
-from audit.sampling import Phase, Side, sample_rows
-from audit.types import AuditConfig
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.base import Mechanism, PrivacyClaim
-from mechanisms.reference import GaussianSum
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.engine.gdp import ASSUMPTION, gdp_audit
+from dpaudit.engine.learned import LogisticDistinguisher, ProjectionDistinguisher
+from dpaudit.engine.runner import objectives_for, run_audit
+from dpaudit.engine.sampling import Phase, Side, sample_rows
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.base import Mechanism, PrivacyClaim
+from dpaudit.mechanisms.reference import GaussianSum
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 DELTA = 1e-5
 
@@ -279,7 +279,7 @@ LEARNERS = ("hs_stl", "hs_stl_uniform_noise", "dp_winnow")
 
 def learner_section(num_samples: int, seed: int, jobs: int) -> None:
     print(f"\n3. Vector-output learners, {num_samples:,} samples per side (bound, bound/white-box oracle)")
-    from mechanisms.registry import entries
+    from dpaudit.mechanisms.registry import entries
 
     registered = entries()
     for name in LEARNERS:
@@ -301,7 +301,7 @@ def learner_section(num_samples: int, seed: int, jobs: int) -> None:
 
 def cost_section(seed: int) -> None:
     """Seconds per pair the learned distinguishers add to event selection (sampling excluded)."""
-    from mechanisms.registry import entries
+    from dpaudit.mechanisms.registry import entries
 
     print("\n4. Cost of the learned distinguishers (selection only, seconds per pair, default budget)")
     registered = entries()

@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 class ClaimKind(enum.StrEnum):
@@ -61,7 +61,7 @@ class ClaimCurve:
         if delta <= 0:
             return math.inf
         if self.kind is CurveKind.GDP:
-            from mechanisms.analytic import gaussian_epsilon
+            from dpaudit.mechanisms.analytic import gaussian_epsilon
 
             return gaussian_epsilon(delta, self.parameter)
         rho = self.parameter
@@ -69,7 +69,7 @@ class ClaimCurve:
 
     def delta_at(self, epsilon: float) -> float:
         if self.kind is CurveKind.GDP:
-            from mechanisms.analytic import gaussian_delta
+            from dpaudit.mechanisms.analytic import gaussian_delta
 
             return gaussian_delta(epsilon, self.parameter)
         # invert ε = ρ + 2√(ρ ln 1/δ) (for ε ≥ ρ; below ρ the conversion says nothing: δ ≤ 1)

@@ -23,7 +23,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.reference import (
+from dpaudit.mechanisms.reference import (
     AboveThreshold,
     ExponentialMechanism,
     GaussianSum,
@@ -31,7 +31,7 @@ from mechanisms.reference import (
     RandomizedResponse,
     ReportNoisyMax,
 )
-from neighbors.base import Dataset
+from dpaudit.neighbors.base import Dataset
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -28,15 +28,15 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate
 
-from mechanisms.analytic import (
+from dpaudit.mechanisms.analytic import (
     discrete_epsilon,
     gaussian_epsilon,
     gaussian_mu_for,
     laplace_difference_sf,
     laplace_epsilon,
 )
-from mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 TEXTBOOK = "textbook (not from the papers): "
 

@@ -19,14 +19,14 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from mechanisms import buggy, reference
-from mechanisms.base import Mechanism
+from dpaudit.mechanisms import buggy, reference
+from dpaudit.mechanisms.base import Mechanism
 
 FAMILY_MODULES: tuple[str, ...] = (
-    "mechanisms.agnostic",  # 000 / 001: realizable-to-agnostic, private prediction
-    "mechanisms.geometric",  # 002: set cover, conjunctions, k-gons, unions of polygons
-    "mechanisms.decision_lists",  # 003: private decision lists, DP-Winnow
-    "mechanisms.boosting",  # 004: LazyBregBoost, private halfspaces
+    "dpaudit.mechanisms.agnostic",  # 000 / 001: realizable-to-agnostic, private prediction
+    "dpaudit.mechanisms.geometric",  # 002: set cover, conjunctions, k-gons, unions of polygons
+    "dpaudit.mechanisms.decision_lists",  # 003: private decision lists, DP-Winnow
+    "dpaudit.mechanisms.boosting",  # 004: LazyBregBoost, private halfspaces
 )
 
 

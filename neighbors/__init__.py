@@ -1,6 +1,6 @@
 """Neighbour relations, dataset types and pair generators (depends on numpy only)."""
 
-from neighbors.base import (
+from dpaudit.neighbors.base import (
     Dataset,
     Domain,
     NeighborGenerator,

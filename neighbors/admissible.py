@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from neighbors.base import Domain, NeighborPair, Relation, is_neighbor
+from dpaudit.neighbors.base import Domain, NeighborPair, Relation, is_neighbor
 
 __all__ = [
     "AmplificationMismatchError",

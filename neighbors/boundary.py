@@ -13,9 +13,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neighbors.admissible import admissible
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
-from neighbors.space import F64, Space
+from dpaudit.neighbors.admissible import admissible
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.space import F64, Space
 
 __all__ = ["BoundaryPairs"]
 

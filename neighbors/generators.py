@@ -29,21 +29,21 @@ Where each piece lives:
 
 from __future__ import annotations
 
-from neighbors.admissible import (
+from dpaudit.neighbors.admissible import (
     AmplificationMismatchError,
     InadmissiblePairError,
     admissible,
     check_amplification,
     pair_key,
 )
-from neighbors.boundary import BoundaryPairs
-from neighbors.building import emit_pair
-from neighbors.local_moves import MOVES, _apply_move, changed_index, local_moves
-from neighbors.random_pairs import random_pair
-from neighbors.sizes import boundary_sizes, inclusion_probability, size_jumps
-from neighbors.space import DEFAULT_MAX_ROWS, Space
-from neighbors.subsampling_cases import SubsamplingPairs
-from neighbors.templates import WorstCasePairs
+from dpaudit.neighbors.boundary import BoundaryPairs
+from dpaudit.neighbors.building import emit_pair
+from dpaudit.neighbors.local_moves import MOVES, _apply_move, changed_index, local_moves
+from dpaudit.neighbors.random_pairs import random_pair
+from dpaudit.neighbors.sizes import boundary_sizes, inclusion_probability, size_jumps
+from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
+from dpaudit.neighbors.subsampling_cases import SubsamplingPairs
+from dpaudit.neighbors.templates import WorstCasePairs
 
 _Space = Space
 _emit = emit_pair

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from neighbors.base import Dataset, Domain, Relation
+from dpaudit.neighbors.base import Dataset, Domain, Relation
 
 __all__ = ["DEFAULT_MAX_ROWS", "F64", "Space", "fmt_record", "fmt_value"]
 

@@ -38,13 +38,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from neighbors.admissible import admitted_pairs, check_amplification
-from neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
-from neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
-from neighbors.clusters import family_clusters
-from neighbors.sizes import boundary_sizes
-from neighbors.space import DEFAULT_MAX_ROWS, Space
-from neighbors.subsampling_cases import family_subsampling
+from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
+from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
+from dpaudit.neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
+from dpaudit.neighbors.clusters import family_clusters
+from dpaudit.neighbors.sizes import boundary_sizes
+from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
+from dpaudit.neighbors.subsampling_cases import family_subsampling
 
 __all__ = ["WorstCasePairs"]
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import html
 import math
 
-from audit.types import AuditResult
+from dpaudit.engine.types import AuditResult
 
 _WIDTH, _LABEL, _BAR, _GAP = 420, 150, 16, 8
 

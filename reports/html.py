@@ -53,9 +53,9 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from audit.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, ProfilePoint, Verdict
-from reports.figures import verdict_bars_svg
-from reports.markdown import (
+from dpaudit.engine.types import AuditResult, ClaimKind, PairResult, PrivacyClaim, ProfilePoint, Verdict
+from dpaudit.reports.figures import verdict_bars_svg
+from dpaudit.reports.markdown import (
     SEARCH_NOTE,
     SEARCH_TOP,
     STATED_FINDING,

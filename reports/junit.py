@@ -16,8 +16,8 @@ import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
-from audit.types import AuditResult, PairResult
-from reports.markdown import (
+from dpaudit.engine.types import AuditResult, PairResult
+from dpaudit.reports.markdown import (
     STATED_FINDING,
     bound_words,
     claim_words,

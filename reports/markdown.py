@@ -22,7 +22,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from audit.types import WEAKENED, AuditResult, ClaimCheck, ClaimKind, PairResult, PrivacyClaim, Verdict
+from dpaudit.engine.types import (
+    WEAKENED,
+    AuditResult,
+    ClaimCheck,
+    ClaimKind,
+    PairResult,
+    PrivacyClaim,
+    Verdict,
+)
 
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",

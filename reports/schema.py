@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from audit.jsonnum import json_number, parse_number
-from audit.types import (
+from dpaudit.engine.jsonnum import json_number, parse_number
+from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
     ClaimCurve,

@@ -1,6 +1,10 @@
-"""Dependency direction (DESIGN.md): neighbors → numpy only; mechanisms → neighbors;
-audit → mechanisms, neighbors; reports → audit's result types. The CLI and the registry may
-import concrete modules."""
+"""Layering of the one import package `dpaudit`.
+
+Dependency direction: neighbors → numpy only; mechanisms → neighbors; engine (`audit/`) →
+mechanisms, neighbors; reports → the engine's result types; the applications (`dpaudit/app/`)
+may import everything and are the only importers of `reports`. No module imports another
+that imports it back, directly or through a chain (deferred imports inside functions count).
+"""
 
 from __future__ import annotations
 
@@ -8,49 +12,147 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = {"audit", "mechanisms", "neighbors", "reports"}
+FOLDERS = {
+    "engine": ROOT / "audit",
+    "mechanisms": ROOT / "mechanisms",
+    "neighbors": ROOT / "neighbors",
+    "reports": ROOT / "reports",
+    "app": ROOT / "dpaudit" / "app",
+}
 ALLOWED = {
     "neighbors": set(),
     "mechanisms": {"neighbors"},
-    "audit": {"mechanisms", "neighbors"},
-    "reports": {"audit"},
+    "engine": {"mechanisms", "neighbors"},
+    "reports": {"engine"},
+    "app": {"engine", "mechanisms", "neighbors", "reports"},
 }
-EXCEPTIONS = {"audit/cli.py": {"reports"}}
-THIRD_PARTY = {"numpy", "scipy", "statsmodels", "joblib", "matplotlib"}
+THIRD_PARTY = {"numpy", "scipy", "statsmodels", "joblib", "matplotlib", "jinja2"}
+OLD_TOP_LEVEL = {"audit", "mechanisms", "neighbors", "reports"}
+
+
+def _module_name(part: str, path: Path) -> str:
+    rel = path.relative_to(FOLDERS[part]).with_suffix("")
+    parts = [p for p in rel.parts if p != "__init__"]
+    prefix = "dpaudit.app" if part == "app" else f"dpaudit.{part}"
+    return ".".join([prefix, *parts])
+
+
+def _modules() -> dict[str, tuple[str, Path]]:
+    found = {
+        _module_name(part, p): (part, p) for part, folder in FOLDERS.items() for p in folder.rglob("*.py")
+    }
+    for p in (ROOT / "dpaudit").glob("*.py"):  # the public API and `python -m dpaudit`: application side
+        found["dpaudit" if p.stem == "__init__" else f"dpaudit.{p.stem}"] = ("app", p)
+    return found
 
 
 def _imports(path: Path) -> set[str]:
-    tree = ast.parse(path.read_text(encoding="utf-8"))
+    """Absolute module names imported anywhere in the file (also inside functions)."""
     names: set[str] = set()
-    for node in ast.walk(tree):
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
-            names |= {a.name.split(".")[0] for a in node.names}
+            names |= {a.name for a in node.names}
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module.split(".")[0])
+            names.add(node.module)
+            names |= {f"{node.module}.{a.name}" for a in node.names}
     return names
+
+
+def _part_of(module: str) -> str | None:
+    bits = module.split(".")
+    if bits[0] != "dpaudit" or len(bits) < 2:
+        return None
+    return bits[1] if bits[1] in ALLOWED else None
 
 
 def test_dependency_direction() -> None:
     problems = []
-    for pkg, allowed in ALLOWED.items():
-        for path in (ROOT / pkg).rglob("*.py"):
-            rel = path.relative_to(ROOT).as_posix()
-            imported = _imports(path)
-            bad = (imported & PACKAGES) - allowed - {pkg} - EXCEPTIONS.get(rel, set())
-            if pkg == "neighbors":
-                bad |= (imported & THIRD_PARTY) - {"numpy"}
-            if bad:
-                problems.append(f"{rel} imports {sorted(bad)}")
+    for part, path in _modules().values():
+        imported = _imports(path)
+        parts = {p for p in map(_part_of, imported) if p}
+        bad = parts - ALLOWED[part] - {part}
+        if part == "neighbors":
+            bad |= {m.split(".")[0] for m in imported} & THIRD_PARTY - {"numpy"}
+        old = {m.split(".")[0] for m in imported} & OLD_TOP_LEVEL
+        if bad or old:
+            problems.append(f"{path.relative_to(ROOT)} imports {sorted(bad | old)}")
     assert not problems, problems
 
 
-REPORT_IMPORTS = {"audit.types", "audit.jsonnum"}
-"""What reports/ may import from audit/: the result types and their JSON number encoding."""
+def test_only_the_applications_import_reports() -> None:
+    importers = {
+        name
+        for name, (part, path) in _modules().items()
+        if part not in {"app", "reports"} and any(_part_of(m) == "reports" for m in _imports(path))
+    }
+    assert not importers, importers
+
+
+REPORT_IMPORTS = {"dpaudit.engine.types", "dpaudit.engine.jsonnum"}
+"""What reports/ may import from the engine: the result types and their JSON number encoding."""
 
 
 def test_reports_use_only_result_types() -> None:
-    for path in (ROOT / "reports").rglob("*.py"):
-        tree = ast.parse(path.read_text(encoding="utf-8"))
-        for node in ast.walk(tree):
-            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("audit"):
-                assert node.module in REPORT_IMPORTS, f"{path.name} imports {node.module}"
+    for name, (part, path) in _modules().items():
+        if part != "reports":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ImportFrom) and node.module and node.module.startswith("dpaudit.engine"):
+                assert node.module in REPORT_IMPORTS, f"{name} imports {node.module}"
+
+
+def _graph() -> dict[str, set[str]]:
+    modules = _modules()
+    graph: dict[str, set[str]] = {}
+    for name, (_, path) in modules.items():
+        targets = {m for m in _imports(path) if m in modules}
+        graph[name] = targets - {name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph[v]:
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_no_import_cycles() -> None:
+    graph = _graph()
+    # a package's __init__ importing its own submodules is how registration works; a submodule
+    # importing the package back is the cycle that matters, so packages are checked without that edge
+    for name in graph:
+        graph[name] = {t for t in graph[name] if not t.startswith(name + ".")}
+    assert not _cycles(graph), _cycles(graph)
+
+
+def test_cycle_finder_finds_a_cycle() -> None:
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": set()}) == [["a", "b", "c"]]

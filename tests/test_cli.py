@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from audit.cli import main
-from reports.schema import REQUIRED_KEYS
+from dpaudit.app import cli as app_cli
+from dpaudit.app.cli import main
+from dpaudit.reports.schema import REQUIRED_KEYS
 
 
 def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
@@ -121,7 +122,7 @@ def test_user_mechanism_by_path(capsys: pytest.CaptureFixture[str]) -> None:
 def test_python_dash_m_entry_point() -> None:
     env = {**os.environ, "CI": "true"}
     proc = subprocess.run(
-        [sys.executable, "-m", "audit", "run", "no_such"],
+        [sys.executable, "-m", "dpaudit", "run", "no_such"],
         capture_output=True,
         text=True,
         env=env,
@@ -156,9 +157,8 @@ def test_pairs_all_searches_with_registered_pairs(
     """`--pairs all` searches with the registered pairs in the pool, on the registered route's
     budget, and the JSON lists every pair tried; with a "registered" default and no --pairs the
     registered route runs."""
-    import audit.cli
 
-    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "registered")
+    monkeypatch.setattr(app_cli, "DEFAULT_PAIRS", "registered")
     argv = ["run", "laplace_sum", "--num-samples", "20000", "--seed", "4", "--json"]
     code, out, _ = run(capsys, *argv, "--pairs", "all")
     assert code == 0
@@ -184,9 +184,8 @@ def test_default_pairs_search_falls_back_to_registered_with_a_note(
     with a one-line note (on stderr and in the result's warnings) and a command that says so; the
     same budget with an explicit --pairs all is an error; a budget that fits searches and its
     command carries --pairs all."""
-    import audit.cli
 
-    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "all")
+    monkeypatch.setattr(app_cli, "DEFAULT_PAIRS", "all")
     code, out, err = run(capsys, "run", "laplace_sum", "--num-samples", "1000", "--json")
     assert code == 0
     data = json.loads(out)
@@ -202,13 +201,12 @@ def test_default_pairs_search_falls_back_to_registered_with_a_note(
 
 
 def test_run_all_command_carries_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
-    import audit.cli
 
-    monkeypatch.setattr(audit.cli, "DEFAULT_PAIRS", "all")
-    args = audit.cli.build_parser().parse_args(["run", "--all"])
-    assert "--pairs all" in audit.cli._run_all_command(args)
-    args = audit.cli.build_parser().parse_args(["run", "--all", "--pairs", "registered"])
-    assert "--pairs registered" in audit.cli._run_all_command(args)
+    monkeypatch.setattr(app_cli, "DEFAULT_PAIRS", "all")
+    args = app_cli.build_parser().parse_args(["run", "--all"])
+    assert "--pairs all" in app_cli._run_all_command(args)
+    args = app_cli.build_parser().parse_args(["run", "--all", "--pairs", "registered"])
+    assert "--pairs registered" in app_cli._run_all_command(args)
 
 
 def test_plan_command(capsys: pytest.CaptureFixture[str]) -> None:
@@ -241,8 +239,8 @@ def test_run_all_resume_reuses_finished_audits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`run --all --resume` after a run that finished two of three audits redoes only the third."""
-    from audit import cli
-    from mechanisms import registry
+    from dpaudit.app import cli
+    from dpaudit.mechanisms import registry
 
     chosen = {"laplace_sum", "randomized_response", "exponential_mechanism"}
     table = {k: v for k, v in registry.entries().items() if k in chosen}

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from audit import cli
+from dpaudit.app import cli
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -84,7 +84,7 @@ def test_a_closed_pipe_is_quiet() -> None:
     import sys
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "audit", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
+        [sys.executable, "-m", "dpaudit", "list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE
     )
     assert proc.stdout is not None and proc.stderr is not None
     proc.stdout.read(10)

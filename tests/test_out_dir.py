@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from audit import cli
-from audit.checkpoint import Checkpoint, CheckpointError
-from audit.outfiles import safe_stem, write_text
+from dpaudit.app import cli
+from dpaudit.engine.checkpoint import Checkpoint, CheckpointError
+from dpaudit.engine.outfiles import safe_stem, write_text
 
 
 def _files(root: Path) -> set[Path]:

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.base import PrivacyClaim, from_callable
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.base import PrivacyClaim, from_callable
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 CLAIM = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test fixture")
 DOMAIN = Domain(num_features=1, feature_low=0.0, feature_high=1.0)
@@ -49,7 +49,7 @@ def add_remove_only() -> object:
         claim=PrivacyClaim(epsilon=1.0, relation=Relation.ADD_REMOVE_ONE, reference="test fixture"),
         domain=DOMAIN,
         pairs=(
-            __import__("neighbors.base", fromlist=["NeighborPair"]).NeighborPair(
+            __import__("dpaudit.neighbors.base", fromlist=["NeighborPair"]).NeighborPair(
                 dataset=Dataset([[0.0]]),
                 neighbor=Dataset([[1.0]]),
                 relation=Relation.REPLACE_ONE,

@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from mechanisms.agnostic import buggy_abms, buggy_lwy
-from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
-from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
-from mechanisms.agnostic.em import EMLearner
-from mechanisms.agnostic.extra_entries import EXTRA_ENTRIES
-from mechanisms.agnostic.lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
-from mechanisms.base import Mechanism
-from mechanisms.registry import RegistryEntry
+from dpaudit.mechanisms.agnostic import buggy_abms, buggy_lwy
+from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from dpaudit.mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+from dpaudit.mechanisms.agnostic.em import EMLearner
+from dpaudit.mechanisms.agnostic.extra_entries import EXTRA_ENTRIES
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "000,001"
 

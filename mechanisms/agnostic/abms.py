@@ -48,7 +48,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_000,
     cell_counts,
@@ -63,10 +63,10 @@ from mechanisms.agnostic._common import (
     softmax,
     with_replacement_distribution,
 )
-from mechanisms.agnostic.pair_search import near_tie_pair
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from dpaudit.mechanisms.agnostic.pair_search import near_tie_pair
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 
 def relabel_distribution(

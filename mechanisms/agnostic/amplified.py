@@ -54,7 +54,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_001,
     cell_counts,
@@ -66,10 +66,10 @@ from mechanisms.agnostic._common import (
     softmax,
     subset_distribution,
 )
-from mechanisms.agnostic.lwy import AgnosticLearner
-from mechanisms.analytic import discrete_epsilon, law_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner
+from dpaudit.mechanisms.analytic import discrete_epsilon, law_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 AMPLIFICATION_REFERENCE = (
     "amplification by subsampling without replacement (Balle, Barthe & Gaboardi 2018), "

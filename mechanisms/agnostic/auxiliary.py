@@ -59,7 +59,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_001,
     cell_counts,
@@ -70,10 +70,10 @@ from mechanisms.agnostic._common import (
     relabel_learn_epsilon,
     replace_pair,
 )
-from mechanisms.agnostic.lwy import AgnosticLearner
-from mechanisms.analytic import law_epsilon
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner
+from dpaudit.mechanisms.analytic import law_epsilon
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -32,11 +32,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import F64, cell_counts, cells_of, error_counts
-from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
-from mechanisms.agnostic.em import EMLearner
-from mechanisms.analytic import law_epsilon, sample_law
-from neighbors.base import Dataset, NeighborPair
+from dpaudit.mechanisms.agnostic._common import F64, cell_counts, cells_of, error_counts
+from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from dpaudit.mechanisms.agnostic.em import EMLearner
+from dpaudit.mechanisms.analytic import law_epsilon, sample_law
+from dpaudit.neighbors.base import Dataset, NeighborPair
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -107,7 +107,7 @@ class ClosureLearnReuse(ClosureLearn):
         return [part, part]
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        from mechanisms.agnostic.pair_search import near_tie_pair
+        from dpaudit.mechanisms.agnostic.pair_search import near_tie_pair
 
         worst = near_tie_pair(
             8,

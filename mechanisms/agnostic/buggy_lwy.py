@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     cell_counts,
     cells_of,
@@ -53,9 +53,9 @@ from mechanisms.agnostic._common import (
     replace_pair,
     subset_distribution,
 )
-from mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
-from mechanisms.analytic import law_epsilon
-from neighbors.base import Dataset, NeighborPair
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
+from dpaudit.mechanisms.analytic import law_epsilon
+from dpaudit.neighbors.base import Dataset, NeighborPair
 
 
 def _boundary_pairs(m: AgnosticLearner) -> tuple[NeighborPair, ...]:
@@ -235,7 +235,7 @@ class AgnosticHalfSplit(AgnosticLearner):
         return _boundary_pairs(self)
 
     def draw_t(self, cells: NDArray[np.int64], num: int, rng: np.random.Generator) -> F64:
-        from mechanisms.agnostic._common import random_subsets
+        from dpaudit.mechanisms.agnostic._common import random_subsets
 
         idx = random_subsets(cells.size, cells.size // 2, num, rng)
         return cell_counts(cells[idx], self.d)

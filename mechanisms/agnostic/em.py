@@ -26,7 +26,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_000,
     PAPER_001,
@@ -38,9 +38,9 @@ from mechanisms.agnostic._common import (
     replace_pair,
     softmax,
 )
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,15 +4,18 @@ its own, Alg. 3 with a public V, and the (ε, δ) stability-histogram plug-in (�
 
 from __future__ import annotations
 
-from mechanisms.agnostic.amplified import (
+from dpaudit.mechanisms.agnostic.amplified import (
     AgnosticAmplifiedFirstM,
     AgnosticAmplifiedReleaseSubset,
     AgnosticLearnerAmplified,
 )
-from mechanisms.agnostic.public_v import RelabelAndLearnPrivateAsPublic, RelabelAndLearnPublicV
-from mechanisms.agnostic.realizable_prediction import RealizablePrediction, RealizablePredictionOverlapping
-from mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
-from mechanisms.registry import RegistryEntry
+from dpaudit.mechanisms.agnostic.public_v import RelabelAndLearnPrivateAsPublic, RelabelAndLearnPublicV
+from dpaudit.mechanisms.agnostic.realizable_prediction import (
+    RealizablePrediction,
+    RealizablePredictionOverlapping,
+)
+from dpaudit.mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
+from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "000,001"
 

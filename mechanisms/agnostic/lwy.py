@@ -90,7 +90,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_001,
     ceil_fraction,
@@ -106,9 +106,9 @@ from mechanisms.agnostic._common import (
     softmax,
     subset_distribution,
 )
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 _BLOCK_ENTRIES = 4_000_000  # floats per internal block (B × |C|²), ~32 MB
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from mechanisms.agnostic._common import replace_pair
-from neighbors.base import NeighborPair
+from dpaudit.mechanisms.agnostic._common import replace_pair
+from dpaudit.neighbors.base import NeighborPair
 
 
 def near_tie_pairs(

@@ -42,7 +42,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import (
+from dpaudit.mechanisms.agnostic._common import (
     F64,
     PAPER_000,
     PAPER_001,
@@ -51,10 +51,10 @@ from mechanisms.agnostic._common import (
     learner_domain,
     replace_pair,
 )
-from mechanisms.agnostic.abms import RelabelAndLearn, relabel_learn_claim
-from mechanisms.analytic import law_epsilon, sample_law
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair
+from dpaudit.mechanisms.agnostic.abms import RelabelAndLearn, relabel_learn_claim
+from dpaudit.mechanisms.analytic import law_epsilon, sample_law
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

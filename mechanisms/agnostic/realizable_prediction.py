@@ -39,10 +39,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.agnostic._common import F64, PAPER_001, concept_class, labelled, learner_domain
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.agnostic._common import F64, PAPER_001, concept_class, labelled, learner_domain
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

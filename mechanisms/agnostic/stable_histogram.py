@@ -46,10 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate
 
-from mechanisms.agnostic._common import F64, labelled, learner_domain
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.agnostic._common import F64, labelled, learner_domain
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 NOT_FROM_PAPERS = (
     "NOT FROM THESE PAPERS (000, 001): stability-based histogram (Korolova et al. 2009; "

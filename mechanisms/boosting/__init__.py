@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mechanisms.boosting.buggy import (
+from dpaudit.mechanisms.boosting.buggy import (
     HSStLDoubleRounds,
     HSStLEarlyStop,
     HSStLNonLazy,
@@ -11,8 +11,8 @@ from mechanisms.boosting.buggy import (
     HSStLUnclippedLoss,
     HSStLUniformNoise,
 )
-from mechanisms.boosting.hsstl import HSStL, paper_parameters, project_dense
-from mechanisms.registry import RegistryEntry
+from dpaudit.mechanisms.boosting.hsstl import HSStL, paper_parameters, project_dense
+from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "004"
 _N = 200_000

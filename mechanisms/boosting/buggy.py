@@ -35,8 +35,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.boosting.hsstl import HSStL, project_dense
-from neighbors.base import NeighborPair
+from dpaudit.mechanisms.boosting.hsstl import HSStL, project_dense
+from dpaudit.neighbors.base import NeighborPair
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

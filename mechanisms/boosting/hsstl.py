@@ -51,9 +51,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "004_d2450801cba57aea.txt"
 

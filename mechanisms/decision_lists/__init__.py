@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mechanisms.decision_lists.buggy import (
+from dpaudit.mechanisms.decision_lists.buggy import (
     DPWinnowCachedQueries,
     DPWinnowHalfCharge,
     DPWinnowNoCap,
@@ -21,14 +21,14 @@ from mechanisms.decision_lists.buggy import (
     PrivateDecisionListNoHalf,
     PrivateDecisionListNoHalfWide,
 )
-from mechanisms.decision_lists.rivest import (
+from dpaudit.mechanisms.decision_lists.rivest import (
     PrivateDecisionList,
     PrivateDecisionListMedium,
     evaluate_features,
     feature_class,
 )
-from mechanisms.decision_lists.winnow import DPWinnow, OnlineDecisionList
-from mechanisms.registry import RegistryEntry
+from dpaudit.mechanisms.decision_lists.winnow import DPWinnow, OnlineDecisionList
+from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "003"
 MEDIUM_N = 100_000

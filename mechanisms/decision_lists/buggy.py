@@ -68,10 +68,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.base import ClaimKind, PrivacyClaim
-from mechanisms.decision_lists.rivest import PrivateDecisionList, PrivateDecisionListMedium
-from mechanisms.decision_lists.winnow import DPWinnow, _relabel_pair
-from neighbors.base import NeighborPair, Relation
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.decision_lists.rivest import PrivateDecisionList, PrivateDecisionListMedium
+from dpaudit.mechanisms.decision_lists.winnow import DPWinnow, _relabel_pair
+from dpaudit.neighbors.base import NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +113,7 @@ class PrivateDecisionListNoHalfWide(PrivateDecisionListNoHalf):
     e_1 / (1,1,0) rows predicted 1, 0 (Pr 3.4e-5 under S, 6.5e-3 under S ∪ {(e_3, 0)}): the
     added record lowers every b = 1 rule covering e_3 (x_3, TRUE) by e^{−2} at each step while
     e_3 stays uncovered, so the ratio compounds over the steps before x_3 / TRUE is drawn.
-    Audit (`python3 -W ignore -m audit run private_decision_list_no_half_wide`, 10^6 budget):
+    Audit (`python3 -W ignore -m dpaudit run private_decision_list_no_half_wide`, 10^6 budget):
     see the registry entry."""
 
     epsilon0: float = 2.0
@@ -126,7 +126,7 @@ class PrivateDecisionListNoHalfWide(PrivateDecisionListNoHalf):
 
 def no_half_wide_pair() -> NeighborPair:
     """Add/remove pair that realises B-DL5's violation at ε0 = 2 (exact oracle 4.99 > 4.0)."""
-    from mechanisms.decision_lists.rivest import _pair
+    from dpaudit.mechanisms.decision_lists.rivest import _pair
 
     X = [*[(0, 0, 1)] * 2, *[(1, 0, 0)] * 2, *[(1, 0, 1)] * 2, *[(1, 1, 0)] * 5]
     y = [1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1]
@@ -183,7 +183,7 @@ class PrivateDecisionListDataFeatures(PrivateDecisionList):
     name: str = "private_decision_list_data_features"
 
     def features_for(self, dataset: Any) -> tuple[tuple[tuple[int, bool], ...], ...]:
-        from mechanisms.decision_lists.rivest import evaluate_features
+        from dpaudit.mechanisms.decision_lists.rivest import evaluate_features
 
         feats = self.features
         if dataset.n == 0:

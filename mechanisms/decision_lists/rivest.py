@@ -55,9 +55,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "003_999a11082cbb8294.txt"
 RECONSTRUCTED_STATEMENT = (

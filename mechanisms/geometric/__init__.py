@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from mechanisms.geometric import buggy as _b
-from mechanisms.geometric.learners import (
+from dpaudit.mechanisms.geometric import buggy as _b
+from dpaudit.mechanisms.geometric.learners import (
     AmplifiedConvexKGonLearner,
     ConjunctionLearner,
     ConvexKGonLearner,
@@ -25,8 +25,8 @@ from mechanisms.geometric.learners import (
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
-from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
-from mechanisms.registry import RegistryEntry
+from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
+from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "002"
 LEARNER_SAMPLES = 200_000

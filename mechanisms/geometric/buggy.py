@@ -47,17 +47,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.base import ClaimKind, PrivacyClaim
-from mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights
-from mechanisms.geometric.learners import (
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights
+from dpaudit.mechanisms.geometric.learners import (
     ConjunctionLearner,
     ConvexKGonLearner,
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
-from mechanisms.geometric.scl import iterations
-from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
-from neighbors.base import Dataset, Relation
+from dpaudit.mechanisms.geometric.scl import iterations
+from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
+from dpaudit.neighbors.base import Dataset, Relation
 
 
 class _EpsLabelBug:

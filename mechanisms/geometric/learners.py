@@ -50,11 +50,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.base import PrivacyClaim
-from mechanisms.geometric.arrangement import HalfplaneCells, halfplane_cells, triangle_patterns
-from mechanisms.geometric.scl import _BATCH as SCL_BATCH
-from mechanisms.geometric.scl import PAPER, SetCoverLearner, build_table, epsilon_from_losses
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.geometric.arrangement import HalfplaneCells, halfplane_cells, triangle_patterns
+from dpaudit.mechanisms.geometric.scl import _BATCH as SCL_BATCH
+from dpaudit.mechanisms.geometric.scl import PAPER, SetCoverLearner, build_table, epsilon_from_losses
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 def labelled(points: list[Any], labels: list[int], width: int) -> Dataset:

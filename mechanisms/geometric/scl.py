@@ -61,8 +61,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.base import ClaimKind, PrivacyClaim
-from neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 PAPER = "002_f29981ba9423ff4d.txt"
 _BATCH = 8192

@@ -63,12 +63,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.base import ClaimKind, PrivacyClaim
-from mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
-from mechanisms.geometric.learners import labelled
-from mechanisms.geometric.scl import PAPER
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
+from dpaudit.mechanisms.geometric.learners import labelled
+from dpaudit.mechanisms.geometric.scl import PAPER
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.baseline import (
+from dpaudit.app.baseline import (
     BASELINE_KIND,
     REGRESSION_PHASE,
     Baseline,
@@ -30,11 +30,11 @@ from audit.baseline import (
     regression_checks,
     write_baseline,
 )
-from audit.runner import run_audit
-from audit.sampling import Phase
-from audit.types import AuditConfig, AuditResult
-from mechanisms.reference import LaplaceSum, RandomizedResponse
-from neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.sampling import Phase
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 
 def _event(**over: object) -> BaselineEvent:

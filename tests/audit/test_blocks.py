@@ -8,9 +8,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audit.sampling import chunk_rng, draw
-from mechanisms.base import MechanismError, PrivacyClaim, block_sizes
-from neighbors.base import Dataset, Domain, Relation
+from dpaudit.engine.sampling import chunk_rng, draw
+from dpaudit.mechanisms.base import MechanismError, PrivacyClaim, block_sizes
+from dpaudit.neighbors.base import Dataset, Domain, Relation
 
 CLAIM = PrivacyClaim(epsilon=1.0, delta=0.0, relation=Relation.REPLACE_ONE, reference="test")
 
@@ -63,7 +63,7 @@ def test_invalid_max_block_is_a_mechanism_error() -> None:
 
 
 def test_hs_stl_declares_a_block_below_the_chunk() -> None:
-    from mechanisms.registry import entries
+    from dpaudit.mechanisms.registry import entries
 
     block = getattr(entries()["hs_stl"].build(), "max_block", None)
     assert block is not None and 1024 <= block < 1 << 18

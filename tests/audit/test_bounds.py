@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from scipy import stats
 from statsmodels.stats.proportion import proportion_confint
 
-from audit.bounds import (
+from dpaudit.engine.bounds import (
     cp_lower,
     cp_upper,
     delta_lower_bound,

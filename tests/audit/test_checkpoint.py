@@ -16,12 +16,12 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audit.checkpoint import CheckpointError
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.reference import LaplaceSum
-from neighbors.base import Dataset
-from reports.schema import to_json_dict
+from dpaudit.engine.checkpoint import CheckpointError
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.neighbors.base import Dataset
+from dpaudit.reports.schema import to_json_dict
 from tests.audit.test_learned import CorrelatedShift
 
 

@@ -7,7 +7,7 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from audit.estimators import (
+from dpaudit.engine.estimators import (
     HistogramDistinguisher,
     Selection,
     SetEvent,
@@ -17,11 +17,11 @@ from audit.estimators import (
     choose_event,
     choose_events,
 )
-from audit.objectives import EpsilonAt
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.engine.objectives import EpsilonAt
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 def test_threshold_selection_finds_laplace_optimum(rng: np.random.Generator) -> None:
@@ -86,9 +86,9 @@ def test_histogram_ignores_values_seen_once(rng: np.random.Generator) -> None:
 
 
 def test_small_budget_continuous_twin_is_flagged() -> None:
-    from audit.runner import run_audit
-    from audit.types import AuditConfig
-    from mechanisms.buggy import LaplaceSumRangeBug
+    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.types import AuditConfig
+    from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
 
     m = LaplaceSumRangeBug()
     r = run_audit(m, m.neighbor_pairs(), AuditConfig(num_samples=20_000, seed=3))
@@ -142,7 +142,7 @@ def test_top_k_runners_up_are_distinct_and_capped(rng: np.random.Generator) -> N
     """Runners-up never repeat the chosen event's counts (within `DISTINCT_FACTOR` on both sides in
     the same direction), are at most `MAX_CERTIFIED` − 1, and each could plausibly beat the chosen
     one (its optimistic projection exceeds the chosen one's projection)."""
-    from audit.estimators import DISTINCT_FACTOR, MAX_CERTIFIED
+    from dpaudit.engine.estimators import DISTINCT_FACTOR, MAX_CERTIFIED
 
     a = as_rows(rng.laplace(0.0, 1.0, 20_000))
     b = as_rows(1.0 + rng.laplace(0.0, 1.0, 20_000))
@@ -202,7 +202,7 @@ def test_runner_certifies_each_of_k_events_at_beta_over_k(tmp_path: Path) -> Non
     runners-up and the per-event trajectory segments reloaded) gives the identical result.
     Seeds are fixed, so whether k > 1 occurs is deterministic; at this budget it does on some of
     these seeds (asserted, as the test would otherwise check nothing)."""
-    from reports.schema import to_json_dict
+    from dpaudit.reports.schema import to_json_dict
 
     m = _RareStrong()
     seen_multi = False

@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from audit.baseline import BASELINE_KIND, read_baseline
-from audit.cli import main
+from dpaudit.app.baseline import BASELINE_KIND, read_baseline
+from dpaudit.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 10_000
@@ -355,7 +355,7 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
     write(tmp_path / "bug.toml", audit_toml("laplace_sum_range_bug"))
     write(tmp_path / "bad.toml", audit_toml("laplace_sum") + "num_sample = 3\n")
     proc = subprocess.run(
-        [sys.executable, "-m", "audit", "gate", "--config", "bug.toml"],
+        [sys.executable, "-m", "dpaudit", "gate", "--config", "bug.toml"],
         cwd=tmp_path,
         env=env,
         capture_output=True,
@@ -365,7 +365,7 @@ def test_subprocess_exit_codes(tmp_path: Path) -> None:
     assert proc.returncode == 1, proc.stderr
     assert "VIOLATION FOUND" in proc.stdout and "Traceback" not in proc.stderr  # 1 from the verdict
     proc = subprocess.run(
-        [sys.executable, "-m", "audit", "gate", "--config", "bad.toml"],
+        [sys.executable, "-m", "dpaudit", "gate", "--config", "bad.toml"],
         cwd=tmp_path,
         env=env,
         capture_output=True,

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from audit.bounds import cp_lower, cp_upper
-from audit.gdp import (
+from dpaudit.engine.bounds import cp_lower, cp_upper
+from dpaudit.engine.gdp import (
     ASSUMPTION,
     gdp_audit,
     gdp_delta,
@@ -22,9 +22,9 @@ from audit.gdp import (
     gdp_mu_lower_bound,
     projected_gdp_mu,
 )
-from audit.types import AuditConfig
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.reference import GaussianSum
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.reference import GaussianSum
 
 unit = st.floats(1e-9, 1 - 1e-9)
 

@@ -13,18 +13,18 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from audit import estimators
-from audit.learned import (
+from dpaudit.engine import estimators
+from dpaudit.engine.learned import (
     LogisticDistinguisher,
     ProjectionDistinguisher,
     ScoreEvent,
     fit_logistic,
     irls_logistic,
 )
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.analytic import gaussian_epsilon
-from neighbors.base import Dataset, Domain, NeighborPair
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
 from tests.audit.vector_mechanisms import (
     CoordinateThresholds,
     ExactlyClaimed,
@@ -240,7 +240,8 @@ def test_learned_beats_single_coordinates_on_spread_gaussian() -> None:
 def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Generator) -> None:
     """The runner's defaults: learned distinguishers propose on continuous vectors, stay silent on
     1-D outputs and on discrete outputs the histogram covers (≤ max_bins distinct values)."""
-    from audit.estimators import BASE_DISTINGUISHERS, DEFAULT_DISTINGUISHERS, default_distinguishers
+    from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, default_distinguishers
+    from dpaudit.engine.estimators import BASE_DISTINGUISHERS
 
     assert DEFAULT_DISTINGUISHERS is default_distinguishers()
     names = [d.name for d in DEFAULT_DISTINGUISHERS]
@@ -260,14 +261,16 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
 
 
 def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
-    from audit.estimators import choose_event, choose_events
-    from audit.objectives import EpsilonAt, GaussianMu, Objective
+    from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+    from dpaudit.engine.estimators import choose_event, choose_events
+    from dpaudit.engine.objectives import EpsilonAt, GaussianMu, Objective
 
     a, b = _shifted(rng, 4000, 3, 0.5)
     objectives: list[Objective] = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
-    together = choose_events(a, b, certify_total=40_000, failure_probability=0.01, objectives=objectives)
+    kw = {"certify_total": 40_000, "failure_probability": 0.01, "distinguishers": DEFAULT_DISTINGUISHERS}
+    together = choose_events(a, b, objectives=objectives, **kw)
     for obj, sel in zip(objectives, together, strict=True):
-        alone = choose_event(a, b, certify_total=40_000, failure_probability=0.01, objective=obj)
+        alone = choose_event(a, b, objective=obj, **kw)
         assert (alone.projected, alone.distinguisher, alone.dataset_is_p) == (
             sel.projected,
             sel.distinguisher,

@@ -11,18 +11,18 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
-from audit.bounds import epsilon_ceiling
-from audit.plan import (
+from dpaudit.engine.bounds import epsilon_ceiling
+from dpaudit.engine.plan import (
     plan,
     point_epsilon,
     projected_certified_epsilon,
     required_samples,
     total_samples_for,
 )
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.reference import RandomizedResponse
-from neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.reference import RandomizedResponse
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 ONE_RECORD = NeighborPair(
     dataset=Dataset(np.array([[0.0]])),
@@ -116,7 +116,7 @@ def test_target_above_point_estimate_is_flagged() -> None:
 
 def test_the_pilot_draws_from_its_own_stream() -> None:
     """The plan's pilot is the audit at `pilot_seed(seed)`, never at the run's own seed."""
-    from audit.plan import pilot_seed
+    from dpaudit.engine.plan import pilot_seed
 
     m = RandomizedResponse(epsilon=1.0)
     pl = plan(m, [ONE_RECORD], target_epsilon=0.9, pilot_samples=20_000, seed=3)

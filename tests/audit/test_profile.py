@@ -11,13 +11,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from audit.objectives import DeltaAt, EpsilonAt, GaussianMu
-from audit.runner import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
-from audit.types import AuditConfig, Verdict
-from mechanisms.analytic import gaussian_delta, gaussian_epsilon
-from mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
-from mechanisms.reference import GaussianSum, LaplaceSum
-from neighbors.base import Relation
+from dpaudit.engine.objectives import DeltaAt, EpsilonAt, GaussianMu
+from dpaudit.engine.runner import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
+from dpaudit.engine.types import AuditConfig, Verdict
+from dpaudit.mechanisms.analytic import gaussian_delta, gaussian_epsilon
+from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.reference import GaussianSum, LaplaceSum
+from dpaudit.neighbors.base import Relation
 
 
 def test_profile_and_gdp_tests_are_valid_and_split_the_budget() -> None:

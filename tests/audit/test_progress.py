@@ -4,7 +4,7 @@ import io
 
 import pytest
 
-from audit.progress import Progress, progress_enabled
+from dpaudit.engine.progress import Progress, progress_enabled
 
 
 class _TTY(io.StringIO):

@@ -15,23 +15,23 @@ from typing import Any
 import numpy as np
 import pytest
 
-from audit import pytest_plugin
-from audit.pytest_plugin import (
+from dpaudit.app import pytest_plugin
+from dpaudit.app.pytest_plugin import (
     DPAuditPowerWarning,
     PrivacyViolationError,
     assert_no_violation,
     violation_message,
 )
-from audit.types import Verdict
-from mechanisms.base import from_callable
-from mechanisms.buggy import LaplaceSumRangeBug
-from mechanisms.reference import LaplaceSum
-from neighbors.base import Dataset
+from dpaudit.engine.types import Verdict
+from dpaudit.mechanisms.base import from_callable
+from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.neighbors.base import Dataset
 
 pytest_plugins = ["pytester"]
 
 INNER_TESTS = """
-from audit.pytest_plugin import assert_no_violation
+from dpaudit.app.pytest_plugin import assert_no_violation
 
 def test_correct(dpaudit_audit):
     result = dpaudit_audit("laplace_sum", num_samples=20_000, failure_probability=1e-3)
@@ -56,7 +56,7 @@ def inner(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.
 
 def _run(p: pytest.Pytester, *args: str) -> pytest.RunResult:
     before = pytest_plugin._overrides
-    result = p.runpytest("-p", "audit.pytest_plugin", "-p", "no:cacheprovider", *args)
+    result = p.runpytest("-p", "dpaudit.app.pytest_plugin", "-p", "no:cacheprovider", *args)
     assert pytest_plugin._overrides == before  # the inner session restores the outer's options
     return result
 

@@ -3,12 +3,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from audit.runner import AuditInputError, run_audit
-from audit.types import AuditConfig, Verdict
-from mechanisms.base import MechanismError
-from mechanisms.reference import ExponentialMechanism, LaplaceSum, RandomizedResponse
-from neighbors.base import Dataset, NeighborPair, Relation
-from reports.schema import to_json_dict
+from dpaudit.engine.runner import AuditInputError, run_audit
+from dpaudit.engine.types import AuditConfig, Verdict
+from dpaudit.mechanisms.base import MechanismError
+from dpaudit.mechanisms.reference import ExponentialMechanism, LaplaceSum, RandomizedResponse
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.reports.schema import to_json_dict
 from tests import user_mechanisms as um
 
 
@@ -47,7 +47,7 @@ def test_claim_checks_and_findings() -> None:
     """A stated claim below the truth is a finding, never a violation, when the proof's claim holds."""
     from dataclasses import dataclass
 
-    from mechanisms.base import ClaimKind, PrivacyClaim
+    from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 
     @dataclass(frozen=True, slots=True, kw_only=True)
     class Loose(LaplaceSum):
@@ -139,7 +139,7 @@ def test_public_rows_are_never_audited_nor_searched() -> None:
     pair must be an input error, never a (false) violation."""
     import dataclasses
 
-    from audit.search import search_and_certify
+    from dpaudit.engine.search import search_and_certify
 
     @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
     class PublicTail(LaplaceSum):
@@ -177,10 +177,10 @@ def test_public_rows_are_never_audited_nor_searched() -> None:
 def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
     """Trajectory points are the certified ε on the first m certification samples (m ≈ n/64,
     n/16, n/4, n), in chunk order, whatever the chunking: recompute them from the raw chunks."""
-    from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds
-    from audit.estimators import event_from_spec
-    from audit.runner import trajectory_points
-    from audit.sampling import Phase, chunk_sizes, draw
+    from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+    from dpaudit.engine.estimators import event_from_spec
+    from dpaudit.engine.runner import trajectory_points
+    from dpaudit.engine.sampling import Phase, chunk_sizes, draw
 
     m = LaplaceSum()
     pair = m.neighbor_pairs()[0]

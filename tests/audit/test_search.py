@@ -16,14 +16,20 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from audit.runner import run_audit
-from audit.search import VERDICT_TIE, SearchBudgetError, default_budget, pilot_seed, search_and_certify
-from audit.types import AuditConfig
-from mechanisms.base import MechanismError, PrivacyClaim
-from mechanisms.reference import LaplaceSum
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
-from neighbors.generators import AmplificationMismatchError
-from reports.schema import to_json_dict
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.search import (
+    VERDICT_TIE,
+    SearchBudgetError,
+    default_budget,
+    pilot_seed,
+    search_and_certify,
+)
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import MechanismError, PrivacyClaim
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from dpaudit.neighbors.generators import AmplificationMismatchError
+from dpaudit.reports.schema import to_json_dict
 
 
 @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
@@ -293,9 +299,9 @@ def test_registered_pairs_get_the_registered_routes_selection_size() -> None:
 def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
     selection split and certifies on audit-seed draws only, so the two never share a sample."""
-    import audit.runner as runner_module
-    import audit.search as search_module
-    from audit.sampling import Phase
+    import dpaudit.engine.runner as runner_module
+    import dpaudit.engine.search as search_module
+    from dpaudit.engine.sampling import Phase
 
     pilot_calls: list[int] = []
     runner_calls: list[tuple[int, tuple[int, ...]]] = []

@@ -8,15 +8,15 @@ from dataclasses import dataclass
 
 import pytest
 
-from audit import whitebox
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from audit.whitebox import DEFAULT_METHOD, white_box_reference
-from mechanisms.reference import LaplaceSum, RandomizedResponse
-from neighbors.base import NeighborPair
-from reports.html import render_html
-from reports.markdown import render_markdown
-from reports.schema import from_json_dict, to_json_dict
+from dpaudit.engine import whitebox
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.engine.whitebox import DEFAULT_METHOD, white_box_reference
+from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
+from dpaudit.neighbors.base import NeighborPair
+from dpaudit.reports.html import render_html
+from dpaudit.reports.markdown import render_markdown
+from dpaudit.reports.schema import from_json_dict, to_json_dict
 
 CFG = AuditConfig(num_samples=20_000, seed=4)
 

@@ -27,10 +27,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from audit.estimators import Candidates, Event, ThresholdDistinguisher
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.base import PrivacyClaim
-from neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.engine.estimators import Candidates, Event, ThresholdDistinguisher
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from benchmarks.power import PowerRow, status, white_box_search
-from mechanisms.reference import LaplaceSum, RandomizedResponse
+from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
 
 
 def test_white_box_search_reaches_the_known_worst_case() -> None:

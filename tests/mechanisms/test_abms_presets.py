@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.agnostic._common import concept_class, labelled
-from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS
-from mechanisms.agnostic.buggy_abms import ClosureLearnReuse, PrivateAgnosticNoHalf
-from mechanisms.agnostic.pair_search import closure_search, private_agnostic_search
+from dpaudit.mechanisms.agnostic._common import concept_class, labelled
+from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS
+from dpaudit.mechanisms.agnostic.buggy_abms import ClosureLearnReuse, PrivateAgnosticNoHalf
+from dpaudit.mechanisms.agnostic.pair_search import closure_search, private_agnostic_search
 
 ETA = 0.1
 RUNS = 200

@@ -8,14 +8,14 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.agnostic import REGISTRY_ENTRIES
-from mechanisms.agnostic._common import ceil_fraction, concept_class, labelled, subset_distribution
-from mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
-from mechanisms.agnostic.buggy_abms import EMLearnerNoHalf
-from mechanisms.agnostic.em import EMLearner
-from mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
-from mechanisms.base import ClaimKind
-from neighbors.base import is_neighbor
+from dpaudit.mechanisms.agnostic import REGISTRY_ENTRIES
+from dpaudit.mechanisms.agnostic._common import ceil_fraction, concept_class, labelled, subset_distribution
+from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from dpaudit.mechanisms.agnostic.buggy_abms import EMLearnerNoHalf
+from dpaudit.mechanisms.agnostic.em import EMLearner
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
+from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.neighbors.base import is_neighbor
 
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}
 
@@ -201,7 +201,7 @@ def test_aggregator_promise() -> None:
 
 # --------------------------------------------------------------------------- A_Auxiliary (001 Alg. 3)
 def test_auxiliary_claim_is_claim_3_5() -> None:
-    from mechanisms.agnostic.auxiliary import AuxiliaryLearner
+    from dpaudit.mechanisms.agnostic.auxiliary import AuxiliaryLearner
 
     m = AuxiliaryLearner()
     # Claim 3.5: (2 + 2 ln 2, 4eδ) with a (1, δ)-DP 𝒜; pure 𝒜 ⇒ δ = 0
@@ -214,7 +214,7 @@ def test_auxiliary_claim_is_claim_3_5() -> None:
 
 
 def test_auxiliary_pairs_change_only_u() -> None:
-    from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+    from dpaudit.mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
 
     for m in (AuxiliaryLearner(), AuxiliaryHbarFromT()):
         for p in m.neighbor_pairs():
@@ -224,8 +224,8 @@ def test_auxiliary_pairs_change_only_u() -> None:
 
 
 def test_auxiliary_oracle_and_structure(rng: np.random.Generator) -> None:
-    from mechanisms.agnostic._common import replace_pair
-    from mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+    from dpaudit.mechanisms.agnostic._common import replace_pair
+    from dpaudit.mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
 
     m = AuxiliaryLearner()
     pairs = m.neighbor_pairs()

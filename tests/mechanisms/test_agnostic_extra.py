@@ -13,14 +13,14 @@ from typing import Any
 import numpy as np
 import pytest
 
-from mechanisms.agnostic._common import concept_class, labelled
-from mechanisms.agnostic.amplified import AgnosticLearnerAmplified
-from mechanisms.agnostic.extra_entries import EXTRA_ENTRIES
-from mechanisms.agnostic.public_v import RelabelAndLearnPublicV
-from mechanisms.agnostic.realizable_prediction import RealizablePrediction
-from mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
-from mechanisms.base import ClaimKind, applicable_claim, claims_of
-from neighbors.base import is_neighbor
+from dpaudit.mechanisms.agnostic._common import concept_class, labelled
+from dpaudit.mechanisms.agnostic.amplified import AgnosticLearnerAmplified
+from dpaudit.mechanisms.agnostic.extra_entries import EXTRA_ENTRIES
+from dpaudit.mechanisms.agnostic.public_v import RelabelAndLearnPublicV
+from dpaudit.mechanisms.agnostic.realizable_prediction import RealizablePrediction
+from dpaudit.mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
+from dpaudit.mechanisms.base import ClaimKind, applicable_claim, claims_of
+from dpaudit.neighbors.base import is_neighbor
 
 ENTRIES = {e.name: e for e in EXTRA_ENTRIES}
 MECHS: dict[str, Any] = {e.name: e.build() for e in EXTRA_ENTRIES}
@@ -232,8 +232,8 @@ def test_utility_histogram_beats_a_coin() -> None:
 
 # --------------------------------------------------------------------------- the δ > 0 audit path
 def test_histogram_audit_delta_path() -> None:
-    from audit.runner import run_audit
-    from audit.types import AuditConfig, Verdict
+    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.types import AuditConfig, Verdict
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.boosting import REGISTRY_ENTRIES, HSStL, paper_parameters, project_dense
-from neighbors.base import Dataset, is_neighbor
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.boosting import REGISTRY_ENTRIES, HSStL, paper_parameters, project_dense
+from dpaudit.neighbors.base import Dataset, is_neighbor
 
 NAMES = [e.name for e in REGISTRY_ENTRIES]
 
@@ -117,7 +117,7 @@ def test_utility_theorem_24_margin_on_training_set(rng: np.random.Generator) -> 
 def test_twin_hooks(rng: np.random.Generator) -> None:
     """B-B5 lets μ̂ exceed the 1/(κn) smoothness cap; B-B2 differs from the lazy update only after a
     projection that capped something; B-B8 feeds the pre-noise z to the losses."""
-    from mechanisms.boosting.buggy import HSStLNonLazy, HSStLPreNoiseLoss, HSStLUnclippedLoss
+    from dpaudit.mechanisms.boosting.buggy import HSStLNonLazy, HSStLPreNoiseLoss, HSStLUnclippedLoss
 
     kappa, n = 0.25, 40
     log_mu = np.full((1, n), math.log(kappa))

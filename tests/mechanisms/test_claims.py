@@ -7,10 +7,10 @@ import math
 import numpy as np
 import pytest
 
-from mechanisms.analytic import discrete_delta, discrete_epsilon, gaussian_epsilon
-from mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from neighbors.base import Relation
-from reports.schema import claim_from_dict
+from dpaudit.mechanisms.analytic import discrete_delta, discrete_epsilon, gaussian_epsilon
+from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.neighbors.base import Relation
+from dpaudit.reports.schema import claim_from_dict
 
 
 def _claim(eps: float, delta: float, curve: ClaimCurve | None = None) -> PrivacyClaim:

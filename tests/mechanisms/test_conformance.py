@@ -8,9 +8,9 @@ import pickle
 import numpy as np
 import pytest
 
-from mechanisms.base import Mechanism, claims_of
-from mechanisms.registry import entries
-from neighbors.base import is_neighbor
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.registry import entries
+from dpaudit.neighbors.base import is_neighbor
 
 NAMES = sorted(entries())
 

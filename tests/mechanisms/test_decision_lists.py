@@ -9,15 +9,15 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mechanisms.analytic import discrete_epsilon
-from mechanisms.decision_lists import (
+from dpaudit.mechanisms.analytic import discrete_epsilon
+from dpaudit.mechanisms.decision_lists import (
     REGISTRY_ENTRIES,
     DPWinnow,
     OnlineDecisionList,
     PrivateDecisionList,
     PrivateDecisionListMedium,
 )
-from mechanisms.decision_lists.buggy import (
+from dpaudit.mechanisms.decision_lists.buggy import (
     DPWinnowCachedQueries,
     DPWinnowOneDrawCharge,
     DPWinnowUtilityEta,
@@ -25,7 +25,7 @@ from mechanisms.decision_lists.buggy import (
     PrivateDecisionListKeepMisclassified,
     PrivateDecisionListNoGroupPrivacy,
 )
-from neighbors.base import Dataset, Relation, is_neighbor
+from dpaudit.neighbors.base import Dataset, Relation, is_neighbor
 
 NAMES = [e.name for e in REGISTRY_ENTRIES]
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from mechanisms.base import ClaimKind
-from mechanisms.decision_lists import REGISTRY_ENTRIES, DPWinnow, PrivateDecisionList
-from mechanisms.decision_lists.buggy import PrivateDecisionListNoHalfWide, no_half_wide_pair
-from neighbors.base import Relation, is_neighbor
+from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.mechanisms.decision_lists import REGISTRY_ENTRIES, DPWinnow, PrivateDecisionList
+from dpaudit.mechanisms.decision_lists.buggy import PrivateDecisionListNoHalfWide, no_half_wide_pair
+from dpaudit.neighbors.base import Relation, is_neighbor
 
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}
 
@@ -75,7 +75,7 @@ def test_winnow_no_pair_can_reach_the_claim_at_the_preset() -> None:
     """winnow.py docstring: one SVT epoch touched + ≤ 2.1η per draw ⇒ pure ε ≤ 2.14 < 4.2."""
     import pytest
 
-    from mechanisms.decision_lists.buggy import DPWinnowHalfCharge, DPWinnowShadowCache
+    from dpaudit.mechanisms.decision_lists.buggy import DPWinnowHalfCharge, DPWinnowShadowCache
 
     m = DPWinnow()
     bound = m.two_coordinate_pure_bound()

@@ -8,17 +8,17 @@ from fractions import Fraction
 import numpy as np
 import pytest
 
-from mechanisms.base import ClaimKind, claims_of
-from mechanisms.geometric import REGISTRY_ENTRIES
-from mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights, triangle_patterns
-from mechanisms.geometric.buggy import (
+from dpaudit.mechanisms.base import ClaimKind, claims_of
+from dpaudit.mechanisms.geometric import REGISTRY_ENTRIES
+from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights, triangle_patterns
+from dpaudit.mechanisms.geometric.buggy import (
     HuntKeepPositives,
     TriangleCountWeight,
     TriangleEpsLabel,
     TriangleIndependent,
     TriangleSumArea,
 )
-from mechanisms.geometric.learners import (
+from dpaudit.mechanisms.geometric.learners import (
     CONVEX_PROBE_POINTS,
     AmplifiedConvexKGonLearner,
     ConjunctionLearner,
@@ -28,9 +28,9 @@ from mechanisms.geometric.learners import (
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
-from mechanisms.geometric.scl import categorical
-from mechanisms.geometric.select import SelectHalfplane, SelectTriangle
-from neighbors.base import Dataset, Relation, is_neighbor
+from dpaudit.mechanisms.geometric.scl import categorical
+from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
+from dpaudit.neighbors.base import Dataset, Relation, is_neighbor
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from audit.runner import _plan
-from mechanisms.base import ClaimKind, PrivacyClaim, applicable_claim, claims_of
-from mechanisms.geometric.buggy import UnionNoEpsSplit
-from mechanisms.geometric.learners import (
+from dpaudit.engine.runner import _plan
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim, applicable_claim, claims_of
+from dpaudit.mechanisms.geometric.buggy import UnionNoEpsSplit
+from dpaudit.mechanisms.geometric.learners import (
     AmplifiedConvexKGonLearner,
     ConjunctionLearner,
     ConvexKGonLearner,
@@ -23,8 +23,8 @@ from mechanisms.geometric.learners import (
     UnionOfPolygonsLearner,
     flanked_pair,
 )
-from mechanisms.registry import resolve
-from neighbors.base import Relation, is_neighbor
+from dpaudit.mechanisms.registry import resolve
+from dpaudit.neighbors.base import Relation, is_neighbor
 
 COMPOSITION = "basic composition"
 

@@ -15,10 +15,10 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from mechanisms.agnostic import REGISTRY_ENTRIES
-from mechanisms.agnostic._common import labelled
-from mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
-from mechanisms.base import ClaimKind
+from dpaudit.mechanisms.agnostic import REGISTRY_ENTRIES
+from dpaudit.mechanisms.agnostic._common import labelled
+from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
+from dpaudit.mechanisms.base import ClaimKind
 
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}
 

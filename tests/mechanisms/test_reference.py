@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from mechanisms import buggy, reference
-from mechanisms.analytic import discrete_epsilon, gaussian_delta, gaussian_epsilon, gaussian_mu_for
+from dpaudit.mechanisms import buggy, reference
+from dpaudit.mechanisms.analytic import discrete_epsilon, gaussian_delta, gaussian_epsilon, gaussian_mu_for
 
 
 def test_gaussian_profile_balle_wang() -> None:

@@ -5,8 +5,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, are_neighbors, is_neighbor
-from neighbors.generators import BoundaryPairs
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, are_neighbors, is_neighbor
+from dpaudit.neighbors.generators import BoundaryPairs
 
 
 def test_dataset_is_frozen_and_validated() -> None:

@@ -9,8 +9,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind, is_neighbor
-from neighbors.generators import (
+from dpaudit.neighbors.base import (
+    Dataset,
+    Domain,
+    NeighborPair,
+    Relation,
+    Subsampling,
+    SubsamplingKind,
+    is_neighbor,
+)
+from dpaudit.neighbors.generators import (
     MOVES,
     AmplificationMismatchError,
     BoundaryPairs,

@@ -15,9 +15,9 @@ import math
 
 import pytest
 
-from audit.runner import run_audit
-from audit.types import AuditConfig, Verdict
-from mechanisms.agnostic import REGISTRY_ENTRIES
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig, Verdict
+from dpaudit.mechanisms.agnostic import REGISTRY_ENTRIES
 
 pytestmark = pytest.mark.slow
 

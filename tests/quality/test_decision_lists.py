@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import pytest
 
-from audit.runner import run_audit
-from audit.types import AuditConfig, Verdict
-from mechanisms.decision_lists import REGISTRY_ENTRIES
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig, Verdict
+from dpaudit.mechanisms.decision_lists import REGISTRY_ENTRIES
 
 pytestmark = pytest.mark.slow
 ENTRIES = {e.name: e for e in REGISTRY_ENTRIES}

@@ -12,12 +12,12 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
-from audit.baseline import baseline_audit_from_result, regression_checks
-from audit.gate import VIOLATION_SHARE
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.base import Mechanism
-from mechanisms.reference import LaplaceSum, RandomizedResponse
+from dpaudit.app.baseline import baseline_audit_from_result, regression_checks
+from dpaudit.app.gate import VIOLATION_SHARE
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
 
 pytestmark = pytest.mark.slow
 

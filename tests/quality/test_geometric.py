@@ -15,11 +15,11 @@ from typing import Any
 
 import pytest
 
-from audit.runner import run_audit
-from audit.types import AuditConfig, AuditResult
-from mechanisms.base import ClaimKind
-from mechanisms.geometric import REGISTRY_ENTRIES
-from mechanisms.registry import resolve
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.mechanisms.geometric import REGISTRY_ENTRIES
+from dpaudit.mechanisms.registry import resolve
 
 pytestmark = pytest.mark.slow
 
@@ -94,7 +94,7 @@ def test_flanked_pair_oracle_separates_union_twin_from_correct() -> None:
     # The flanked-cluster pair (learners.flanked_pair) against the tightest proved claim (pure
     # composition, T·ε̂ = 0.683): B1 exceeds it, the correct learner stays below (Monte Carlo
     # oracle; measured 2.17 / 0.12 at δ = 1e-3 with 4000 paths, 2.45 / 0.27 at δ = 0).
-    from mechanisms.base import applicable_claim, claims_of
+    from dpaudit.mechanisms.base import applicable_claim, claims_of
 
     ok: Any = resolve("geo_union_grid3")[0]
     twin: Any = resolve("geo_union_grid3_no_eps_split")[0]

@@ -14,13 +14,13 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from audit.estimators import Event, ThresholdEvent, event_from_spec
-from audit.gdp import gdp_audit
-from audit.learned import LogisticDistinguisher, ScoreEvent
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.analytic import gaussian_epsilon
-from mechanisms.reference import GaussianSum
+from dpaudit.engine.estimators import Event, ThresholdEvent, event_from_spec
+from dpaudit.engine.gdp import gdp_audit
+from dpaudit.engine.learned import LogisticDistinguisher, ScoreEvent
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.reference import GaussianSum
 from tests.audit.test_learned import CorrelatedShift
 from tests.audit.vector_mechanisms import CoordinateThresholds, ScaleChange
 
@@ -46,7 +46,7 @@ def test_logistic_on_hs_stl_transcript() -> None:
     8-coordinate transcript is a composition of Gaussian rounds, each carrying a fraction of the
     loss. Measured at 2·10^5 samples per side: logistic 3.71 vs best coordinate 1.46; the
     white-box upper bound (GDP profile) is 7.10."""
-    boosting = pytest.importorskip("mechanisms.boosting")
+    boosting = pytest.importorskip("dpaudit.mechanisms.boosting")
     entry = next(e for e in boosting.REGISTRY_ENTRIES if e.name == "hs_stl_uniform_noise")
     m = entry.build()
     pairs = m.neighbor_pairs()

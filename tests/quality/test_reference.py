@@ -16,10 +16,10 @@ import pytest
 from scipy import stats
 from scipy.stats import norm
 
-from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.registry import entries
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import entries
 
 CORRECT = [e.name for e in entries().values() if e.family == "reference" and not e.buggy]
 TWINS = [e.name for e in entries().values() if e.family == "reference" and e.buggy]

@@ -11,11 +11,11 @@ import math
 
 import pytest
 
-from audit.runner import run_audit
-from audit.search import search_and_certify
-from audit.types import AuditConfig
-from mechanisms.reference import LaplaceSum, RandomizedResponse
-from mechanisms.registry import entries
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
+from dpaudit.mechanisms.registry import entries
 from tests.audit.test_search import SubsampledLaplaceSum
 
 pytestmark = pytest.mark.slow

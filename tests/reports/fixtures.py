@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 import math
 
-from audit.types import (
+from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
     ClaimCurve,

@@ -16,12 +16,12 @@ from typing import Any
 
 import pytest
 
-from audit.estimators import ThresholdDistinguisher
-from audit.runner import run_audit
-from audit.types import AuditConfig, AuditResult
-from mechanisms.buggy import LaplaceSumRangeBug
-from mechanisms.reference import LaplaceSum
-from reports.html import (
+from dpaudit.engine.estimators import ThresholdDistinguisher
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.reports.html import (
     FIGURE_WIDTH_IN,
     LOWER_BOUND_NOTE,
     MAX_LABELLED_PAIRS,
@@ -34,7 +34,7 @@ from reports.html import (
     run_command_template,
     trajectory_layout,
 )
-from reports.schema import from_json_dict, to_json_dict
+from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import estimate, make_result, older
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import dataclasses
 import xml.etree.ElementTree as ET
 
-from reports.junit import render_junit
-from reports.markdown import fmt
+from dpaudit.reports.junit import render_junit
+from dpaudit.reports.markdown import fmt
 from tests.reports.fixtures import make_result
 
 

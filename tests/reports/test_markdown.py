@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from reports.markdown import (
+from dpaudit.reports.markdown import (
     GITHUB_COMMENT_LIMIT,
     INDEX_BUDGET,
     SEARCH_TOP,
@@ -16,7 +16,7 @@ from reports.markdown import (
     render_markdown,
     search_record,
 )
-from reports.schema import from_json_dict, to_json_dict
+from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import make_result
 
 
@@ -167,9 +167,9 @@ def test_index_never_shows_search_records_and_stays_in_budget() -> None:
 
 
 def test_real_search_result_renders() -> None:
-    from audit.search import search_and_certify
-    from audit.types import AuditConfig
-    from mechanisms.reference import LaplaceSum
+    from dpaudit.engine.search import search_and_certify
+    from dpaudit.engine.types import AuditConfig
+    from dpaudit.mechanisms.reference import LaplaceSum
 
     mech = LaplaceSum()
     found = search_and_certify(

@@ -4,12 +4,12 @@ import dataclasses
 import json
 import math
 
-from audit.runner import run_audit
-from audit.types import AuditConfig
-from mechanisms.buggy import AboveThresholdNoQueryNoise
-from mechanisms.reference import LaplaceSum
-from reports.markdown import render_markdown
-from reports.schema import dumps, from_json_dict, to_json_dict
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.buggy import AboveThresholdNoQueryNoise
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.reports.markdown import render_markdown
+from dpaudit.reports.schema import dumps, from_json_dict, to_json_dict
 from tests.reports.fixtures import make_result
 
 

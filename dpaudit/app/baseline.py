@@ -79,14 +79,14 @@ from typing import Any
 
 import numpy as np
 
-from audit.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from audit.checkpoint import Checkpoint, audit_key
-from audit.estimators import Event, event_from_spec
-from audit.jsonnum import json_number
-from audit.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
-from audit.types import AuditResult
-from mechanisms.base import Mechanism
-from neighbors.base import Dataset, NeighborPair, Relation, is_neighbor
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+from dpaudit.engine.checkpoint import Checkpoint, audit_key
+from dpaudit.engine.estimators import Event, event_from_spec
+from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
+from dpaudit.engine.types import AuditResult
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation, is_neighbor
 
 BASELINE_KIND = "dpaudit-baseline"
 BASELINE_VERSION = 1

@@ -20,19 +20,19 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, NoReturn
 
-from audit.outfiles import safe_stem, write_text
-from audit.plan import plan
-from audit.runner import AuditInputError, run_audit
-from audit.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
-from audit.types import AuditConfig, AuditResult
-from mechanisms.base import Mechanism, MechanismError, claims_of
-from mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
-from neighbors.base import NeighborPair
-from neighbors.generators import BoundaryPairs, check_amplification
-from reports.html import render_html, render_index_html
-from reports.junit import render_junit
-from reports.markdown import fmt, render_index_markdown, render_markdown, weakened
-from reports.schema import SchemaError, dumps, read_json, to_json_dict
+from dpaudit.engine.outfiles import safe_stem, write_text
+from dpaudit.engine.plan import plan
+from dpaudit.engine.runner import AuditInputError, run_audit
+from dpaudit.engine.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
+from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
+from dpaudit.neighbors.base import NeighborPair
+from dpaudit.neighbors.generators import BoundaryPairs, check_amplification
+from dpaudit.reports.html import render_html, render_index_html
+from dpaudit.reports.junit import render_junit
+from dpaudit.reports.markdown import fmt, render_index_markdown, render_markdown, weakened
+from dpaudit.reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 FALLBACK = "the default pair search is unavailable"
@@ -524,8 +524,8 @@ def _cmd_plan(args: argparse.Namespace) -> int:
 
 def _cmd_gate(args: argparse.Namespace) -> int:
     """All logic lives in audit/gate.py; the CLI hands it the reports/ writers and renderers."""
-    from audit.gate import GateIO, GateOptions, run_gate
-    from audit.gate_config import find_config, load_config
+    from dpaudit.app.gate import GateIO, GateOptions, run_gate
+    from dpaudit.app.gate_config import find_config, load_config
 
     if args.config and args.config_file and args.config != args.config_file:
         raise UsageError("give the config file once (CONFIG or --config)")

@@ -47,7 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from audit.baseline import (
+from dpaudit.app.baseline import (
     Baseline,
     BaselineAudit,
     BaselineError,
@@ -58,15 +58,15 @@ from audit.baseline import (
     stale_message,
     write_baseline,
 )
-from audit.checkpoint import audit_key
-from audit.gate_config import AuditSpec, GateConfig
-from audit.jsonnum import json_number
-from audit.outfiles import write_text
-from audit.runner import package_version, run_audit
-from audit.search import search_and_certify
-from audit.types import AuditConfig, AuditResult
-from mechanisms.base import Mechanism, claims_of
-from neighbors.base import NeighborPair
+from dpaudit.app.gate_config import AuditSpec, GateConfig
+from dpaudit.engine.checkpoint import audit_key
+from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.outfiles import write_text
+from dpaudit.engine.runner import package_version, run_audit
+from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.neighbors.base import NeighborPair
 
 DEFAULT_BASELINE = Path("dpaudit-baseline.json")
 VIOLATION_SHARE = 0.5

@@ -40,8 +40,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from mechanisms.base import Mechanism, MechanismError
-from mechanisms.registry import RegistryError, resolve
+from dpaudit.mechanisms.base import Mechanism, MechanismError
+from dpaudit.mechanisms.registry import RegistryError, resolve
 
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
@@ -211,7 +211,7 @@ def _read_toml(path: Path) -> dict[str, Any]:
 
 def _build(ctx: _Ctx, spec: str, params: tuple[tuple[str, str], ...]) -> Mechanism:
     if ":" not in spec:
-        from mechanisms.registry import entries
+        from dpaudit.mechanisms.registry import entries
 
         names = list(entries())
         if spec not in names:
@@ -227,7 +227,7 @@ def _build(ctx: _Ctx, spec: str, params: tuple[tuple[str, str], ...]) -> Mechani
 
 
 def _default_samples(spec: str) -> int:
-    from mechanisms.registry import entries
+    from dpaudit.mechanisms.registry import entries
 
     entry = entries().get(spec)
     return entry.default_num_samples if entry is not None else FALLBACK_NUM_SAMPLES

@@ -2,7 +2,7 @@
 
 A library's own tests can assert that a mechanism shows no privacy violation::
 
-    from audit.pytest_plugin import assert_no_violation
+    from dpaudit.app.pytest_plugin import assert_no_violation
 
     def test_my_mechanism_is_private():
         assert_no_violation(my_mechanism, num_samples=200_000)   # or "laplace_sum"
@@ -59,9 +59,9 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from audit.types import AuditResult, PairResult
-    from mechanisms.base import Mechanism, PrivacyClaim
-    from neighbors.base import NeighborPair
+    from dpaudit.engine.types import AuditResult, PairResult
+    from dpaudit.mechanisms.base import Mechanism, PrivacyClaim
+    from dpaudit.neighbors.base import NeighborPair
 
 DEFAULT_NUM_SAMPLES = 100_000
 """Budget for a mechanism the registry does not know (per side and pair)."""
@@ -115,7 +115,7 @@ def _resolve(
     mechanism: Mechanism | str, params: Mapping[str, object] | None
 ) -> tuple[Mechanism, int, list[str] | None]:
     """The mechanism, its default budget and the `dpaudit run` arguments naming it (if any)."""
-    from mechanisms.registry import entries, resolve
+    from dpaudit.mechanisms.registry import entries, resolve
 
     if isinstance(mechanism, str):
         raw = {k: str(v) for k, v in (params or {}).items()}
@@ -199,9 +199,9 @@ def assert_no_violation(
     `result.epsilon_lower_bound` against the claim to see how tight the audit was).
     """
     __tracebackhide__ = True  # the failure points at the caller's test, not at the plugin
-    from audit.cli import pairs_for
-    from audit.runner import run_audit
-    from audit.types import AuditConfig
+    from dpaudit.app.cli import pairs_for
+    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.types import AuditConfig
 
     mech, default_n, words = _resolve(mechanism, params)
     n = _budget(num_samples, default_n)

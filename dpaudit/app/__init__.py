@@ -1,0 +1,1 @@
+"""The applications built on the engine: command line, privacy gate and baselines, pytest plugin."""
