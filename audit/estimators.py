@@ -22,8 +22,9 @@ valid.) Measured on SelectHalfplane's standalone pairs (benchmarks/geometric.py)
 Bonferroni loss of ≈ 2–3 % on the seeds where k > 1 for removing the seeds on which a poor event
 was chosen.
 
-Events must be picklable: certification maps each streamed chunk to its indicator in a
-worker process.
+Events (`events.py`) must be picklable: certification maps each streamed chunk to its indicator
+in a worker process. The base distinguishers live in `estimators_base.py`; this module is the
+selection (projection, shortlist, adaptive top-k) and re-exports both for existing importers.
 
 `choose_events` serves several objectives (the runner's primary test and its profile points) from
 one proposal per distinguisher, and records in `Selection.considered` every distinguisher that
@@ -35,288 +36,61 @@ which apply to vector outputs only.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import projected_bounds
+from dpaudit.engine.estimators_base import (
+    BASE_DISTINGUISHERS,
+    Candidates,
+    Distinguisher,
+    HistogramDistinguisher,
+    ThresholdDistinguisher,
+    tail_counts,
+    threshold_grid,
+)
+from dpaudit.engine.events import (
+    EVENT_TYPES,
+    Array,
+    Event,
+    SetEvent,
+    ThresholdEvent,
+    as_rows,
+    event_from_spec,
+    event_spec,
+    row_keys,
+)
 from dpaudit.engine.objectives import EpsilonAt, Objective
 
-Array = NDArray[Any]
-
-
-def as_rows(outputs: Array) -> NDArray[np.float64]:
-    """Outputs as a 2-D float64 array (samples, features); -0.0 normalised to 0.0."""
-    arr = np.asarray(outputs, dtype=np.float64).reshape(outputs.shape[0], -1)
-    return arr + 0.0
-
-
-def row_keys(rows: NDArray[np.float64]) -> Array:
-    """One hashable/sortable key per row: the value itself (1 column) or its bytes."""
-    if rows.shape[1] == 1:
-        return rows[:, 0]
-    contiguous = np.ascontiguousarray(rows)
-    return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
-
-
-@runtime_checkable
-class Event(Protocol):
-    def indicator(self, outputs: Array) -> NDArray[np.bool_]: ...
-
-    def describe(self) -> str: ...
-
-
-@dataclass(frozen=True, slots=True)
-class ThresholdEvent:
-    """{s(x) ≥ t} or {s(x) ≤ t}, where s is one coordinate or a linear projection."""
-
-    threshold: float
-    upper: bool
-    coordinate: int | None = None
-    projection: tuple[float, ...] | None = None
-
-    def score(self, outputs: Array) -> NDArray[np.float64]:
-        rows = as_rows(outputs)
-        if self.projection is not None:
-            return rows @ np.asarray(self.projection)
-        return rows[:, self.coordinate or 0]
-
-    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        s = self.score(outputs)
-        return s >= self.threshold if self.upper else s <= self.threshold
-
-    def to_spec(self) -> dict[str, Any]:
-        return {
-            "type": "threshold",
-            "threshold": self.threshold,
-            "upper": self.upper,
-            "coordinate": self.coordinate,
-            "projection": None if self.projection is None else list(self.projection),
-        }
-
-    def describe(self) -> str:
-        if self.projection is not None:
-            what = "w·x"
-        elif self.coordinate:
-            what = f"x[{self.coordinate}]"
-        else:
-            what = "x"
-        return f"{what} {'≥' if self.upper else '≤'} {self.threshold:.6g}"
-
-
-@dataclass(frozen=True, slots=True)
-class SetEvent:
-    """{x ∈ V} for a finite set V of exact output values (rows)."""
-
-    values: tuple[tuple[float, ...], ...]
-
-    def _keys(self) -> Array:
-        return np.sort(row_keys(np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1)))
-
-    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        if not self.values:
-            return np.zeros(outputs.shape[0], dtype=bool)
-        return np.isin(row_keys(as_rows(outputs)), self._keys())
-
-    def to_spec(self) -> dict[str, Any]:
-        return {"type": "set", "values": [list(v) for v in self.values]}
-
-    def describe(self) -> str:
-        shown = ", ".join(
-            str(v[0]) if len(v) == 1 else "(" + ",".join(f"{x:g}" for x in v) + ")" for v in self.values[:6]
-        )
-        more = f", … ({len(self.values)} values)" if len(self.values) > 6 else ""
-        return f"x ∈ {{{shown}{more}}}"
-
-
-def event_from_spec(spec: dict[str, Any]) -> Event:
-    """Rebuild an event from `event.to_spec()` (stored in results, checkpoints and baselines)."""
-    kind = spec.get("type")
-    if kind == "threshold":
-        proj = spec.get("projection")
-        return ThresholdEvent(
-            threshold=float(spec["threshold"]),
-            upper=bool(spec["upper"]),
-            coordinate=None if spec.get("coordinate") is None else int(spec["coordinate"]),
-            projection=None if proj is None else tuple(float(x) for x in proj),
-        )
-    if kind == "set":
-        return SetEvent(tuple(tuple(float(x) for x in v) for v in spec["values"]))
-    factory = EVENT_TYPES.get(str(kind))
-    if factory is None:
-        raise ValueError(f"unknown event type {kind!r}")
-    return factory(spec)
-
-
-EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
-"""Extra event types (e.g. learned scores) register a `from_spec` here under their `type`."""
-
-
-def event_spec(event: Event) -> dict[str, Any] | None:
-    """The event's spec, or None if it cannot be serialised."""
-    to_spec = getattr(event, "to_spec", None)
-    return to_spec() if callable(to_spec) else None
-
-
-@dataclass(frozen=True, slots=True)
-class Candidates:
-    """Candidate events with their selection counts on side a (dataset) and b (neighbor)."""
-
-    counts_a: NDArray[np.float64]
-    counts_b: NDArray[np.float64]
-    make_event: Callable[[int], Event]
-
-
-class Distinguisher(Protocol):
-    @property
-    def name(self) -> str: ...
-
-    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None: ...
-
-
-def threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
-    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
-    s = np.sort(pooled)
-    return np.unique(np.concatenate([_sorted_quantiles(s, grid), s[:tails], s[-tails:]]))
-
-
-def _sorted_quantiles(s: NDArray[np.float64], grid: int) -> NDArray[np.float64]:
-    """`np.quantile(s, linspace(0, 1, grid))` (method "linear", bit for bit: numpy's lerp) on an
-    already sorted `s`, without numpy's partition per quantile (≈ 100× faster at 2048 points)."""
-    n = s.size
-    idx = np.linspace(0.0, 1.0, grid) * (n - 1)
-    lo = np.floor(idx).astype(np.intp)
-    hi = np.minimum(lo + 1, n - 1)
-    t = idx - lo
-    a, b = s[lo], s[hi]
-    d = b - a
-    return np.where(t >= 0.5, b - d * (1 - t), a + d * t)
-
-
-def tail_counts(
-    sa: NDArray[np.float64], sb: NDArray[np.float64], ts: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
-    a, b = np.sort(sa), np.sort(sb)
-    ge_a = a.size - np.searchsorted(a, ts, side="left")
-    ge_b = b.size - np.searchsorted(b, ts, side="left")
-    le_a = np.searchsorted(a, ts, side="right")
-    le_b = np.searchsorted(b, ts, side="right")
-    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
-
-
-@dataclass(frozen=True, slots=True)
-class ThresholdDistinguisher:
-    """Tail events {s ≥ t}, {s ≤ t} on each coordinate, and on the standardised mean-difference
-    projection when outputs are vectors."""
-
-    name: str = "threshold"
-    grid: int = 2048
-    tails: int = 256
-    max_coordinates: int = 64
-
-    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
-        d = a.shape[1]
-        scores: list[
-            tuple[NDArray[np.float64], NDArray[np.float64], int | None, tuple[float, ...] | None]
-        ] = []
-        for j in range(min(d, self.max_coordinates)):
-            scores.append((a[:, j], b[:, j], j, None))
-        if d > 1:
-            sd = np.sqrt(0.5 * (a.var(axis=0) + b.var(axis=0))) + 1e-12
-            w = (a.mean(axis=0) - b.mean(axis=0)) / sd**2
-            if np.any(w != 0):
-                w = w / np.max(np.abs(w))
-                scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
-        ca, cb, specs = [], [], []
-        for sa, sb, coord, proj in scores:
-            ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
-            ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
-            ca += [ge_a, le_a]
-            cb += [ge_b, le_b]
-            specs += [(float(t), True, coord, proj) for t in ts]
-            specs += [(float(t), False, coord, proj) for t in ts]
-
-        def make(i: int) -> Event:
-            t, upper, coord, proj = specs[i]
-            return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
-
-        return Candidates(np.concatenate(ca), np.concatenate(cb), make)
-
-
-@dataclass(frozen=True, slots=True)
-class HistogramDistinguisher:
-    """Events = sets of exact output values ranked by selection-split likelihood ratio.
-
-    Applies when the pooled selection split has at most `max_bins` distinct outputs. Only
-    values seen at least `min_count` times in the pooled selection split may join an event:
-    a set built from values seen once is fitted to the selection noise (on continuous outputs
-    it would never recur on fresh samples). The candidates are the prefixes of the eligible
-    values sorted by smoothed ratio, in both orders.
-
-    With more than `holdout_above` eligible values the ranking is done on the first half of each
-    side and the prefix counts are taken on the second half, rescaled to the full selection size
-    (as `audit.learned` does). Ranking thousands of rarely seen values by their own counts and
-    projecting the bound from those same counts is badly optimistic: on DP-Winnow (≈ 2 000
-    values) the in-sample projection was 2.5 for a set that certified 0.32, so the histogram won
-    the choice against learned scores that certified ≈ 0.9. With few values (large counts) the
-    in-sample ranking is kept: its optimism is small and it uses every selection sample.
-    """
-
-    name: str = "histogram"
-    max_bins: int = 4096
-    min_count: int = 5
-    holdout_above: int = 64
-
-    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
-        ka, kb = row_keys(a), row_keys(b)
-        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
-        if uniq.size > self.max_bins:
-            return None
-        pooled_rows = np.concatenate([a, b])
-        first = np.zeros(uniq.size, dtype=np.intp)
-        first[inv[::-1]] = np.arange(inv.size)[::-1]
-        inv_a, inv_b = inv[: ka.size], inv[ka.size :]
-        na = np.bincount(inv_a, minlength=uniq.size).astype(float)
-        nb = np.bincount(inv_b, minlength=uniq.size).astype(float)
-        eligible = np.flatnonzero(na + nb >= self.min_count)
-        # counts that rank the values (fit) and counts the candidates report (count)
-        fit_a, fit_b, count_a, count_b = na, nb, na, nb
-        tot_a, tot_b = a.shape[0], b.shape[0]
-        if eligible.size > self.holdout_above and min(ka.size, kb.size) >= 4:
-            ha, hb = ka.size // 2, kb.size // 2
-            fit_a = np.bincount(inv_a[:ha], minlength=uniq.size).astype(float)
-            fit_b = np.bincount(inv_b[:hb], minlength=uniq.size).astype(float)
-            count_a = (na - fit_a) * (ka.size / (ka.size - ha))
-            count_b = (nb - fit_b) * (kb.size / (kb.size - hb))
-            eligible = np.flatnonzero(fit_a + fit_b >= self.min_count)
-            tot_a, tot_b = ha, hb
-        if eligible.size == 0:
-            return None
-        values = pooled_rows[first[eligible]]
-        ratio = np.log((fit_a[eligible] + 0.5) / tot_a) - np.log((fit_b[eligible] + 0.5) / tot_b)
-        ca_e, cb_e = count_a[eligible], count_b[eligible]
-        orders = [np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")]
-        ca = np.concatenate([np.cumsum(ca_e[o]) for o in orders])
-        cb = np.concatenate([np.cumsum(cb_e[o]) for o in orders])
-        m = eligible.size
-
-        def make(i: int) -> Event:
-            order = orders[i // m]
-            chosen = np.sort(order[: i % m + 1])
-            return SetEvent(tuple(tuple(float(x) for x in values[j]) for j in chosen))
-
-        return Candidates(ca, cb, make)
-
-
-BASE_DISTINGUISHERS: tuple[Distinguisher, ...] = (
-    HistogramDistinguisher(),
-    ThresholdDistinguisher(),
-)
-"""The distinguishers that need no fitting: exact-value histogram and tail thresholds."""
+__all__ = [  # the selection; events and base distinguishers are re-exported for importers
+    "BASE_DISTINGUISHERS",
+    "DISTINCT_FACTOR",
+    "EVENT_TYPES",
+    "MAX_CERTIFIED",
+    "PLAUSIBLE_PESSIMISM",
+    "SCREEN_SIZE",
+    "SELECTION_PESSIMISM",
+    "Array",
+    "Candidates",
+    "Distinguisher",
+    "Event",
+    "HistogramDistinguisher",
+    "Selection",
+    "SetEvent",
+    "ThresholdDistinguisher",
+    "ThresholdEvent",
+    "as_rows",
+    "choose_event",
+    "choose_events",
+    "event_from_spec",
+    "event_spec",
+    "row_keys",
+    "tail_counts",
+    "threshold_grid",
+]
 
 SCREEN_SIZE = 64
 

@@ -254,6 +254,106 @@ def _selection_rows(
     return np.concatenate(parts[0]), np.concatenate(parts[1])
 
 
+def gdp_selections(
+    mechanism: Mechanism,
+    pairs: Sequence[NeighborPair],
+    config: AuditConfig,
+    *,
+    chunk: int,
+    beta_t: float,
+    distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
+) -> list[GdpSelection]:
+    """The GDP route's select stage: per pair, the event and direction with the highest projected
+    μ_lb on a selection split drawn in phase `GDP_SELECTION_PHASE`."""
+    n_sel, n_cert = config.split()
+    selections = []
+    for i, pair in enumerate(pairs):
+        a, b = _selection_rows(mechanism, pair, i, config, chunk, n_sel)
+        selections.append(
+            choose_gdp_event(
+                a,
+                b,
+                certify_total=n_cert,
+                failure_probability=beta_t,
+                distinguishers=distinguishers,
+            )
+        )
+    return selections
+
+
+def gdp_counts(
+    mechanism: Mechanism,
+    pairs: Sequence[NeighborPair],
+    selections: Sequence[GdpSelection],
+    config: AuditConfig,
+    *,
+    chunk: int,
+) -> NDArray[np.int64]:
+    """The GDP route's certify stage: counts (pairs × (dataset, neighbour)) of each pair's event on
+    a fresh certification split drawn in phase `GDP_CERTIFICATION_PHASE`."""
+    n_cert = config.split()[1]
+    counts = np.zeros((len(pairs), 2), dtype=np.int64)
+    tasks = [
+        Task(
+            count_events,
+            (
+                mechanism,
+                (pair.dataset, pair.neighbor)[s],
+                [sel.event],
+                size,
+                config.seed,
+                (i, int(s), GDP_CERTIFICATION_PHASE, j),
+            ),
+            size,
+            (i, int(s)),
+        )
+        for i, (pair, sel) in enumerate(zip(pairs, selections, strict=True))
+        for s in Side
+        for j, size in enumerate(chunk_sizes(n_cert, chunk))
+    ]
+
+    def done(task: Task, k: list[int]) -> None:
+        i, s = task.tag
+        counts[i, s] += k[0]
+
+    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
+    return counts
+
+
+def gdp_estimate(
+    pair: NeighborPair,
+    sel: GdpSelection,
+    counts: NDArray[np.int64],
+    *,
+    n_cert: int,
+    beta_t: float,
+    delta: float,
+) -> GdpEstimate:
+    """One pair's certified μ_lb from its event's (dataset, neighbour) counts: one-sided
+    Clopper–Pearson bounds at β_t/2 each (union bound: both hold with probability ≥ 1 − β_t)."""
+    kp, kq = (counts[0], counts[1]) if sel.dataset_is_p else (counts[1], counts[0])
+    p_lo = float(cp_lower(kp, n_cert, beta_t / 2))
+    q_hi = float(cp_upper(kq, n_cert, beta_t / 2))
+    mu = gdp_mu_lower_bound(p_lo, q_hi)
+    return GdpEstimate(
+        mu_lower_bound=mu,
+        epsilon_at_delta=gdp_epsilon(mu, delta=delta),
+        delta=delta,
+        p_count=int(kp),
+        p_total=n_cert,
+        q_count=int(kq),
+        q_total=n_cert,
+        p_lower=p_lo,
+        q_upper=q_hi,
+        failure_probability=beta_t,
+        direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
+        event=sel.event.describe(),
+        distinguisher=sel.distinguisher,
+        selection_mu=sel.projected_mu,
+        description=pair.description,
+    )
+
+
 def gdp_audit(
     mechanism: Mechanism,
     pairs: Sequence[NeighborPair],
@@ -281,71 +381,14 @@ def gdp_audit(
     beta_t = config.failure_probability / len(pairs)
     probe = sample_rows(mechanism, pairs[0].dataset, 2, config.seed, (0, 0, GDP_PROBE_PHASE, 0))
     chunk = config.chunk_size or auto_chunk_size(int(probe.shape[1]))
-
-    selections: list[GdpSelection] = []
-    for i, pair in enumerate(pairs):
-        a, b = _selection_rows(mechanism, pair, i, config, chunk, n_sel)
-        selections.append(
-            choose_gdp_event(
-                a,
-                b,
-                certify_total=n_cert,
-                failure_probability=beta_t,
-                distinguishers=distinguishers,
-            )
-        )
-
-    counts = np.zeros((len(pairs), 2), dtype=np.int64)
-    tasks = [
-        Task(
-            count_events,
-            (
-                mechanism,
-                (pair.dataset, pair.neighbor)[s],
-                [sel.event],
-                size,
-                config.seed,
-                (i, int(s), GDP_CERTIFICATION_PHASE, j),
-            ),
-            size,
-            (i, int(s)),
-        )
+    selections = gdp_selections(
+        mechanism, pairs, config, chunk=chunk, beta_t=beta_t, distinguishers=distinguishers
+    )
+    counts = gdp_counts(mechanism, pairs, selections, config, chunk=chunk)
+    estimates = [
+        gdp_estimate(pair, sel, counts[i], n_cert=n_cert, beta_t=beta_t, delta=report_delta)
         for i, (pair, sel) in enumerate(zip(pairs, selections, strict=True))
-        for s in Side
-        for j, size in enumerate(chunk_sizes(n_cert, chunk))
     ]
-
-    def done(task: Task, k: list[int]) -> None:
-        i, s = task.tag
-        counts[i, s] += k[0]
-
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-
-    estimates = []
-    for i, (pair, sel) in enumerate(zip(pairs, selections, strict=True)):
-        kp, kq = (counts[i, 0], counts[i, 1]) if sel.dataset_is_p else (counts[i, 1], counts[i, 0])
-        p_lo = float(cp_lower(kp, n_cert, beta_t / 2))
-        q_hi = float(cp_upper(kq, n_cert, beta_t / 2))
-        mu = gdp_mu_lower_bound(p_lo, q_hi)
-        estimates.append(
-            GdpEstimate(
-                mu_lower_bound=mu,
-                epsilon_at_delta=gdp_epsilon(mu, delta=report_delta),
-                delta=report_delta,
-                p_count=int(kp),
-                p_total=n_cert,
-                q_count=int(kq),
-                q_total=n_cert,
-                p_lower=p_lo,
-                q_upper=q_hi,
-                failure_probability=beta_t,
-                direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
-                event=sel.event.describe(),
-                distinguisher=sel.distinguisher,
-                selection_mu=sel.projected_mu,
-                description=pair.description,
-            )
-        )
     mu_best = max(e.mu_lower_bound for e in estimates)
     return GdpResult(
         mechanism=mechanism.name,

@@ -38,7 +38,7 @@ import numpy as np
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
 from dpaudit.engine.runner import run_audit
-from dpaudit.engine.types import AuditConfig
+from dpaudit.engine.types import AuditConfig, PairResult
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbors.base import NeighborPair
 
@@ -263,6 +263,38 @@ def pilot_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, PLAN_STREAM]).generate_state(1, dtype=np.uint32)[0])
 
 
+def pair_plan(
+    pr: PairResult, *, target_epsilon: float, failure_probability: float, config: AuditConfig
+) -> PairPlan:
+    """The plan for one pilot pair: its reported event's pilot frequencies (P, Q) taken as the
+    event's probabilities, and the certification size (`required_samples`) and `num_samples`
+    under `config`'s selection options that reach `target_epsilon` at `failure_probability`."""
+    est = pr.estimate
+    delta = pr.claim.delta
+    p = est.p_count / est.p_total
+    q = est.q_count / est.q_total
+    n_cert = required_samples(
+        p, q, target_epsilon=target_epsilon, delta=delta, failure_probability=failure_probability
+    )
+    return PairPlan(
+        index=pr.index,
+        description=pr.description,
+        event=est.event,
+        direction=est.direction,
+        delta=delta,
+        p_count=est.p_count,
+        q_count=est.q_count,
+        pilot_total=est.p_total,
+        p_estimate=p,
+        q_estimate=q,
+        point_epsilon=point_epsilon(p, q, delta=delta),
+        point_epsilon_sd=point_epsilon_sd(p, q, est.p_total, delta=delta),
+        pilot_epsilon_lower_bound=est.epsilon_lower_bound,
+        certification_samples=n_cert,
+        num_samples=None if n_cert is None else total_samples_for(n_cert, config),
+    )
+
+
 def plan(
     mechanism: Mechanism,
     pairs: Sequence[NeighborPair],
@@ -288,35 +320,10 @@ def plan(
     result = run_audit(mechanism, pairs, pilot_config, show_progress=False)
     beta_t = result.per_test_failure_probability
 
-    pair_plans = []
-    for pr in result.pairs:
-        est = pr.estimate
-        delta = pr.claim.delta
-        p = est.p_count / est.p_total
-        q = est.q_count / est.q_total
-        n_cert = required_samples(
-            p, q, target_epsilon=target_epsilon, delta=delta, failure_probability=beta_t
-        )
-        pair_plans.append(
-            PairPlan(
-                index=pr.index,
-                description=pr.description,
-                event=est.event,
-                direction=est.direction,
-                delta=delta,
-                p_count=est.p_count,
-                q_count=est.q_count,
-                pilot_total=est.p_total,
-                p_estimate=p,
-                q_estimate=q,
-                point_epsilon=point_epsilon(p, q, delta=delta),
-                point_epsilon_sd=point_epsilon_sd(p, q, est.p_total, delta=delta),
-                pilot_epsilon_lower_bound=est.epsilon_lower_bound,
-                certification_samples=n_cert,
-                num_samples=None if n_cert is None else total_samples_for(n_cert, pilot_config),
-            )
-        )
-
+    pair_plans = [
+        pair_plan(pr, target_epsilon=target_epsilon, failure_probability=beta_t, config=pilot_config)
+        for pr in result.pairs
+    ]
     feasible = [pp for pp in pair_plans if pp.certification_samples is not None]
     best = min(feasible, key=lambda pp: pp.certification_samples or 0) if feasible else None
     claim = result.claim

@@ -10,6 +10,8 @@ the PNG path, its size in pixels and the seconds Chromium took. The pages are
 self-contained, so Chromium runs with networking features off; a page that tried to load an
 external resource would render with it missing. Chromium (Debian: `apt-get install chromium`)
 is not a dependency of dpaudit; this script is a manual check of the rendering, not a test.
+`--height 800` renders the first screen of a 1280 × 800 window only: the verdict block (with
+its claim / white-box / certified bars) must be in it, the privacy region just below.
 """
 
 from __future__ import annotations

@@ -1,6 +1,74 @@
 """dpaudit: certified lower bounds on the realised (ε, δ) of differentially private learners.
 
-The repository's folders are installed as subpackages of this one import name:
-`audit/` is `dpaudit.engine` (the statistics), `mechanisms/`, `neighbors/` and `reports/` keep
-their names under `dpaudit.`, and `dpaudit.app` holds the command line, gate and pytest plugin.
+    import dpaudit
+    result = dpaudit.audit("laplace_sum", num_samples=200_000, seed=1)
+    print(result.verdict, result.epsilon_lower_bound)
+
+The repository's folders are installed as subpackages of this one import name: `audit/` is
+`dpaudit.engine` (the statistics), `mechanisms/`, `neighbors/` and `reports/` keep their names
+under `dpaudit.`, and `dpaudit.app` holds the command line, the gate and the pytest plugin.
+Names are imported on first use, so `import dpaudit` stays cheap.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "audit": "dpaudit.api",
+    "gate": "dpaudit.api",
+    "AuditConfig": "dpaudit.engine.types",
+    "AuditResult": "dpaudit.engine.types",
+    "Verdict": "dpaudit.engine.types",
+    "PrivacyClaim": "dpaudit.mechanisms.base",
+    "ClaimKind": "dpaudit.mechanisms.base",
+    "Mechanism": "dpaudit.mechanisms.base",
+    "MechanismError": "dpaudit.mechanisms.base",
+    "from_callable": "dpaudit.mechanisms.base",
+    "Dataset": "dpaudit.neighbors.base",
+    "Domain": "dpaudit.neighbors.base",
+    "NeighborPair": "dpaudit.neighbors.base",
+    "Relation": "dpaudit.neighbors.base",
+    "run_audit": "dpaudit.engine.runner",
+}
+
+__all__ = [
+    "AuditConfig",
+    "AuditResult",
+    "ClaimKind",
+    "Dataset",
+    "Domain",
+    "Mechanism",
+    "MechanismError",
+    "NeighborPair",
+    "PrivacyClaim",
+    "Relation",
+    "Verdict",
+    "audit",
+    "from_callable",
+    "gate",
+    "run_audit",
+]
+
+if TYPE_CHECKING:
+    from dpaudit.api import audit, gate
+    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
+    from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
+    from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'dpaudit' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS})

@@ -1,11 +1,11 @@
-"""Contracts for audited mechanisms (DESIGN.md, "Contracts": `mechanisms.base`).
+"""Contracts for audited mechanisms (docs/DESIGN.md, "Contracts": `mechanisms.base`).
 
 A mechanism is a black box that carries its privacy claim(s). The audit only ever calls
 `sample(dataset, num_samples, rng=...)`, which returns `num_samples` independent releases
 stacked on axis 0, encoded numerically (a number, a vector, or a hypothesis encoded by its
 parameters or its predictions on a fixed probe set).
 
-Claims (ERRATA.md, "Which claim decides the verdict"): a mechanism may carry several, each
+Claims (docs/specs/ERRATA.md, "Which claim decides the verdict"): a mechanism may carry several, each
 marked as the paper's *statement* or as *proved* (by the proof, or a derivation in the
 docstring). The verdict uses the proved claim for the pair's relation; a certified bound
 above only a stated claim is a finding about the paper, not a violation.
@@ -89,7 +89,9 @@ class ClaimCurve:
 class PrivacyClaim:
     """A claimed (ε, δ)-DP guarantee under `relation`, with its source.
 
-    `reference` names the paper file and theorem, e.g. "004_d2450801cba57aea.txt, Thm 30".
+    `reference` names the paper by authors, title and theorem, e.g. "Bun, Carmosino & Sorrell,
+    Efficient, Noise-Tolerant, and Private Learning via Boosting, Thm 30" (no internal file names
+    or design-document tags: it is shown to users).
     """
 
     epsilon: float
@@ -110,7 +112,7 @@ class PrivacyClaim:
         if not isinstance(self.relation, Relation):
             raise TypeError(f"relation must be a Relation, got {self.relation!r}")
         if not self.reference:
-            raise ValueError("a privacy claim needs a reference (paper file and theorem)")
+            raise ValueError("a privacy claim needs a reference (paper title and theorem, or a design doc)")
         object.__setattr__(self, "kind", ClaimKind(self.kind))
 
     def covers(self, relation: Relation) -> bool:

@@ -14,7 +14,8 @@ References (none of these is from the five papers; they are the calibration set)
 - Report noisy max with Laplace noise: Dwork & Roth 2014, Claim 3.9 (scale 2Δ/ε for
   non-monotone queries such as a histogram under replace-one).
 - AboveThreshold (sparse vector): Dwork & Roth 2014, Thm 3.23; Lyu, Su & Li 2017, Alg. 1;
-  also 003 Lemma 4.3 (the paper's SVT primitive).
+  also Bun & Fang, "Privately Learning Decision Lists and a Differentially Private Winnow",
+  Lemma 4.3 (the paper's SVT primitive).
 """
 
 from __future__ import annotations
@@ -426,7 +427,8 @@ class AboveThreshold(_DiscreteOracle):
     seedable: ClassVar[bool] = True
     output_kind: ClassVar[str] = "discrete"
     reference: ClassVar[str] = (
-        TEXTBOOK + "Dwork & Roth 2014, Thm 3.23; Lyu, Su & Li 2017, Alg. 1; 003 Lemma 4.3"
+        TEXTBOOK + "Dwork & Roth 2014, Thm 3.23; Lyu, Su & Li 2017, Alg. 1; Bun & Fang, Privately Learning "
+        "Decision Lists and a Differentially Private Winnow, Lemma 4.3"
     )
 
     def __post_init__(self) -> None:

@@ -30,6 +30,22 @@ FAMILY_MODULES: tuple[str, ...] = (
 )
 
 
+FAMILY_TITLES: Mapping[str, str] = {
+    "reference": "textbook",
+    "000,001": "agnostic learning (000, 001)",
+    "002": "geometric concepts (002)",
+    "003": "decision lists, Winnow (003)",
+    "004": "boosting halfspaces (004)",
+}
+"""What a reader sees for a family code (the codes stay the filter keys, e.g. `--family 002`).
+000: Alon, Beimel, Moran, Stemmer, "Closure Properties for Private Classification and Online
+Prediction"; 001: Li, Wang, Ye, "Private Realizable-to-Agnostic Transformation with Near-Optimal
+Sample Complexity"; 002: Kaplan, Mansour, Matias, Stemmer, "Differentially Private Learning of
+Geometric Concepts"; 003: Bun, Fang, "Privately Learning Decision Lists and a Differentially
+Private Winnow"; 004: Bun, Carmosino, Sorrell, "Efficient, Noise-Tolerant, and Private Learning
+via Boosting"."""
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegistryEntry:
     """How to build a registered mechanism and what the catalogue knows about it."""
@@ -48,6 +64,11 @@ class RegistryEntry:
     def __post_init__(self) -> None:
         if self.buggy and not self.twin_of:
             raise ValueError(f"buggy entry {self.name!r} must name its correct twin")
+
+    @property
+    def family_title(self) -> str:
+        """The family in words, for listings and reports."""
+        return FAMILY_TITLES.get(self.family, self.family)
 
     def build(self, **params: Any) -> Mechanism:
         mech = self.factory(**params)

@@ -1,4 +1,4 @@
-"""Contracts for neighbouring datasets (DESIGN.md, "Contracts": `neighbors.base`).
+"""Contracts for neighbouring datasets (docs/DESIGN.md, "Contracts": `neighbors.base`).
 
 Differential privacy is a statement about pairs of *neighbouring* datasets:
 (ε, δ)-DP means P[M(D) ∈ S] ≤ e^ε · P[M(D') ∈ S] + δ for every event S and every

@@ -310,18 +310,18 @@ PAIR_HEADER = [
 ]
 
 
-def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
-    fam = family if family is not None else family_of(r)
+def _header_lines(r: AuditResult, fam: str) -> list[str]:
+    """The title, the verdict with its claim and bounds, the budget, the seed and the command."""
+    verdict = (
+        "The certified lower bound on the realised privacy loss exceeds the proved claim."
+        if r.violation
+        else "A certified lower bound below the claim proves nothing more than that no violation "
+        "was found at this power."
+    )
     lines = [
         f"# dpaudit: `{_cell(r.mechanism, 200)}`" + (f" ({fam})" if fam else ""),
         "",
-        f"**Verdict: {verdict_words(r)}.** "
-        + (
-            "The certified lower bound on the realised privacy loss exceeds the proved claim."
-            if r.violation
-            else "A certified lower bound below the claim proves nothing more than that no violation "
-            "was found at this power."
-        )
+        f"**Verdict: {verdict_words(r)}.** {verdict}"
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
@@ -336,17 +336,13 @@ def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
         f"- Seed {r.seed}{'' if r.seedable else ' (mechanism not seedable)'}; dpaudit {r.package_version}; "
         f"{r.elapsed_seconds:.1f} s",
     ]
-    if r.command:
-        lines += ["", "Reproduce:", "", "```sh", r.command, "```"]
-    lines += _section("Findings", r.findings)
-    lines += _section("Warnings", r.warnings)
-    lines += [
-        "",
-        "## Claims",
-        "",
-        "| kind | ε | δ | curve | relation | reference | certified ε | exceeded |",
-        "|---|---|---|---|---|---|---|---|",
-    ]
+    return lines + (["", "Reproduce:", "", "```sh", r.command, "```"] if r.command else [])
+
+
+def _claim_and_pair_lines(r: AuditResult) -> list[str]:
+    """The claims table and the collapsed pairs table."""
+    lines = ["", "## Claims", "", "| kind | ε | δ | curve | relation | reference | certified ε | exceeded |"]
+    lines.append("|---|---|---|---|---|---|---|---|")
     for c in r.claims:
         curve = c.claim.curve.label() if c.claim.curve is not None else "-"
         lines.append(
@@ -355,40 +351,35 @@ def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
             f"{bound_words(c.epsilon_lower_bound, c.pairs_checked)} | {'**yes**' if c.exceeded else 'no'} |"
         )
     violating = sum(p.violation for p in r.pairs)
-    lines += [
-        "",
-        "## Pairs",
-        "",
-        "<details>",
-        f"<summary>{len(r.pairs)} pair(s), {violating} violating: events, counts and bounds</summary>",
-        "",
-        *PAIR_HEADER,
-        *[_pair_line(p) for p in r.pairs],
-        "",
-        "</details>",
-    ]
-    lines += _search_lines(r)
+    summary = f"{len(r.pairs)} pair(s), {violating} violating: events, counts and bounds"
+    lines += ["", "## Pairs", "", "<details>", f"<summary>{summary}</summary>", "", *PAIR_HEADER]
+    return [*lines, *[_pair_line(p) for p in r.pairs], "", "</details>"]
+
+
+def _profile_lines(r: AuditResult) -> list[str]:
+    """The collapsed privacy-profile table, when there are profile points."""
     points = r.profile or tuple(pt for p in r.pairs for pt in p.profile)
-    if points:
-        lines += [
-            "",
-            "## Privacy profile",
-            "",
-            "<details>",
-            f"<summary>{len(points)} certified point(s), "
-            f"{sum(pt.exceeds_claim for pt in points)} exceeding the claim</summary>",
-            "",
-            "| test | certified value | claimed | exceeds | pair | event |",
-            "|---|---|---|---|---|---|",
-        ]
-        for pt in points:
-            claimed = "-" if pt.claimed is None else fmt(pt.claimed)
-            lines.append(
-                f"| {_cell(pt.label, 60)} | {fmt(pt.value)} | {claimed} | "
-                f"{'**yes**' if pt.exceeds_claim else 'no'} | {pt.pair_index + 1} | "
-                f"`{_cell(pt.estimate.event, 60)}` |"
-            )
-        lines += ["", "</details>"]
+    if not points:
+        return []
+    exceeding = sum(pt.exceeds_claim for pt in points)
+    lines = ["", "## Privacy profile", "", "<details>"]
+    lines += [f"<summary>{len(points)} certified point(s), {exceeding} exceeding the claim</summary>", ""]
+    lines += ["| test | certified value | claimed | exceeds | pair | event |", "|---|---|---|---|---|---|"]
+    for pt in points:
+        claimed = "-" if pt.claimed is None else fmt(pt.claimed)
+        lines.append(
+            f"| {_cell(pt.label, 60)} | {fmt(pt.value)} | {claimed} | "
+            f"{'**yes**' if pt.exceeds_claim else 'no'} | {pt.pair_index + 1} | "
+            f"`{_cell(pt.estimate.event, 60)}` |"
+        )
+    return [*lines, "", "</details>"]
+
+
+def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
+    """One mechanism's report (see the module docstring)."""
+    lines = _header_lines(r, family if family is not None else family_of(r))
+    lines += _section("Findings", r.findings) + _section("Warnings", r.warnings)
+    lines += _claim_and_pair_lines(r) + _search_lines(r) + _profile_lines(r)
     return "\n".join(lines) + "\n"
 
 

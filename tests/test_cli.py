@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import subprocess
@@ -259,3 +260,28 @@ def test_run_all_resume_reuses_finished_audits(
     audited.clear()
     assert cli.main([*argv[:3], "30000", *argv[4:], "--resume"]) == 0  # another budget: all redone
     assert sorted(audited) == sorted(chosen)
+
+
+def test_run_all_ends_with_one_summary_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --all` closes with one line: audits, violations by name, weakened count, where the
+    reports are; with --json the line goes to stderr so stdout stays one JSON document."""
+    from dpaudit.app import cli
+    from dpaudit.mechanisms import registry
+
+    chosen = {"laplace_sum", "laplace_sum_range_bug"}
+    table = {k: v for k, v in registry.entries().items() if k in chosen}
+    monkeypatch.setattr(cli, "entries", lambda: table)
+    # twins are not part of --all: make the twin look like a correct entry to see a violation named
+    table["laplace_sum_range_bug"] = dataclasses.replace(
+        table["laplace_sum_range_bug"], buggy=False, twin_of=None
+    )
+    argv = ["run", "--all", "--num-samples", "20000", "--pairs", "registered", "--out", str(tmp_path)]
+    assert cli.main([*argv, "--format", "html"]) == 1
+    last = capsys.readouterr().out.strip().splitlines()[-1]
+    assert last.startswith("dpaudit: 2 audits, 1 violation(s): laplace_sum_range_bug, 0 weakened")
+    assert last.endswith(f"reports in {tmp_path / 'index.html'}")
+    assert cli.main([*argv, "--json"]) == 1
+    out, err = capsys.readouterr()
+    assert len(json.loads(out)) == 2 and err.strip().splitlines()[-1].startswith("dpaudit: 2 audits")

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from dpaudit import api
 from dpaudit.app import cli
 
 
@@ -33,8 +34,8 @@ def test_an_internal_error_exits_3_with_a_traceback_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("side")
 
-    monkeypatch.setattr(cli, "run_audit", broken)
-    monkeypatch.setattr(cli, "search_and_certify", broken)
+    monkeypatch.setattr(api, "run_audit", broken)
+    monkeypatch.setattr(api, "search_and_certify", broken)
     code, err = _run(capsys, "run", "laplace_sum", "--num-samples", "2000")
     assert code == cli.EXIT_INTERNAL
     assert err.count("\n") == 1 and "internal error: KeyError" in err

@@ -1,15 +1,7 @@
 """Gate baselines and the privacy-regression test (issue 8, item 2; DESIGN.md "Statistics").
 
-Baseline file
--------------
-JSON, `{"kind": "dpaudit-baseline", "baseline_version": 1, "package_version": …, "audits":
-{name: {...}}}`. Per configured audit (keyed by its gate name) it stores the mechanism's name,
-spec and parameters, and per audited pair the *certified* event of that pair: the event
-(`event_spec`, rebuilt with `estimators.event_from_spec`), its direction, the δ it was
-certified at, the pair's two datasets (so the event can be re-counted on exactly that pair even
-if the registered pairs change or came from a search) and the event's certification counts
-(p_count/p_total on the side where the event is likelier, q_count/q_total on the other).
-`--update-baseline` writes it from a gate run's results (`baseline_audit_from_result`).
+Baseline file: see `baseline_format` (reading, writing, validation); staleness (a baseline
+that no longer informs the test): `baseline_stale`. Both are re-exported here.
 
 The regression test
 -------------------
@@ -57,21 +49,11 @@ only on other events is not flagged by this test (the violation test still cover
 the claim). δ is the one stored in the baseline for both sides, so a changed claim δ does not
 move the comparison. With a fixed seed the test is deterministic: an unchanged mechanism gives
 the same answer on every CI run; the ≤ β_i guarantee is over the draw of the samples.
-
-Which baseline problems are errors (BaselineError: exit 2, message naming the file): the
-file cannot be read, is not JSON, is not a dpaudit baseline, has another `baseline_version`,
-or an entry is malformed (missing field, wrong type, unknown event type, invalid dataset). An
-audit whose name is in the baseline under a different mechanism is a mismatch (exit 2, raised
-by audit/gate.py). A configured audit absent from the baseline is *not* an error: it gets a
-warning and no regression test (new audits can be added before the baseline is refreshed), and
-baseline audits no longer configured are ignored with a warning.
 """
 
 from __future__ import annotations
 
-import json
 import math
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -79,27 +61,55 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.app.baseline_format import (
+    BASELINE_KIND,
+    BASELINE_VERSION,
+    DIRECTIONS,
+    Baseline,
+    BaselineAudit,
+    BaselineError,
+    BaselineEvent,
+    baseline_audit_from_result,
+    dumps_baseline,
+    read_baseline,
+    write_baseline,
+)
+from dpaudit.app.baseline_stale import comparable_events, stale_lines, stale_message
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
 from dpaudit.engine.checkpoint import Checkpoint, audit_key
-from dpaudit.engine.estimators import Event, event_from_spec
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
-from dpaudit.engine.types import AuditResult
 from dpaudit.mechanisms.base import Mechanism
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation, is_neighbor
 
-BASELINE_KIND = "dpaudit-baseline"
-BASELINE_VERSION = 1
+__all__ = [  # the regression test; the file format and staleness are re-exported for importers
+    "BASELINE_KIND",
+    "BASELINE_VERSION",
+    "DIRECTIONS",
+    "REGRESSION_PHASE",
+    "Baseline",
+    "BaselineAudit",
+    "BaselineError",
+    "BaselineEvent",
+    "RegressionCheck",
+    "RegressionReport",
+    "baseline_audit_from_result",
+    "comparable_events",
+    "compare",
+    "dumps_baseline",
+    "loss_lower_bound",
+    "loss_upper_bound",
+    "point_loss",
+    "read_baseline",
+    "recount",
+    "regression_checks",
+    "stale_message",
+    "write_baseline",
+]
+
 REGRESSION_PHASE = 100
 """Spawn-key phase of the regression re-count (the runner uses 0, 1 and 2)."""
-DIRECTIONS = ("dataset>neighbor", "neighbor>dataset")
 
 
-class BaselineError(ValueError):
-    """An unusable baseline file (one line, naming the file)."""
-
-
-# --------------------------------------------------------------------------- bounds
 def loss_lower_bound(
     *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, failure_probability: float
 ) -> float:
@@ -132,302 +142,6 @@ def point_loss(*, p_count: int, p_total: int, q_count: int, q_total: int, delta:
     return math.inf if q == 0 else math.log(p) - math.log(q)
 
 
-# --------------------------------------------------------------------------- file format
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BaselineEvent:
-    """One pair's certified event and its certification counts."""
-
-    pair_index: int
-    description: str
-    relation: Relation
-    dataset: Dataset
-    neighbor: Dataset
-    event_spec: dict[str, Any]
-    event: str
-    direction: str
-    delta: float
-    p_count: int
-    p_total: int
-    q_count: int
-    q_total: int
-    epsilon_lower_bound: float
-
-    def __post_init__(self) -> None:
-        if self.direction not in DIRECTIONS:
-            raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {self.direction!r}")
-        if not (0 <= self.p_count <= self.p_total and 0 <= self.q_count <= self.q_total):
-            raise ValueError("counts must satisfy 0 ≤ count ≤ total")
-        if self.p_total < 1 or self.q_total < 1:
-            raise ValueError("totals must be ≥ 1")
-        if not (math.isfinite(self.delta) and 0 <= self.delta < 1):
-            raise ValueError(f"delta must be in [0, 1), got {self.delta}")
-
-    @property
-    def pair(self) -> NeighborPair:
-        return NeighborPair(
-            dataset=self.dataset, neighbor=self.neighbor, relation=self.relation, description=self.description
-        )
-
-    def build_event(self) -> Event:
-        return event_from_spec(self.event_spec)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "pair_index": self.pair_index,
-            "description": self.description,
-            "relation": self.relation.value,
-            "dataset": self.dataset.to_dict(),
-            "neighbor": self.neighbor.to_dict(),
-            "event_spec": self.event_spec,
-            "event": self.event,
-            "direction": self.direction,
-            "delta": self.delta,
-            "p_count": self.p_count,
-            "p_total": self.p_total,
-            "q_count": self.q_count,
-            "q_total": self.q_total,
-            "epsilon_lower_bound": json_number(self.epsilon_lower_bound),
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class BaselineAudit:
-    name: str
-    mechanism: str
-    """The mechanism's `name` (what a mismatch is checked against)."""
-    spec: str
-    parameters: tuple[tuple[str, str], ...]
-    seed: int
-    num_samples: int
-    failure_probability: float
-    events: tuple[BaselineEvent, ...]
-    skipped: tuple[str, ...] = ()
-    """Pairs of the baseline run whose event could not be serialised (not comparable)."""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "mechanism": self.mechanism,
-            "spec": self.spec,
-            "parameters": dict(self.parameters),
-            "seed": self.seed,
-            "num_samples": self.num_samples,
-            "failure_probability": self.failure_probability,
-            "events": [e.to_dict() for e in self.events],
-            "skipped": list(self.skipped),
-        }
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Baseline:
-    audits: dict[str, BaselineAudit]
-    package_version: str = ""
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "kind": BASELINE_KIND,
-            "baseline_version": BASELINE_VERSION,
-            "package_version": self.package_version,
-            "audits": {name: a.to_dict() for name, a in self.audits.items()},
-        }
-
-
-def baseline_audit_from_result(
-    name: str, spec: str, result: AuditResult, pairs: Sequence[NeighborPair]
-) -> BaselineAudit:
-    """The baseline entry of one audit: each pair's certified event and counts.
-
-    `pairs[i]` must be the pair of `result.pairs[i]` (the pairs the audit ran on, in order)."""
-    if len(pairs) != len(result.pairs):
-        raise ValueError(f"{len(pairs)} pairs given for a result with {len(result.pairs)} pairs")
-    events, skipped = [], []
-    for pr, pair in zip(result.pairs, pairs, strict=True):
-        if pr.event_spec is None:
-            skipped.append(f"pair {pr.index + 1} ({pr.description}): its event cannot be serialised")
-            continue
-        e = pr.estimate
-        events.append(
-            BaselineEvent(
-                pair_index=pr.index,
-                description=pr.description,
-                relation=pair.relation,
-                dataset=pair.dataset,
-                neighbor=pair.neighbor,
-                event_spec=dict(pr.event_spec),
-                event=e.event,
-                direction=e.direction,
-                delta=float(pr.claim.delta),
-                p_count=e.p_count,
-                p_total=e.p_total,
-                q_count=e.q_count,
-                q_total=e.q_total,
-                epsilon_lower_bound=e.epsilon_lower_bound,
-            )
-        )
-    return BaselineAudit(
-        name=name,
-        mechanism=result.mechanism,
-        spec=spec,
-        parameters=tuple(result.parameters),
-        seed=result.seed,
-        num_samples=result.num_samples,
-        failure_probability=result.failure_probability,
-        events=tuple(events),
-        skipped=tuple(skipped),
-    )
-
-
-_FLAT = re.compile(r"\[\s*([^\[\]{}\"]*?)\s*\]")
-_ROWS = re.compile(r"\[\s*(\[[^\[\]{}\"]*\](?:,\s*\[[^\[\]{}\"]*\])*)\s*\]")
-
-
-def _one_line(match: re.Match[str]) -> str:
-    return "[" + re.sub(r"\s*,\s*", ", ", match.group(1)) + "]"
-
-
-def dumps_baseline(baseline: Baseline) -> str:
-    """Indented JSON (reviewable diffs) with numeric arrays, e.g. datasets, kept on one line."""
-    text = json.dumps(baseline.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
-    return _ROWS.sub(_one_line, _FLAT.sub(_one_line, text)) + "\n"
-
-
-def write_baseline(baseline: Baseline, path: Path) -> None:
-    """Write atomically (temp file + rename): a crash never leaves a truncated baseline."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(dumps_baseline(baseline), encoding="utf-8")
-    tmp.replace(path)
-
-
-class _Reader:
-    def __init__(self, path: Path) -> None:
-        self.path = path
-
-    def error(self, where: str, problem: str) -> BaselineError:
-        return BaselineError(f"{self.path}: {where + ': ' if where else ''}{problem}")
-
-    def get(self, d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
-        if key not in d:
-            raise self.error(where, f"missing field {key!r}")
-        value = d[key]
-        bad_bool = isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
-        if bad_bool or not isinstance(value, kind):
-            raise self.error(where, f"field {key!r} has the wrong type ({type(value).__name__})")
-        return value
-
-    def number(self, d: dict[str, Any], key: str, where: str, *, finite: bool = True) -> float:
-        """A number field; NaN is never accepted (a NaN threshold would make every comparison
-        false and the regression test a silent no-op), ±inf only where `finite` is False."""
-        value = self.get(d, key, (int, float, str), where)
-        try:
-            number = float(value)
-        except ValueError:
-            raise self.error(where, f"field {key!r} is not a number ({value!r})") from None
-        if math.isnan(number) or (finite and math.isinf(number)):
-            raise self.error(where, f"field {key!r} must be a finite number, got {value!r}")
-        return number
-
-    def dataset(self, d: Any, where: str) -> Dataset:
-        if not isinstance(d, dict) or "X" not in d:
-            raise self.error(where, "a dataset must be an object with 'X' (and 'y')")
-        try:
-            y = d.get("y")
-            return Dataset(np.asarray(d["X"], dtype=np.float64), None if y is None else np.asarray(y, float))
-        except (TypeError, ValueError) as exc:
-            raise self.error(where, f"invalid dataset: {str(exc).splitlines()[0]}") from None
-
-    def event(self, d: Any, where: str) -> BaselineEvent:
-        if not isinstance(d, dict):
-            raise self.error(where, "an event entry must be an object")
-        spec = self.get(d, "event_spec", dict, where)
-        try:
-            event_from_spec(spec)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise self.error(where, f"unusable event_spec: {type(exc).__name__}: {exc}") from None
-        try:
-            relation = Relation(self.get(d, "relation", str, where))
-        except ValueError:
-            raise self.error(where, f"unknown relation {d['relation']!r}") from None
-        try:
-            return BaselineEvent(
-                pair_index=self.get(d, "pair_index", int, where),
-                description=self.get(d, "description", str, where),
-                relation=relation,
-                dataset=self.dataset(d.get("dataset"), where),
-                neighbor=self.dataset(d.get("neighbor"), where),
-                event_spec=spec,
-                event=str(d.get("event", "")),
-                direction=self.get(d, "direction", str, where),
-                delta=self.number(d, "delta", where),
-                p_count=self.get(d, "p_count", int, where),
-                p_total=self.get(d, "p_total", int, where),
-                q_count=self.get(d, "q_count", int, where),
-                q_total=self.get(d, "q_total", int, where),
-                epsilon_lower_bound=self.number(d, "epsilon_lower_bound", where, finite=False),
-            )
-        except ValueError as exc:
-            if isinstance(exc, BaselineError):
-                raise
-            raise self.error(where, str(exc)) from None
-
-    def audit(self, name: str, d: Any) -> BaselineAudit:
-        where = f"audit {name!r}"
-        if not isinstance(d, dict):
-            raise self.error(where, "must be an object")
-        params = self.get(d, "parameters", dict, where)
-        raw_events = self.get(d, "events", list, where)
-        return BaselineAudit(
-            name=name,
-            mechanism=self.get(d, "mechanism", str, where),
-            spec=str(d.get("spec", d["mechanism"])),
-            parameters=tuple((str(k), str(v)) for k, v in params.items()),
-            seed=self.get(d, "seed", int, where),
-            num_samples=self.get(d, "num_samples", int, where),
-            failure_probability=self.number(d, "failure_probability", where),
-            events=tuple(self.event(e, f"{where} event #{k}") for k, e in enumerate(raw_events, 1)),
-            skipped=tuple(str(s) for s in d.get("skipped", ())),
-        )
-
-
-def read_baseline(path: Path) -> Baseline:
-    """Read and validate a baseline file (BaselineError naming the file on any problem)."""
-    reader = _Reader(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise reader.error(
-            "", "cannot read baseline: no such file (create one with --update-baseline)"
-        ) from None
-    except IsADirectoryError:
-        raise reader.error("", "cannot read baseline: is a directory") from None
-    except OSError as exc:
-        raise reader.error("", f"cannot read baseline: {exc.strerror or exc}") from None
-    except UnicodeDecodeError:
-        raise reader.error("", "not a dpaudit baseline (not UTF-8 text)") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise reader.error("", f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
-    if not isinstance(data, dict) or data.get("kind") != BASELINE_KIND:
-        raise reader.error("", f'not a dpaudit baseline (no "kind": "{BASELINE_KIND}")')
-    version = data.get("baseline_version")
-    if version != BASELINE_VERSION:
-        newer = isinstance(version, int) and not isinstance(version, bool) and version > BASELINE_VERSION
-        hint = "written by a newer dpaudit" if newer else "unsupported"
-        raise reader.error(
-            "",
-            f"baseline_version {version!r} is {hint} (this dpaudit reads version {BASELINE_VERSION}); "
-            "regenerate it with --update-baseline",
-        )
-    audits = data.get("audits")
-    if not isinstance(audits, dict):
-        raise reader.error("", "field 'audits' must be an object")
-    return Baseline(
-        audits={str(name): reader.audit(str(name), a) for name, a in audits.items()},
-        package_version=str(data.get("package_version", "")),
-    )
-
-
-# --------------------------------------------------------------------------- the test
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegressionCheck:
     """One baseline event compared with the current mechanism."""
@@ -547,31 +261,6 @@ class RegressionReport:
         return any(c.regression for c in self.checks)
 
 
-def stale_message(what: str, reason: str) -> str:
-    return f"baseline no longer informative for {what}: {reason}: re-run `dpaudit gate --update-baseline`"
-
-
-def comparable_events(mechanism: Mechanism, base: BaselineAudit) -> tuple[list[BaselineEvent], list[str]]:
-    """Baseline events the current mechanism can be re-counted on (decided before any sampling)."""
-    usable, warnings = [], [f"baseline: {s}; not compared" for s in base.skipped]
-    for e in base.events:
-        pair = e.pair
-        reason = None if is_neighbor(pair) else f"not a {pair.relation.value} neighbour pair"
-        for side in (pair.dataset, pair.neighbor):
-            reason = reason or mechanism.domain.check(side)
-        reason = reason or mechanism.domain.check_pair(pair)
-        if reason is not None:
-            warnings.append(
-                stale_message(
-                    f"pair {e.pair_index + 1} ({e.description})",
-                    f"it no longer fits {mechanism.name!r} ({reason}); not compared",
-                )
-            )
-            continue
-        usable.append(e)
-    return usable, warnings
-
-
 def recount(
     mechanism: Mechanism,
     events: Sequence[BaselineEvent],
@@ -616,6 +305,24 @@ def recount(
     return [(int(a), int(b)) for a, b in counts]
 
 
+def _open_checkpoint(
+    mechanism: Mechanism, base: BaselineAudit, *, num_samples: int, seed: int, path: Path | None, resume: bool
+) -> Checkpoint | None:
+    """The re-count's checkpoint under `path` (None without one), keyed by everything it depends on."""
+    if path is None:
+        return None
+    key = audit_key(
+        {
+            "regression": base.to_dict(),
+            "mechanism": mechanism.name,
+            "seed": seed,
+            "num_samples": num_samples,
+            "phase": REGRESSION_PHASE,
+        }
+    )
+    return Checkpoint(path, key, resume=resume)
+
+
 def regression_checks(
     mechanism: Mechanism,
     base: BaselineAudit,
@@ -642,21 +349,12 @@ def regression_checks(
             warnings=(*warnings, none_left),
             failure_probability=failure_probability,
             num_samples=num_samples,
-            stale=(*(w for w in warnings if w.startswith("baseline no longer informative")), none_left),
+            stale=(*stale_lines(warnings), none_left),
         )
     beta_i = failure_probability / len(events)
-    checkpoint = None
-    if checkpoint_path is not None:
-        key = audit_key(
-            {
-                "regression": base.to_dict(),
-                "mechanism": mechanism.name,
-                "seed": seed,
-                "num_samples": num_samples,
-                "phase": REGRESSION_PHASE,
-            }
-        )
-        checkpoint = Checkpoint(checkpoint_path, key, resume=resume)
+    checkpoint = _open_checkpoint(
+        mechanism, base, num_samples=num_samples, seed=seed, path=checkpoint_path, resume=resume
+    )
     try:
         counts = recount(
             mechanism,
@@ -679,12 +377,11 @@ def regression_checks(
         for c in checks
         if c.stale_reason is not None
     ]
-    stale = (*(w for w in warnings if w.startswith("baseline no longer informative")), *stale_checks)
     return RegressionReport(
         audit=base.name,
         checks=tuple(checks),
         warnings=(*warnings, *stale_checks),
         failure_probability=failure_probability,
         num_samples=num_samples,
-        stale=stale,
+        stale=(*stale_lines(warnings), *stale_checks),
     )

@@ -1,4 +1,7 @@
-"""004 (Bun, Carmosino & Sorrell): LazyBregBoost / HS-StL private large-margin halfspaces."""
+"""Bun, Carmosino & Sorrell, "Efficient, Noise-Tolerant, and Private Learning via Boosting": Thm 30.
+
+LazyBregBoost / HS-StL private large-margin halfspaces (paper 004).
+"""
 
 from __future__ import annotations
 
@@ -74,7 +77,8 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         summary="HS-StL with BregBoost's non-lazy projection (project after every step)",
         buggy=True,
         twin_of="hs_stl",
-        bug="non-lazy projection (B-B2): slickness fails only on searched pairs (spec: TV ≤ 3.9/κn); "
+        bug="non-lazy projection: slickness fails only on searched pairs (hill-climbing found TV up to "
+        "3.9/κn); "
         "on the registered W-B1 pairs measured certified 0.584 at 10^5 (claim 1.457)",
         detectable=False,
         default_num_samples=_N,
@@ -86,7 +90,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         summary="HS-StL with unclipped weak hypotheses in the losses and no cap on dense measures",
         buggy=True,
         twin_of="hs_stl",
-        bug="h not clipped (ℓ < 0, μ̃ > κ) and min(1, ·) skipped when |μ̃| ≥ κn (B-B5)",
+        bug="h not clipped (ℓ < 0, μ̃ > κ) and min(1, ·) skipped when |μ̃| ≥ κn",
         default_num_samples=_N,
     ),
     RegistryEntry(
@@ -96,7 +100,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         summary="HS-StL whose LB-NxM losses use the pre-noise weak hypothesis",
         buggy=True,
         twin_of="hs_stl",
-        bug="losses from the pre-noise z_t instead of the released ẑ_t (B-B8, hidden state): the weights "
+        bug="losses from the pre-noise z_t instead of the released ẑ_t (hidden state): the weights "
         "still satisfy μ̂ ≤ 1/(κn); measured certified 0.805 at 10^5 (claim 1.457)",
         detectable=False,
         default_num_samples=_N,

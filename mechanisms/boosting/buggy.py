@@ -1,4 +1,6 @@
-"""Buggy twins of HS-StL (specs/seeds-003-004.md §3.4.7), each keeping the correct claim.
+"""Buggy twins of HS-StL, "Efficient, Noise-Tolerant, and Private Learning via Boosting", Thm 30.
+
+The catalogue of docs/specs/seeds-003-004.md §3.4.7; each twin keeps the correct claim.
 
 Preset d = 1, n = 40, κ = 0.25, T = 8, λ = 2, σ = 1.5, δ = 1e-5: best-provable claim
 ε = 1.457 (GDP μ = 0.377), paper's claim 3.904. True ε on the registered W-B1 pair:
@@ -11,13 +13,13 @@ Preset d = 1, n = 40, κ = 0.25, T = 8, λ = 2, σ = 1.5, δ = 1e-5: best-provab
   training error (B-B6, "data-dependent T"). True ε: ∞. Detectable: yes.
 - hs_stl_double_rounds: runs 2T rounds while the claims account for T (B-B7, 512 vs 1024 slip). True
   ε: GDP μ = 0.533: 2.17 (above the best-provable 1.457, below the paper's 3.904). The direct ε test
-  does not reach 1.457 at ≲10^6 samples (spec §3.4.7), but the best-provable claim is a μ-GDP curve
-  (μ = 0.377) and the Gaussian-DP route certifies μ ≥ 0.46 at 10^5: detectable (refutes the μ-GDP
-  claim; the paper's own 3.904 statement is not exceeded).
+  does not reach 1.457 at ≲10^6 samples (docs/specs/seeds-003-004.md §3.4.7), but the best-provable
+  claim is a μ-GDP curve (μ = 0.377) and the Gaussian-DP route certifies μ ≥ 0.46 at 10^5: detectable
+  (refutes the μ-GDP claim; the paper's own 3.904 statement is not exceeded).
 - hs_stl_non_lazy: BregBoost's non-lazy update, project after every multiplicative step (B-B2). True
-  ε: above the claim only on pairs where slickness fails (spec: TV up to 3.9/κn found by hill-climbing,
-  not reproduced here); on W-B1 the odd point is capped at 1 either way. Measured certified 0.584 at
-  10^5 (claim 1.457). Detectable: no (on the registered pairs).
+  ε: above the claim only on pairs where slickness fails (docs/specs/seeds-003-004.md: TV up to
+  3.9/κn found by hill-climbing, not reproduced here); on W-B1 the odd point is capped at 1 either way.
+  Measured certified 0.584 at 10^5 (claim 1.457). Detectable: no (on the registered pairs).
 - hs_stl_unclipped_loss: h not clipped in the losses (ℓ < 0, μ̃ > κ) and min(1, ·) skipped when
   |μ̃| ≥ κn, normalised by |μ| (B-B5). μ̂(i) → 1 possible, sensitivity up to 2. Measured certified
   3.42 at 10^5, 2.76 at 3·10^4 (claim 1.457). Detectable: yes.

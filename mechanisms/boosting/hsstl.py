@@ -1,4 +1,6 @@
-"""HS-StL: private large-margin halfspaces by LazyBregBoost, 004_d2450801cba57aea.txt.
+"""HS-StL by LazyBregBoost: "Efficient, Noise-Tolerant, and Private Learning via Boosting", Thm 30.
+
+Private large-margin halfspaces (Bun, Carmosino & Sorrell).
 
 Algorithm (004 Alg. 5 "HS-StL" = Boost (Alg. 1–2) with LB-NxM (Alg. 4) and the Gaussian
 "centering with noise" weak learner WL^ (§5.2, Thm 26–27)). For t = 1 … T:
@@ -7,7 +9,7 @@ Algorithm (004 Alg. 5 "HS-StL" = Boost (Alg. 1–2) with LB-NxM (Alg. 4) and the
     μ_t     = Π_Γκ(μ̃_t)  (KL projection onto κ-dense measures, Lemma 9: min(1, c·μ̃), c ≥ 1)
     μ̂_t     = μ_t / (κ n)
     ẑ_t     = Σ_i μ̂_t(i) y_i x_i + N(0, σ² I_d)          (WL^; released)
-    h_t(x)  = clip(ẑ_t · x, −1, 1)                          (ERRATA F8: the clip is not in the
+    h_t(x)  = clip(ẑ_t · x, −1, 1)                          (docs/specs/ERRATA.md F8: the clip is not in the
                                                              pseudo-code but the analysis needs
                                                              ℓ ∈ [0, 1]; post-processing, free)
 
@@ -20,7 +22,7 @@ index set, so add/remove is not covered):
 - Headline (004 Thm 27.1 with s = ζ = 1/(κn) from Lemma 25, zCDP composition Lemma 14,
   conversion Lemma 15, as in the proof of Thm 30): ρ_T = T · 8/(κnσ)²,
       ε = ρ_T + 2·sqrt(ρ_T · ln(1/δ)).
-- Best provable (derived, spec §3.3 [D,N]): under LB-NxM a replace-one neighbour moves
+- Best provable (derived, docs/specs/seeds-003-004.md §3.3 [D,N]): under LB-NxM a replace-one neighbour moves
   Σ_i μ̂(i) y_i x_i by at most 2/(κn) in ℓ2 (with weights a ≥ b at the changed index the other
   weights move one way by a − b in total, so ‖Δz‖ ≤ a + b + (a − b) = 2a ≤ 2/(κn)). The
   T-fold adaptive composition of Gaussian mechanisms with ℓ2-sensitivity ≤ Δ is μ-GDP with
@@ -37,9 +39,10 @@ index set, so add/remove is not covered):
 Parameters: the paper's Alg. 5 settings (κ = α/4, T = 1024 ln(1/κ)/τ², λ = τ/8, σ from τ, β)
 make T in the thousands; privacy does not depend on λ, so the audit preset uses the spec's
 instance (d = 1, n = 40, κ = 0.25, T = 8, λ = 2, σ = 1.5). `paper_parameters` returns the
-Alg. 5 settings for the utility test (c = 2 in σ, spec §3.3 [D]). Inconsistencies in 004
-(spec §3.4): Alg. 5's λ = τ/8 vs Thm 24's γ/4 = τ/32, and T = 1024 vs 512 ln(1/κ)/τ² in
-App. C; the utility test uses λ = τ/32 (Thm 24's requirement) and Alg. 5's T = 1024·ln(1/κ)/τ².
+Alg. 5 settings for the utility test (c = 2 in σ, docs/specs/seeds-003-004.md §3.3 [D]).
+Inconsistencies in 004 (docs/specs/seeds-003-004.md §3.4): Alg. 5's λ = τ/8 vs Thm 24's
+γ/4 = τ/32, and T = 1024 vs 512 ln(1/κ)/τ² in App. C; the utility test uses λ = τ/32 (Thm 24's requirement)
+and Alg. 5's T = 1024·ln(1/κ)/τ².
 """
 
 from __future__ import annotations
@@ -55,14 +58,14 @@ from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
-PAPER = "004_d2450801cba57aea.txt"
+PAPER = "Bun, Carmosino & Sorrell, Efficient, Noise-Tolerant, and Private Learning via Boosting"
 
 
 def project_dense(log_mu: NDArray[np.float64], kappa: float) -> NDArray[np.float64]:
     """KL projection of rows μ̃ = exp(log_mu) (each entry ≤ 1) onto Γκ = {μ ∈ [0,1]^n : Σμ ≥ κn}.
 
     004 Lemma 9: if Σμ̃ < κn the projection is min(1, c·μ̃) with the smallest c ≥ 1 giving
-    density κ; else μ̃ itself. Found per row by sorting (spec §1 B6), in log space.
+    density κ; else μ̃ itself. Found per row by sorting (docs/specs/seeds-003-004.md §1 B6), in log space.
     """
     R, n = log_mu.shape
     target = kappa * n
@@ -142,7 +145,8 @@ class HSStL:
                 epsilon=gaussian_epsilon(self.delta, self.gdp_mu()),
                 delta=self.delta,
                 relation=Relation.REPLACE_ONE,
-                reference=f"{PAPER}, Thm 27 with the tight sensitivity 2/(κn) (spec §3.3 D) + GDP",
+                reference=f"{PAPER}, Thm 27 with the tight sensitivity 2/(κn) (derived here, not in the "
+                "paper) + Gaussian DP composition",
                 note=f"best provable: μ-GDP, μ = 2√T/(κnσ) = {self.gdp_mu():.4f}, exact Balle–Wang profile",
                 curve=ClaimCurve(kind=CurveKind.GDP, parameter=self.gdp_mu()),
             ),
@@ -178,7 +182,7 @@ class HSStL:
         return mu / (self.kappa * self.n)
 
     def _hypothesis(self, raw: NDArray[np.float64]) -> NDArray[np.float64]:
-        """h_t(x_i) = clip(ẑ_t · x_i, −1, 1) (ERRATA F8: ℓ ∈ [0, 1] needs h ∈ [−1, 1])."""
+        """h_t(x_i) = clip(ẑ_t · x_i, −1, 1) (docs/specs/ERRATA.md F8: ℓ ∈ [0, 1] needs h ∈ [−1, 1])."""
         return np.clip(raw, -1.0, 1.0)
 
     def _loss_direction(self, z_pre: NDArray[np.float64], z: NDArray[np.float64]) -> NDArray[np.float64]:

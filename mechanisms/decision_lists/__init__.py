@@ -1,4 +1,7 @@
-"""003 (Bun & Fang): private decision lists, DP-Winnow and private online decision lists."""
+"""Bun & Fang, "Privately Learning Decision Lists and a Differentially Private Winnow": Thm 3.5, 4.4, 4.11.
+
+Private decision lists, DP-Winnow and private online decision lists (paper 003).
+"""
 
 from __future__ import annotations
 
@@ -53,7 +56,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         name="private_decision_list",
         factory=PrivateDecisionList,
         family=FAMILY,
-        summary="private Rivest: exponential-mechanism greedy cover, |F|+1 fixed steps (003 Thm 3.5)",
+        summary="private Rivest: exponential-mechanism greedy cover, |F|+1 fixed steps (Thm 3.5)",
         default_num_samples=1_000_000,
     ),
     RegistryEntry(
@@ -67,14 +70,14 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         name="dp_winnow",
         factory=DPWinnow,
         family=FAMILY,
-        summary="DP-Winnow: SVT-gated MW updates, released as m EM draws, update cap K (003 Alg. 4.2)",
+        summary="DP-Winnow: SVT-gated MW updates, released as m EM draws, update cap K (Alg. 4.2, Thm 4.4)",
         default_num_samples=500_000,
     ),
     RegistryEntry(
         name="online_decision_list",
         factory=OnlineDecisionList,
         family=FAMILY,
-        summary="private online decision lists: DP-Winnow on φ(x) = (x, 1, −x, −1) (003 §4.3)",
+        summary="private online decision lists: DP-Winnow on φ(x) = (x, 1, −x, −1) (Section 4.3, Thm 4.11)",
         default_num_samples=200_000,
     ),
     _twin(
@@ -123,7 +126,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "private_decision_list_medium_keep_misclassified",
         PrivateDecisionListKeepMisclassified,
         "private_decision_list_medium",
-        "drops only correctly classified covered points (B-DL2): a misclassified point is dropped at its "
+        "drops only correctly classified covered points: a misclassified point is dropped at its "
         "first correct-bit rule, so its influence lasts ~2 steps; measured 0.036 at 3·10^4 (claim 1.316)",
         detectable=False,
         n=MEDIUM_N,
@@ -132,7 +135,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "private_decision_list_medium_global_score",
         PrivateDecisionListGlobalScore,
         "private_decision_list_medium",
-        "score counts errors on the whole sample, not the uncovered set (B-DL3): per-step bias ≤ c = 0.1 "
+        "score counts errors on the whole sample, not the uncovered set: per-step bias ≤ c = 0.1 "
         "spread over 41 bits; measured 0.079 at 3·10^4 (claim 1.316)",
         detectable=False,
         n=MEDIUM_N,
@@ -141,14 +144,14 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "private_decision_list_data_features",
         PrivateDecisionListDataFeatures,
         "private_decision_list",
-        "feature class built from the literals seen in the sample (B-DL4, ε = ∞)",
+        "feature class built from the literals seen in the sample (ε = ∞)",
         n=200_000,
     ),
     _twin(
         "private_decision_list_no_group_privacy",
         PrivateDecisionListNoGroupPrivacy,
         "private_decision_list",
-        "add/remove ε claimed for replace-one (B-DL6): exact relabel-pair oracle below the 2.0 claimed; "
+        "add/remove ε claimed for replace-one: exact relabel-pair oracle below the 2.0 claimed; "
         "measured 0.861 at 3·10^4",
         detectable=False,
         n=1_000_000,
@@ -171,14 +174,14 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "dp_winnow_cached_queries",
         DPWinnowCachedQueries,
         "dp_winnow",
-        "SVT query issued only on cached rounds (B-W3): data-dependent query schedule, ε = ∞ on W2",
+        "SVT query issued only on cached rounds: data-dependent query schedule, ε = ∞ on W2",
         n=200_000,
     ),
     _twin(
         "dp_winnow_shadow_cache",
         DPWinnowShadowCache,
         "dp_winnow",
-        "cache test on the private shadow w instead of w̃ (B-W4): measured certified 0.852 on its W5 pair "
+        "cache test on the private shadow w instead of w̃: measured certified 0.852 on its W5 pair "
         "at 2·10^5 (claim 4.2); the Lap(4/ε0) query noise masks the schedule change",
         detectable=False,
         n=500_000,
@@ -187,7 +190,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "dp_winnow_one_draw_charge",
         DPWinnowOneDrawCharge,
         "dp_winnow",
-        "each update charged as one EM draw instead of m (B-W5; K = 4, m = 16, η = 0.1): exact W1 "
+        "each update charged as one EM draw instead of m (K = 4, m = 16, η = 0.1): exact W1 "
         "oracle 7.36 vs claim 3.6; certified 4.04 at 2·10^5",
         n=300_000,
     ),
@@ -195,7 +198,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "dp_winnow_reused_threshold",
         DPWinnowReusedThreshold,
         "dp_winnow",
-        "SVT threshold noise not redrawn after ⊤ (B-W6): SVT layer costs 1.5ε0 ≤ the 2ε0 accounted, "
+        "SVT threshold noise not redrawn after ⊤: SVT layer costs 1.5ε0 ≤ the 2ε0 accounted, "
         "not a violation at K = 2",
         detectable=False,
         n=500_000,
@@ -204,7 +207,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "dp_winnow_utility_eta",
         DPWinnowUtilityEta,
         "dp_winnow",
-        "runs with the utility-tuned η = 0.125, claim from η = 0.05 (B-W7): exact W1 oracle 3.89 < 4.2",
+        "runs with the utility-tuned η = 0.125, claim from η = 0.05: exact W1 oracle 3.89 < 4.2",
         detectable=False,
         n=500_000,
     ),

@@ -1,4 +1,6 @@
-"""Buggy twins of the 003 learners (specs/seeds-003-004.md §2.1.7 and §2.3.7).
+"""Buggy twins: "Privately Learning Decision Lists and a Differentially Private Winnow", Thm 3.5, 4.4.
+
+The catalogue of docs/specs/seeds-003-004.md §2.1.7 and §2.3.7.
 
 Each twin overrides one method (or one accounting hook) and keeps its correct sibling's claim
 (the bug). Presets: tiny decision list d = 3, ε0 = 1 (claims 2.0 add/remove and 4.0 replace-one:
@@ -46,7 +48,7 @@ DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
 - dp_winnow_shadow_cache (B-W4): the cache test uses the private shadow w instead of w̃, so
   later epochs' queries depend on the changed record (pair W5 below, registered by this twin).
 - dp_winnow_one_draw_charge (B-W5): each update charged as ONE EM draw instead of m (claim
-  K·ε0 + K·ε_s basic); spec preset K = 4, m = 16, η = 0.1: exact W1 oracle ε(1e-5) = 7.36 against
+  K·ε0 + K·ε_s basic); the spec's preset K = 4, m = 16, η = 0.1: exact W1 oracle ε(1e-5) = 7.36 against
   the claim 1.6.
 - dp_winnow_reused_threshold (B-W6): the SVT is not re-initialised after ⊤: the threshold noise
   L̂ is drawn once and reused by all K epochs (cache and count are reset). True ε: within the
@@ -55,8 +57,8 @@ DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
   K·ε0 = 2·ε0 accounted. No: not a violation at K = 2 (the accounting is still valid).
 - dp_winnow_utility_eta (B-W7): runs with ConfidentWinnow's utility rate η = (1 − c)ρ = 0.125
   while the claim is computed with η = 0.05.
-- dp_winnow_half_charge: EM draws charged 2η instead of 4η (spec §2.3.4 open question). True ε ≤
-  the correct mechanism's. No (advanced composition is loose).
+- dp_winnow_half_charge: EM draws charged 2η instead of 4η (docs/specs/seeds-003-004.md §2.3.4
+  open question). True ε ≤ the correct mechanism's. No (advanced composition is loose).
 The measured detectability of B-W4…B-W7 is recorded in the registry (`detectable`, `bug`).
 """
 
@@ -69,7 +71,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.decision_lists.rivest import PrivateDecisionList, PrivateDecisionListMedium
+from dpaudit.mechanisms.decision_lists.rivest import PAPER, PrivateDecisionList, PrivateDecisionListMedium
 from dpaudit.mechanisms.decision_lists.winnow import DPWinnow, _relabel_pair
 from dpaudit.neighbors.base import NeighborPair, Relation
 
@@ -206,14 +208,14 @@ class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
             PrivacyClaim(
                 epsilon=steps * c,
                 relation=Relation.REPLACE_ONE,
-                reference="003_999a11082cbb8294.txt, Prop. 2.1 + basic composition (BUG: add/remove cost)",
+                reference=f"{PAPER}, Prop. 2.1 + basic composition (BUG: add/remove cost)",
                 note="(|F|+1)·c claimed for replace-one (should be (|F|+1)·2c)",
             ),
             PrivacyClaim(
                 epsilon=cover,
                 delta=self.delta,
                 relation=Relation.REPLACE_ONE,
-                reference="003_999a11082cbb8294.txt, Lemma A.1 (BUG: no group privacy)",
+                reference=f"{PAPER}, Lemma A.1 (BUG: no group privacy)",
                 kind=ClaimKind.PROVED,
                 note="(ε_cover, δ) claimed for replace-one (should be (2ε_cover, (1 + e^ε_cover)δ))",
             ),
@@ -282,7 +284,7 @@ class DPWinnowShadowCache(DPWinnow):
 class DPWinnowOneDrawCharge(DPWinnow):
     """B-W5: each update is charged as one EM draw instead of m (composition term forgotten).
 
-    Spec §2.3.7 preset: K = 4, m = 16, η = 0.1."""
+    docs/specs/seeds-003-004.md §2.3.7 preset: K = 4, m = 16, η = 0.1."""
 
     max_updates: int = 4
     num_draws: int = 16

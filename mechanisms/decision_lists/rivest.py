@@ -1,6 +1,8 @@
-"""Private PAC learner for F-decision lists ("private Rivest"), 003_999a11082cbb8294.txt §3.
+"""Private PAC learner for F-decision lists ("private Rivest"): Bun & Fang, Thm 3.5.
 
-Algorithm (003 §3.1, Thm 3.5; pseudo-code reconstructed in specs/seeds-003-004.md §2.1, tag
+Paper: "Privately Learning Decision Lists and a Differentially Private Winnow", Section 3.
+
+Algorithm (003 §3.1, Thm 3.5; pseudo-code reconstructed in docs/specs/seeds-003-004.md §2.1, tag
 [R], because the 003 text file lost its inline math). With F_1 = F ∪ {TRUE} and S_1 = S, for
 j = 1 … |F|+1 (a FIXED, data-independent number of steps):
 
@@ -15,7 +17,7 @@ because the 003 text does not show the exponent). The list is released; the audi
 as its predictions on a fixed probe set: the full truth table of {0,1}^d (post-processing,
 so any lower bound on the probe output is a lower bound for the list).
 
-Privacy claims (ERRATA F4: every number is computed from the exponent c the code uses):
+Privacy claims (docs/specs/ERRATA.md F4: every number is computed from the exponent c the code uses):
 - Cover lemma (003 Lemma A.1, proof in App. A; the published constant is unreadable, so the
   spec's derivation [D] from the proof structure is used). With r = e^c the per-candidate
   weight ratio, Pr[M(S∪{x}) = o]/Pr[M(S) = o] ≤ Π_{t≤t*} (1 + p_t (r−1)) ≤ exp((r−1) Σ p_t),
@@ -34,9 +36,9 @@ Privacy claims (ERRATA F4: every number is computed from the exponent c the code
   the paper's (ε_cover, δ) would be claimed without the group-privacy factor. Registered as
   a STATED claim so that exceeding it is reported as a finding about the paper.
 
-Medium preset (`PrivateDecisionListMedium`, spec §4.2 DL-med): |F| = 40 monotone literals, ε0 =
-0.2, n ≤ 100; the cover bound (1.316 at δ = 1e-5) binds against basic composition (4.1). With
-2^40 inputs the truth table is replaced by the probe {0, e_1, …, e_40, 1} (see `probe`). The
+Medium preset (`PrivateDecisionListMedium`, docs/specs/seeds-003-004.md §4.2 DL-med): |F| = 40
+monotone literals, ε0 = 0.2, n ≤ 100; the cover bound (1.316 at δ = 1e-5) binds against basic composition
+(4.1). With 2^40 inputs the truth table is replaced by the probe {0, e_1, …, e_40, 1} (see `probe`). The
 sampler tracks one mask entry per distinct (x, y) record (duplicates are covered together),
 so the cost is O(steps · runs · distinct records · |F|).
 
@@ -59,10 +61,11 @@ from dpaudit.mechanisms.analytic import discrete_epsilon
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
-PAPER = "003_999a11082cbb8294.txt"
+PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
 RECONSTRUCTED_STATEMENT = (
     f"{PAPER}, Def. 3.1 + Thm 3.5 — reconstructed statement (the printed constant is lost from "
-    "the text; value = the spec's cover bound read as replace-one, not a number printed in the paper)"
+    "the text; value = the cover bound derived from the proof of Lemma A.1, read as replace-one, "
+    "not a number printed in the paper)"
 )
 """Reference of the STATED claim. The 003 text file prints no number for Thm 3.5 / Lemma A.1
 (checked: "There exists a -DP -PAC learner", "algorithm is -differentially private"), so the
@@ -149,7 +152,7 @@ class PrivateDecisionList:
 
     def weight(self) -> float:
         """Coefficient c of exp(c·q) that the sampler uses; equals `accounted_weight` here
-        (ERRATA F4, checked by a test). Buggy twins change this and keep the claim."""
+        (docs/specs/ERRATA.md F4, checked by a test). Buggy twins change this and keep the claim."""
         return self.accounted_weight()
 
     @property
@@ -196,20 +199,21 @@ class PrivateDecisionList:
                 relation=Relation.ADD_REMOVE_ONE,
                 reference=f"{PAPER}, Thm 3.5 / Lemma A.1 (cover lemma) — constant derived from the proof "
                 "(the printed constant is lost from the text)",
-                note=f"headline: (e^c − 1)·ln(e/δ) with c = {c:g} [spec §2.1 D; ERRATA F4]; {best_ar}",
+                note=f"headline: (e^c − 1)·ln(e/δ) with c = {c:g}, the exponent the code uses (derived from "
+                f"the proof of Lemma A.1); {best_ar}",
             ),
             PrivacyClaim(
                 epsilon=basic_ar,
                 relation=Relation.ADD_REMOVE_ONE,
                 reference=f"{PAPER}, Prop. 2.1 + basic composition over |F|+1 steps",
-                note=f"(|F|+1)·c, monotone score [ERRATA F4]; "
+                note=f"(|F|+1)·c with the code's exponent c, monotone score; "
                 f"{'best provable' if basic_ar < cover else 'looser than the cover bound'}",
             ),
             PrivacyClaim(
                 epsilon=basic_ro,
                 relation=Relation.REPLACE_ONE,
                 reference=f"{PAPER}, Prop. 2.1 + basic composition over |F|+1 steps",
-                note="(|F|+1)·2c, non-monotone score change under replace-one [ERRATA F4]",
+                note="(|F|+1)·2c with the code's exponent c, non-monotone score change under replace-one",
             ),
         ]
         ro_delta = (1 + math.exp(min(cover, 700.0))) * self.delta
@@ -221,7 +225,7 @@ class PrivateDecisionList:
                     relation=Relation.REPLACE_ONE,
                     reference=f"{PAPER}, Lemma A.1 + group privacy (2 add/remove steps) — constant "
                     "derived from the proof (the printed constant is lost from the text)",
-                    note="replace-one cover bound (2·cover, (1 + e^cover)·δ) [ERRATA F4]",
+                    note="replace-one cover bound (2·cover, (1 + e^cover)·δ), with the code's exponent c",
                 )
             )
         out.append(
@@ -385,7 +389,8 @@ class PrivateDecisionList:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivateDecisionListMedium(PrivateDecisionList):
-    """DL-med preset (spec §4.2): |F| = 40 monotone literals + TRUE (41 steps), ε0 = 0.2, n ≤ 100.
+    """DL-med preset (docs/specs/seeds-003-004.md §4.2): |F| = 40 monotone literals + TRUE (41 steps),
+    ε0 = 0.2, n ≤ 100.
 
     Here the cover bound binds: (e^{0.1} − 1)·ln(e/δ) = 1.316 at δ = 1e-5 against basic
     composition 41·0.1 = 4.1 (add/remove). The release is the list's predictions on the

@@ -1,14 +1,16 @@
-"""DP-Winnow (003 Alg. 4.2, Thm 4.4) and the private online decision-list learner (003 §4.3).
+"""DP-Winnow (Alg. 4.2, Thm 4.4) and private online decision lists (Section 4.3, Thm 4.11).
 
-003_999a11082cbb8294.txt. The 003 text lost its inline math; the algorithm below is the
-spec's reconstruction (specs/seeds-003-004.md §2.3, tag [R]), with ERRATA F5 applied:
+Paper: Bun & Fang, "Privately Learning Decision Lists and a Differentially Private Winnow".
+
+The 003 text lost its inline math; the algorithm below is the
+spec's reconstruction (docs/specs/seeds-003-004.md §2.3, tag [R]), with docs/specs/ERRATA.md F5 applied:
 
     s = 0 (log-weights of the private shadow w = softmax(s)); w̃ = (1/d, …, 1/d) (public start)
     k = 0; cache C = ∅; SVT instance: L̂ = L + Lap(2/ε0)
     for t = 1 … T:
         release w̃ (prediction sign⟨w̃, x_t⟩ is post-processing); receive y_t
         if y_t ⟨w̃, x_t⟩ < θ: cache t                  (θ = ρ/2; public w̃ + record t only)
-        q_t = |C|; ISSUE AN SVT QUERY EVERY ROUND     (ERRATA F5: the privacy-safe reading of
+        q_t = |C|; ISSUE AN SVT QUERY EVERY ROUND     (docs/specs/ERRATA.md F5: the privacy-safe reading of
                                                        the unreadable nesting; a reconstruction)
         if k < K and q_t + Lap(4/ε0) ≥ L̂:             (AboveThreshold, Lemma 4.3)
             if C ≠ ∅: s += η · y_c x_c for the FIRST cached c   (MW update, shadow weights)
@@ -23,17 +25,17 @@ Privacy claim (003 Thm 4.4 via App. C; constants reconstructed [R]): the run pos
 ≤ K SVT instances (each ε0-DP) and ≤ K·m EM draws. A draw from w ∝ exp(η·u), u_i = Σ_{s∈U}
 y_s x_{s,i}, is an EM call; a replace-one change of one stream element moves one term, so
 each coordinate's score changes by ≤ 2 and the range of the change over coordinates is 4 on
-[−1, 1]^d: ε_s = 4η (spec §1 B5; e.g. relabelling x = (1, −1) changes u by (−2, +2)).
+[−1, 1]^d: ε_s = 4η (docs/specs/seeds-003-004.md §1 B5; e.g. relabelling x = (1, −1) changes u by (−2, +2)).
 Advanced composition (Dwork–Roth Thm 3.20) with δ/2 per layer:
     ε_1 = sqrt(2K ln(2/δ)) ε0 + K ε0 (e^{ε0} − 1),   ε_2 = sqrt(2Km ln(2/δ)) ε_s + Km ε_s (e^{ε_s} − 1),
     claim (ε_1 + ε_2, δ)  [headline].  Basic composition (K ε0 + K m ε_s, 0) is also proved
     and is the best provable one at the audit preset. A STATED claim charges ε_s = 2η (the
-    reading "sensitivity-1 score with parameter 2η" of the stripped text, spec §2.3.4).
+    reading "sensitivity-1 score with parameter 2η" of the stripped text, docs/specs/seeds-003-004.md §2.3.4).
 Neighbours: streams of equal length T differing in one position (replace-one; relabel-one
 pairs are covered).
 
-Oracle (spec §2.3.6 W1): on the EM-isolating pair (x_1 = (1, −1) relabelled, x_t = 0 after)
-the SVT behaviour is identical in both worlds and every update draws from softmax(±η(1, −1)),
+Oracle (docs/specs/seeds-003-004.md §2.3.6 W1): on the EM-isolating pair (x_1 = (1, −1) relabelled,
+x_t = 0 after) the SVT behaviour is identical in both worlds and every update draws from softmax(±η(1, −1)),
 so the counts on coordinate 1 are Bin(u·m, p) vs Bin(u·m, 1 − p), p = 1/(1 + e^{−2η}), with the
 same law of the number u ≤ K of updates. `exact_epsilon` returns ε(δ) of Bin(K·m, p) vs
 Bin(K·m, 1 − p): exact when all K updates fire and an upper bound otherwise (δ(ε) of the
@@ -80,7 +82,7 @@ from dpaudit.mechanisms.analytic import discrete_epsilon
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
-PAPER = "003_999a11082cbb8294.txt"
+PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
 
 
 def advanced_composition(k: int, eps0: float, delta_prime: float) -> float:
@@ -130,7 +132,7 @@ class DPWinnow:
 
     # ------------------------------------------------------------------ claims
     def draw_epsilon(self, score_range: float = 4.0) -> float:
-        """ε_s = η · (range of the score change): 4η on [−1, 1]^d (spec §1 B5)."""
+        """ε_s = η · (range of the score change): 4η on [−1, 1]^d (docs/specs/seeds-003-004.md §1 B5)."""
         return self.learning_rate * score_range
 
     def accounted_draws(self) -> int:
@@ -142,7 +144,7 @@ class DPWinnow:
         return self.learning_rate
 
     def _queried(self, cached: NDArray[np.bool_]) -> NDArray[np.bool_]:
-        """Rounds on which the SVT query is issued: every round (ERRATA F5)."""
+        """Rounds on which the SVT query is issued: every round (docs/specs/ERRATA.md F5)."""
         return np.ones_like(cached)
 
     def _advanced(self, eps_s: float) -> float:
@@ -159,10 +161,10 @@ class DPWinnow:
                 epsilon=adv,
                 delta=self.delta,
                 relation=Relation.REPLACE_ONE,
-                reference=ref + ": advanced composition, δ/2 per layer — constants reconstructed from the "
-                "proof (the printed ones are lost from the text)",
-                note=f"headline: ε_1 + ε_2 with ε_s = 4η = {es:g} (reconstructed constants [R])"
-                + ("; best provable" if adv <= basic else ""),
+                reference=ref + ": advanced composition, δ/2 per layer — constants reconstructed from "
+                "the proof (the printed ones are lost from the text)",
+                note=f"headline: ε_1 + ε_2 with ε_s = 4η = {es:g} (constants reconstructed from the proof: "
+                "the printed ones are lost from the text)" + ("; best provable" if adv <= basic else ""),
             ),
             PrivacyClaim(
                 epsilon=basic,

@@ -1,13 +1,14 @@
-"""Learners of 002_f29981ba9423ff4d.txt (Kaplan, Mansour, Matias & Stemmer, geometric concepts).
+"""Learners of "Differentially Private Learning of Geometric Concepts" (Kaplan et al.; Thm 3.6, 4.8, 5.1).
 
-Presets (spec seed-002 §8.1): geo_conj_small / geo_disj_small (conj-small), geo_halfplane_grid4
-(+ _corrected, ERRATA F1), geo_convex_probe (convex-probe, d = 256), geo_union_grid3 (union-grid3),
-geo_select_halfplane / geo_select_triangle (select-halfplane, standalone), geo_amplified
-(amplified), geo_keep_pos_hunt (keep-pos-hunt). Twins: buggy.py's table.
+Presets (docs/specs/seed-002.md §8.1): geo_conj_small / geo_disj_small (conj-small),
+geo_halfplane_grid4 (+ _corrected, docs/specs/ERRATA.md F1), geo_convex_probe (convex-probe,
+d = 256), geo_union_grid3 (union-grid3), geo_select_halfplane / geo_select_triangle
+(select-halfplane, standalone), geo_amplified (amplified), geo_keep_pos_hunt (keep-pos-hunt).
+Twins: buggy.py's table.
 
 Modules: `arrangement` (exact cell tables), `scl` (SetCoverLearner engine, claims, privacy-loss
 oracle), `learners` (conjunctions, disjunctions, convex k-gons, unions of polygons), `select`
-(SelectHalfplane / SelectTriangle standalone, exact oracle), `buggy` (spec §10 twins).
+(SelectHalfplane / SelectTriangle standalone, exact oracle), `buggy` (docs/specs/seed-002.md §10 twins).
 """
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
     _ok(
         "geo_halfplane_grid4_corrected",
         CorrectedConvexKGonLearner,
-        "halfplane-grid4 with the ERRATA F1 corrected constants (proved (ε, δ))",
+        "halfplane-grid4 with corrected constants (noise scale 2T/ε, ε̂ = ε/(4 ln(e/δ))): proved (ε, δ)",
     ),
     _ok(
         "geo_union_grid3",
@@ -115,61 +116,59 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_halfplane_grid4_no_eps_split",
         _b.NoEpsSplit,
         "geo_halfplane_grid4",
-        "B1: ε̂ = ε instead of ε/(2 ln(e/δ))",
+        "ε̂ = ε instead of ε/(2 ln(e/δ))",
         True,
     ),
     _twin(
         "geo_halfplane_grid4_early_stop",
         _b.EarlyStop,
         "geo_halfplane_grid4",
-        "B2: stops once every covered-side example is removed (data-dependent length)",
+        "stops once every covered-side example is removed (data-dependent length)",
         True,
     ),
-    _twin(
-        "geo_halfplane_grid4_argmax", _b.Argmax, "geo_halfplane_grid4", "B3: argmax (greedy) selection", True
-    ),
-    _twin("geo_halfplane_grid4_t_from_n", _b.TFromN, "geo_halfplane_grid4", "B7: T computed from α(n)", True),
+    _twin("geo_halfplane_grid4_argmax", _b.Argmax, "geo_halfplane_grid4", "argmax (greedy) selection", True),
+    _twin("geo_halfplane_grid4_t_from_n", _b.TFromN, "geo_halfplane_grid4", "T computed from α(n)", True),
     _twin(
         "geo_halfplane_grid4_keep_positives",
         _b.KeepPositives,
         "geo_halfplane_grid4",
-        "B9: excluded positives not deleted (weak, spec §10)",
+        "excluded positives not deleted (weak: not detectable black-box)",
         False,
     ),
     _twin(
         "geo_halfplane_grid4_shared_noise",
         _b.SharedNoise,
         "geo_halfplane_grid4",
-        "B10: one noise draw shared by all iterations (code-review only, spec §10)",
+        "one noise draw shared by all iterations (code review only: not detectable black-box)",
         False,
     ),
     _twin(
         "geo_halfplane_grid4_sens2_score",
         _b.Sens2Score,
         "geo_halfplane_grid4",
-        "B11: q without the min/cap (one-signed, weak, spec §10)",
+        "q without the min/cap (one-signed, weak: not detectable black-box)",
         False,
     ),
     _twin(
         "geo_conj_small_consistent_candidates",
         _b.ConsistentCandidates,
         "geo_conj_small",
-        "B14: EM only over literals consistent with the positives",
+        "EM only over literals consistent with the positives",
         True,
     ),
     _twin(
         "geo_union_grid3_wrong_or_deletion",
         _b.WrongOrDeletion,
         "geo_union_grid3",
-        "B13: OR form deletes h = 0 instead of h = 1",
+        "OR form deletes h = 0 instead of h = 1",
         False,
     ),
     _twin(
         "geo_keep_pos_hunt_keep_positives",
         _b.HuntKeepPositives,
         "geo_keep_pos_hunt",
-        "B9 under keep-pos-hunt: exceeds the STATED (ε, δ) (a finding about the paper), "
-        "not the proved (2ε, δ) (spec §10/§12); certified ε(0.05) ≈ 1.06 > 0.99 at 2·10⁵ (finding)",
+        "excluded positives not deleted, under keep-pos-hunt: exceeds the STATED (ε, δ) (a finding about "
+        "the paper), not the proved (2ε, δ); certified ε(0.05) ≈ 1.06 > 0.99 at 2·10⁵ (finding)",
         False,
         HUNT_TWIN_SAMPLES,
     ),
@@ -177,7 +176,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_union_grid3_no_eps_split",
         _b.UnionNoEpsSplit,
         "geo_union_grid3",
-        "B1 (SCL(OR) + SelectTriangle): ε̂ = ε instead of ε/(2 ln(e/δ)); flanked-cluster pair (lone "
+        "SCL(OR) + SelectTriangle: ε̂ = ε instead of ε/(2 ln(e/δ)); flanked-cluster pair (lone "
         "negative (1,2) between 63 positives at (1,1) and (1,3)): exact ε(10⁻³) ≈ 2.17, ε(0) ≥ 2.45 vs "
         "proved pure 0.683 (composition); certified ≈ 1.8 at 2·10⁵ (measured, seeds 0 and 1)",
         True,
@@ -186,21 +185,21 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_union_grid3_early_stop",
         _b.UnionEarlyStop,
         "geo_union_grid3",
-        "B2 (SCL(OR)): stops once no positive remains (data-dependent length)",
+        "SCL(OR): stops once no positive remains (data-dependent length)",
         True,
     ),
     _twin(
         "geo_union_grid3_argmax",
         _b.UnionArgmax,
         "geo_union_grid3",
-        "B3 (SCL(OR)): argmax (greedy) triangle selection",
+        "SCL(OR): argmax (greedy) triangle selection",
         True,
     ),
     _twin(
         "geo_select_triangle_count_weight",
         _b.TriangleCountWeight,
         "geo_select_triangle",
-        "B4 for SelectTriangle: face triples weighted by count, not the product of areas",
+        "SelectTriangle: face triples weighted by count, not the product of areas",
         True,
         SELECT_SAMPLES,
     ),
@@ -208,7 +207,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_triangle_sum_area",
         _b.TriangleSumArea,
         "geo_select_triangle",
-        "spec §6.7: face triples weighted by the sum of the areas, not the product",
+        "SelectTriangle: face triples weighted by the sum of the areas, not the product",
         True,
         SELECT_SAMPLES,
     ),
@@ -216,7 +215,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_triangle_independent",
         _b.TriangleIndependent,
         "geo_select_triangle",
-        "spec §6.7: three independent SelectHalfplane calls, charged as one 2ε call; exact ε 3.04 > 2 "
+        "SelectTriangle: three independent SelectHalfplane calls, charged as one 2ε call; exact ε 3.04 > 2 "
         "but on events of mass ~10⁻⁵: certified 1.68–1.76 at 4·10⁶ (measured)",
         False,
         SELECT_SAMPLES,
@@ -225,7 +224,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_triangle_eps_label",
         _b.TriangleEpsLabel,
         "geo_select_triangle",
-        "B8 for SelectTriangle: exp(ε·q) labelled ε-DP instead of 2ε",
+        "SelectTriangle: exp(ε·q) labelled ε-DP instead of 2ε",
         True,
         TRIANGLE_TWIN_SAMPLES,
     ),
@@ -233,7 +232,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_halfplane_count_weight",
         _b.CountWeight,
         "geo_select_halfplane",
-        "B4: regions weighted by count, not area",
+        "regions weighted by count, not area",
         True,
         SELECT_SAMPLES,
     ),
@@ -241,7 +240,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_halfplane_centroid",
         _b.Centroid,
         "geo_select_halfplane_continuous",
-        "B5: releases the region centroid, not a uniform point",
+        "releases the region centroid, not a uniform point",
         True,
         SELECT_SAMPLES,
     ),
@@ -249,7 +248,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_halfplane_drop_small_cells",
         _b.DropSmallCells,
         "geo_select_halfplane",
-        "B6: regions below 1% of the box dropped (data-dependent support)",
+        "regions below 1% of the box dropped (data-dependent support)",
         True,
         SELECT_SAMPLES,
     ),
@@ -257,7 +256,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_select_halfplane_eps_label",
         _b.EpsLabel,
         "geo_select_halfplane",
-        "B8: exp(ε·q) labelled ε-DP instead of 2ε",
+        "exp(ε·q) labelled ε-DP instead of 2ε",
         True,
         SELECT_SAMPLES,
     ),

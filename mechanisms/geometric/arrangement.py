@@ -1,11 +1,13 @@
-"""Exact cell tables for SelectHalfplane and SelectTriangle (002_f29981ba9423ff4d.txt, §4, §5).
+"""Exact cell tables of "Differentially Private Learning of Geometric Concepts", Sections 4-5.
+
+Tables for SelectHalfplane and SelectTriangle.
 
 SelectHalfplane (§4, algorithm box) parametrises a halfplane by (â, b) ∈ F × D with
 D = [−2d², 2d²], F = [−2d², 6d²]: for â ≤ 2d² the halfplane is {y ≥ a·x + b} (z = +1, a = â),
 for â > 2d² it is {y ≤ a·x + b} (z = −1, a = â − 4d²). In the dual plane an example (x, y) is
 the line ℓ_{x,y} = {b = y − x·a}; for z = +1, f(x, y) = 1 iff (a, b) lies on or below ℓ_{x,y}.
 
-Cell table (spec seed-002 §5.5). q depends on (â, b) only through the labels of the sample
+Cell table (docs/specs/seed-002.md §5.5). q depends on (â, b) only through the labels of the sample
 points, so for any fixed *probe set* P ⊇ supp(S) the faces of the arrangement of P's dual
 lines inside D² (plus their copies shifted by 4d² in a, whose labels are the complements)
 refine the paper's regions R̂ of Step 3. The paper's density exp(ε·q)/N on F × D, projected on
@@ -17,7 +19,7 @@ Exactness: vertices and areas are computed with `fractions.Fraction` (the arrang
 vertices are rational), so the table is exact at any d; the check Σ area = 16 d⁴ per copy and
 area > 0 for every face is asserted at construction. Log-areas are taken from the exact
 fractions (`math.log` of the integer numerator and denominator), so cells of area ~d⁻⁴ next to
-a box of area 16 d⁴ keep full relative precision at d = 256 and beyond (spec bug B12
+a box of area 16 d⁴ keep full relative precision at d = 256 and beyond (docs/specs/seed-002.md bug B12
 `float_area`). Only the continuous (â, b) draw is rounded to float64 at the end.
 
 Triangles (§5): a triangle is an AND of three halfplanes of F × D; SelectTriangle picks a

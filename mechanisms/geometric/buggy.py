@@ -1,13 +1,15 @@
 # ruff: noqa: E501  (the module docstring holds a wide Markdown table)
-"""Buggy twins of the 002 learners (spec seed-002 §10 catalogue). Each keeps its sibling's claims.
+"""Buggy twins of the learners of "Differentially Private Learning of Geometric Concepts" (Claim 3.4).
 
-| twin | spec id | bug | true ε on the registered pairs | detectable |
+The docs/specs/seed-002.md §10 catalogue. Each keeps its sibling's claims.
+
+| twin | id in docs/specs/seed-002.md | bug | true ε on the registered pairs | detectable |
 |---|---|---|---|---|
-| geo_halfplane_grid4_no_eps_split | B1 | ε̂ = ε instead of ε/(2 ln(e/δ)) | ≈ 4.1 (single pos vs ∅, spec §12) vs proved 1.8 | yes |
+| geo_halfplane_grid4_no_eps_split | B1 | ε̂ = ε instead of ε/(2 ln(e/δ)) | ≈ 4.1 (single pos vs ∅, docs/specs/seed-002.md §12) vs proved 1.8 | yes |
 | geo_halfplane_grid4_early_stop | B2 | stop once no covered-side example remains | ∞ ("one neg vs ∅": output length differs) | yes |
 | geo_halfplane_grid4_argmax | B3 | deterministic greedy (argmax q) selection | ∞ (deterministic, data-dependent output) | yes |
 | geo_halfplane_grid4_t_from_n | B7 | α = max(α, 1/(n+1)), T from it | ∞ (∅ vs one point: T = 4 vs 8, −1 padding) | yes |
-| geo_halfplane_grid4_keep_positives | B9 | excluded positives not deleted | ≈ 0.19 at δ = 1e-3 (spec §12) ≤ proved pure 0.683 | no: provably within the composition claim (class docstring) |
+| geo_halfplane_grid4_keep_positives | B9 | excluded positives not deleted | ≈ 0.19 at δ = 1e-3 (docs/specs/seed-002.md §12) ≤ proved pure 0.683 | no: provably within the composition claim (class docstring) |
 | geo_halfplane_grid4_shared_noise | B10 | one w for all T iterations | ≤ T·ε̂ = 0.683 (composition given w) | no: provably within the composition claim |
 | geo_halfplane_grid4_sens2_score | B11 | q = cover − protect, no min/cap | add/remove ≤ 0.683 (range 1); relabel ≤ 2Tε̂ = 1.366 vs proved 1.024 | no: add/remove provably clean; relabel excess not measured |
 | geo_conj_small_consistent_candidates | B14 | EM only over literals consistent with the positives | ∞ (add a positive: support changes) | yes |
@@ -139,7 +141,7 @@ class KeepPositives(ConvexKGonLearner):
     """B9: excluded positives are never deleted. Not detectable at T = 12: each step is still
     the exponential mechanism with ε̂ = 0.0569 and a score moving within length 1 under
     add/remove (whatever remains), so T·ε̂ = 0.683 pure (the composition claim) holds exactly;
-    the single-positive pair's exact ε(10⁻³) ≈ 0.19 (spec §12), certified 0."""
+    the single-positive pair's exact ε(10⁻³) ≈ 0.19 (docs/specs/seed-002.md §12), certified 0."""
 
     name: str = "geo_halfplane_grid4_keep_positives"
 
@@ -313,7 +315,7 @@ class UnionArgmax(_ArgmaxBug, UnionOfPolygonsLearner):
     name: str = "geo_union_grid3_argmax"
 
 
-# ---------------------------------------------------------------- SelectTriangle standalone (spec §6.7)
+# ---------------------------------------------------------------- SelectTriangle standalone (docs/specs/seed-002.md §6.7)
 def _cell_regions(d: int, support: NDArray[np.intp]) -> NDArray[np.intp]:
     """Face of the arrangement of S's dual lines (per copy z) containing each full-grid cell."""
     labels = halfplane_cells(d).labels
@@ -348,7 +350,7 @@ class TriangleCountWeight(SelectTriangle):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TriangleSumArea(SelectTriangle):
-    """Spec §6.7: a triple of faces weighted by area₁ + area₂ + area₃ instead of the product.
+    """docs/specs/seed-002.md §6.7: a triple of faces weighted by area₁ + area₂ + area₃ instead of the product.
 
     Weight of a cell triple = (A₁ + A₂ + A₃)·Π aᵢ/Aᵢ = Σᵢ Aᵢ·Π aⱼ/Aⱼ (A = face area, a = cell area);
     by the symmetry of the AND over ordered triples the pattern weight is 3·Σ a₁·(a₂/A₂)·(a₃/A₃)."""
@@ -362,7 +364,7 @@ class TriangleSumArea(SelectTriangle):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TriangleIndependent(SelectTriangle):
-    """Spec §6.7: the three halfplanes chosen by three independent SelectHalfplane(ε) calls, each
+    """docs/specs/seed-002.md §6.7: the three halfplanes chosen by three independent SelectHalfplane(ε) calls, each
     with the OR-form halfplane score, output their AND, and the triangle's 2ε claim kept
     (three calls cost 3·2ε by composition)."""
 

@@ -1,7 +1,9 @@
 # ruff: noqa: E501  (the module docstring holds a wide Markdown table)
-"""The learners of 002_f29981ba9423ff4d.txt as audited mechanisms (SetCoverLearner instances).
+"""The learners of "Differentially Private Learning of Geometric Concepts" (Thm 3.6, 4.8, 5.1).
 
-| class | paper | hypothesis class H | form | selection | preset (spec seed-002 §8.1) |
+Audited mechanisms, all SetCoverLearner instances.
+
+| class | paper | hypothesis class H | form | selection | preset (docs/specs/seed-002.md §8.1) |
 |---|---|---|---|---|---|
 | ConjunctionLearner | Thm 1.2 / 3.6 | 2d_b literals {v_i, ¬v_i} | AND | EM, counting base, exp(ε̂q) | conj-small |
 | DisjunctionLearner | Thm 1.3 / 3.6 (OR, §5 sentence) | 2d_b literals | OR | EM, counting base | conj-small on OR |
@@ -11,7 +13,7 @@
 | AmplifiedConvexKGonLearner | §4, Thm 4.8 | HALFPLANE_4 | AND | SelectHalfplane | amplified (k=8, α=0.05, ε=0.99, δ=0.3: T=86) |
 | KeepPosHuntLearner | §4, Thm 4.8 | HALFPLANE_4 | AND | SelectHalfplane | keep-pos-hunt (k=16, α=0.05, ε=0.99, δ=0.05: T=171) |
 
-Constants the spec marks as reconstructed [C], as decided after reading the paper text:
+Constants docs/specs/seed-002.md marks as reconstructed [C], as decided after reading the paper text:
 - T = ⌈2k·log₂(2/α)⌉. The algorithm box writes "2k log(2/α)" iterations and draws
   ⌊Lap((2k/ε)·log(2/α))⌋ without a base. The Claim 3.1 proof needs (1 − 1/(2k))^T ≤ α/2, which
   natural log already gives; base 2 gives more iterations (utility only improves) and reproduces
@@ -23,13 +25,13 @@ Constants the spec marks as reconstructed [C], as decided after reading the pape
 - ε̂ = ε/(2 ln(e/δ)) inside SelectHalfplane / SelectTriangle: Claim 4.4 gives only
   "ε̂ = O(ε/log(1/δ))"; Claim 3.4 states this constant for the exponential mechanism and its
   proof uses exp(ε̂q) densities, which SelectHalfplane is (§4), so the same constant is used.
-- Standalone b/k = 1.5 (spec §8.1 select-halfplane; the paper has no standalone preset).
+- Standalone b/k = 1.5 (docs/specs/seed-002.md §8.1 select-halfplane; the paper has no standalone preset).
 - convex-probe's probe set (19 points of X_256²) and the registered pairs' geometry are [C];
-  amplified / keep-pos-hunt pairs are the spec §12 ones (single positive at (0,0) vs ∅, 20
+  amplified / keep-pos-hunt pairs are the docs/specs/seed-002.md §12 ones (single positive at (0,0) vs ∅, 20
   positives at (2,2) + x*, relabel x*).
 
-Decisions (spec §13, checked against the paper text):
-- H for conjunctions has no constant-true hypothesis (spec §13.5; the paper's H = CONJ_{1,d} is the
+Decisions (docs/specs/seed-002.md §13, checked against the paper text):
+- H for conjunctions has no constant-true hypothesis (docs/specs/seed-002.md §13.5; the paper's H = CONJ_{1,d} is the
   2d literals, Example 2.8).
 - SelectHalfplane inside SCL (Thm 4.8) is the exponential mechanism with density ∝ exp(ε̂·q) on
   F × D; by the cell-table identity (arrangement.py) it is "cell ∝ area·exp(ε̂q)". The released h_j
@@ -37,7 +39,7 @@ Decisions (spec §13, checked against the paper text):
   determines h_j's restriction to the domain; the uniform point inside the cell is a function of
   fresh randomness independent of the data given the cell, so omitting it from the learner's
   encoded output loses nothing for the privacy loss (SelectHalfplane standalone releases it).
-- SCL's k for unions of polygons: the paper's k (spec §13.6); union-grid3 uses k = 2.
+- SCL's k for unions of polygons: the paper's k (docs/specs/seed-002.md §13.6); union-grid3 uses k = 2.
 - Datasets: features on the grid {0..d}² (integers) or the cube {0,1}^{d_b}; labels in {0, 1}.
 """
 
@@ -88,18 +90,18 @@ def checklist_pairs(
     many_negatives: int,
     flip: bool,
 ) -> tuple[NeighborPair, ...]:
-    """The spec §9 checklist for one geometry. `flip` swaps labels (OR form: roles swap, §3b/§6.6)."""
+    """The docs/specs/seed-002.md §9 checklist for one geometry. `flip` swaps labels (OR form: roles swap, §3b/§6.6)."""
     P, N = (0, 1) if flip else (1, 0)
     AR, RL, RP = Relation.ADD_REMOVE_ONE, Relation.RELABEL_ONE, Relation.REPLACE_ONE
     x, c, f, nr = list(xstar), list(cluster), list(far), list(near)
     return (
-        pair(([x], [P]), ([], []), width, AR, "§9.1 single protected-side example x* vs ∅", "9.1"),
+        pair(([x], [P]), ([], []), width, AR, "single protected-side example x* vs ∅", "9.1"),
         pair(
             ([c] * 20 + [x], [P] * 21),
             ([c] * 20, [P] * 20),
             width,
             AR,
-            "§9.2 20-cluster + far x* (easily removed) vs without x*",
+            "20-cluster + far x* (easily removed) vs without x*",
             "9.2",
         ),
         pair(
@@ -107,7 +109,7 @@ def checklist_pairs(
             ([c] * 5, [P] * 5),
             width,
             AR,
-            "§9.2 5-cluster + x* adjacent to it (hard to remove) vs without",
+            "5-cluster + x* adjacent to it (hard to remove) vs without",
             "9.2",
         ),
         pair(
@@ -115,16 +117,16 @@ def checklist_pairs(
             ([c] * 5 + [f] * 3 + [x], [P] * 5 + [N] * 3 + [N]),
             width,
             RL,
-            "§9.3 relabel x* (protected → covered side) with clusters",
+            "relabel x* (protected → covered side) with clusters",
             "9.3",
         ),
-        pair(([x], [P]), ([x], [N]), width, RL, "§9.3 relabel x* alone", "9.3"),
+        pair(([x], [P]), ([x], [N]), width, RL, "relabel x* alone", "9.3"),
         pair(
             ([c] * 5 + [f] * many_negatives + [x], [P] * 5 + [N] * many_negatives + [N]),
             ([c] * 5 + [f] * many_negatives, [P] * 5 + [N] * many_negatives),
             width,
             AR,
-            f"§9.4 negatives regime: {many_negatives} covered-side examples (≈ Δ), add one at x*",
+            f"negatives regime: {many_negatives} covered-side examples (≈ Δ), add one at x*",
             "9.4",
         ),
         pair(
@@ -132,17 +134,17 @@ def checklist_pairs(
             ([c] * 5 + [nr], [P] * 5 + [N]),
             width,
             RP,
-            "§9.5 replace a covered-side example far → near the protected cluster",
+            "replace a covered-side example far → near the protected cluster",
             "9.5",
         ),
-        pair(([f], [N]), ([], []), width, AR, "§9.6 one covered-side example vs ∅", "9.6"),
-        pair(([f, x], [N, N]), ([f], [N]), width, AR, "§9.6 two covered-side examples vs one", "9.6"),
+        pair(([f], [N]), ([], []), width, AR, "one covered-side example vs ∅", "9.6"),
+        pair(([f, x], [N, N]), ([f], [N]), width, AR, "two covered-side examples vs one", "9.6"),
         pair(
             ([x] * 4, [P] * 4),
             ([x] * 3, [P] * 3),
             width,
             AR,
-            "§9.9 x* already present 3 times, add one",
+            "x* already present 3 times, add one",
             "9.9",
         ),
     )
@@ -161,8 +163,8 @@ def labelled_grid_domain(width: int, high: float) -> Domain:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ChecklistLearner(SetCoverLearner):
-    """A set-cover learner audited on the spec §9 checklist pairs placed at its `geometry()`
-    (x*, a point near it, the protected cluster, a far point), with the spec §8.4 white-box
+    """A set-cover learner audited on the docs/specs/seed-002.md §9 checklist pairs placed at its `geometry()`
+    (x*, a point near it, the protected cluster, a far point), with the docs/specs/seed-002.md §8.4 white-box
     oracle as `exact_epsilon`."""
 
     def geometry(self) -> dict[str, tuple[float, ...]]:
@@ -230,7 +232,7 @@ class ConjunctionLearner(ChecklistLearner):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DisjunctionLearner(ConjunctionLearner):
-    """Thm 1.3 / 3.6 OR form: SCL(OR) over the literals (spec §3b); pairs are the AND pairs with
+    """Thm 1.3 / 3.6 OR form: SCL(OR) over the literals (docs/specs/seed-002.md §3b); pairs are the AND pairs with
     labels swapped (the OR form is the AND form on flipped labels with the negated class)."""
 
     name: str = "geo_disj_small"
@@ -244,7 +246,7 @@ class DisjunctionLearner(ConjunctionLearner):
 def oracle_epsilon(
     mech: SetCoverLearner, pair: NeighborPair, delta: float, *, num_paths: int, seed: int
 ) -> float:
-    """Spec §8.4 white-box reference: ε(δ) from exact per-path privacy losses (both directions).
+    """docs/specs/seed-002.md §8.4 white-box reference: ε(δ) from exact per-path privacy losses (both directions).
 
     This is a Monte Carlo estimate over `num_paths` exact-likelihood paths, not a closed form;
     the relative Monte Carlo error of δ(ε) is ≈ 1/√(num_paths·δ)."""
@@ -300,7 +302,7 @@ class ConvexKGonLearner(ChecklistLearner):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CorrectedConvexKGonLearner(ConvexKGonLearner):
-    """ERRATA F1 corrected preset: scale 2T/ε, ε̂ = ε/(4 ln(e/δ)); proved claim (ε, δ)."""
+    """docs/specs/ERRATA.md F1 corrected preset: scale 2T/ε, ε̂ = ε/(4 ln(e/δ)); proved claim (ε, δ)."""
 
     corrected: bool = True
     name: str = "geo_halfplane_grid4_corrected"
@@ -309,13 +311,11 @@ class CorrectedConvexKGonLearner(ConvexKGonLearner):
 def hunt_pairs(
     xstar: tuple[float, float], cluster: tuple[float, float], with_cluster: bool
 ) -> tuple[NeighborPair, ...]:
-    """The spec §12 pairs of the long-T presets (`amplified`, `keep-pos-hunt`)."""
+    """The docs/specs/seed-002.md §12 pairs of the long-T presets (`amplified`, `keep-pos-hunt`)."""
     AR, RL = Relation.ADD_REMOVE_ONE, Relation.RELABEL_ONE
     x, c = list(xstar), list(cluster)
     out = [
-        pair(
-            ([x], [1]), ([], []), 2, AR, "§12 single positive x* = (0,0) vs ∅ (both orders certified)", "9.1"
-        )
+        pair(([x], [1]), ([], []), 2, AR, "single positive x* = (0,0) vs ∅ (both orders certified)", "9.1")
     ]
     if with_cluster:
         out += [
@@ -324,17 +324,17 @@ def hunt_pairs(
                 ([c] * 20, [1] * 20),
                 2,
                 AR,
-                "§12 20 positives at (2,2) + x* = (0,0) vs without x*",
+                "20 positives at (2,2) + x* = (0,0) vs without x*",
                 "9.2",
             ),
-            pair(([x], [1]), ([x], [0]), 2, RL, "§9.3 relabel x* = (0,0) alone", "9.3"),
+            pair(([x], [1]), ([x], [0]), 2, RL, "relabel x* = (0,0) alone", "9.3"),
         ]
     return tuple(out)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AmplifiedConvexKGonLearner(ConvexKGonLearner):
-    """Preset `amplified` (spec §8.1): X_4², k = 8, α = 0.05, ε = 0.99, δ = 0.3 → T = 86, ε̂ = 0.2246.
+    """Preset `amplified` (docs/specs/seed-002.md §8.1): X_4², k = 8, α = 0.05, ε = 0.99, δ = 0.3 → T = 86, ε̂ = 0.2246.
 
     The largest per-step leak inside Claim 3.4's range (δ < 1/e), for bug hunting. Released
     output with the per-probe-point removal counts in front (scl.py, `count_features`)."""
@@ -352,7 +352,7 @@ class AmplifiedConvexKGonLearner(ConvexKGonLearner):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class KeepPosHuntLearner(ConvexKGonLearner):
-    """Preset `keep-pos-hunt` (spec §8.1): X_4², k = 16, α = 0.05, ε = 0.99, δ = 0.05 → T = 171,
+    """Preset `keep-pos-hunt` (docs/specs/seed-002.md §8.1): X_4², k = 16, α = 0.05, ε = 0.99, δ = 0.05 → T = 171,
     ε̂ = 0.1239. The long-T preset where B9 (keep_positives) exceeds the *stated* (ε, δ) claim
     (δ(0.99) ≈ 0.067 > 0.05) while staying inside the proved (2ε, δ) one (ε(0.05) ≈ 1.13 < 1.98).
     One pair (single positive vs ∅; the runner certifies the better of both orders)."""
@@ -389,13 +389,13 @@ CONVEX_PROBE_POINTS: tuple[tuple[int, int], ...] = (
     (256, 128),
     (128, 256),
 )
-"""Preset convex-probe's probe set on X_256² (19 points ≤ 32, spec §8.1): corners, the centre
+"""Preset convex-probe's probe set on X_256² (19 points ≤ 32, docs/specs/seed-002.md §8.1): corners, the centre
 cluster and its neighbours (hard to separate: tiny dual cells), corner neighbours, a coarse lattice."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ConvexProbeLearner(ConvexKGonLearner):
-    """Preset `convex-probe` (spec §8.1): the convex k-gon learner on X_256², k = 3, α = 0.1,
+    """Preset `convex-probe` (docs/specs/seed-002.md §8.1): the convex k-gon learner on X_256², k = 3, α = 0.1,
     ε = 0.9, δ = 1e-3 (T = 26), hypotheses = the cells of the exact (Fraction) arrangement of
     the dual lines of a fixed 19-point probe set ∪ the data support, inside the paper's box
     D² = [−2d², 2d²]² (plus the z = −1 copy). Tests large-d numerics: cells go down to ~d⁻⁴ in a
@@ -471,7 +471,7 @@ class UnionOfPolygonsLearner(ConvexKGonLearner):
         return t.labels, t.log_weight, t.points
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        """The spec §9 checklist plus the flanked-cluster pair (`flanked_pair`), built from the grid."""
+        """The docs/specs/seed-002.md §9 checklist plus the flanked-cluster pair (`flanked_pair`), built from the grid."""
         return (*ChecklistLearner.neighbor_pairs(self), flanked_pair(self.d, self.form))
 
 
@@ -488,7 +488,7 @@ def flanked_pair(d: int, form: str, size: int = FLANK_SIZE) -> NeighborPair:
     the clusters' weight the only likely choice while they remain) must also cover x* (a
     triangle or halfplane is convex), so each step's score of the likely hypotheses moves by 1
     with x*: the per-step loss ε̂ is realised in (almost) every step, not only when a hypothesis
-    happens to remove an isolated x* (measured: geo_union_grid3 spec §9 pairs certify 0)."""
+    happens to remove an isolated x* (measured: geo_union_grid3 docs/specs/seed-002.md §9 pairs certify 0)."""
     P, N = (0, 1) if form == "or" else (1, 0)
     m = d // 2
     x, below, above = [float(m), float(m + 1)], [float(m), float(m)], [float(m), float(m + 2)]

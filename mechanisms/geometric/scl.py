@@ -1,6 +1,8 @@
-"""SetCoverLearner (002_f29981ba9423ff4d.txt, §3 algorithm box; OR form §5) as a vectorised engine.
+"""SetCoverLearner of "Differentially Private Learning of Geometric Concepts", Claim 3.4.
 
-Algorithm (AND form, verbatim up to the [C] choices of spec seed-002 §3/§13):
+A vectorised engine for the Section 3 algorithm box (AND form) and its Section 5 OR form.
+
+Algorithm (AND form, verbatim up to the [C] choices of docs/specs/seed-002.md §3/§13):
 
     for j in 1..T:                        # always exactly T iterations
         S1, S0 = remaining positives / negatives
@@ -10,19 +12,19 @@ Algorithm (AND form, verbatim up to the [C] choices of spec seed-002 §3/§13):
         delete every example (either label) with h_j(x) = 0
     return h_1 ∧ … ∧ h_T
 
-The OR form (the paper's "straightforward modification", spec §3b) swaps the roles: the positive
-count is noised, q(h) = min(#_{h→1}(S1) − b_j/k, −#_{h→1}(S0)), examples with h_j(x) = 1 are deleted
-and h_fin = h_1 ∨ … ∨ h_T. Both forms share one engine: a "removal" matrix M (AND: 1 − h(x),
-OR: h(x)), a *covered* side (AND: negatives, OR: positives) and a *protected* side.
+The OR form (the paper's "straightforward modification", docs/specs/seed-002.md §3b) swaps the
+roles: the positive count is noised, q(h) = min(#_{h→1}(S1) − b_j/k, −#_{h→1}(S0)), examples with
+h_j(x) = 1 are deleted and h_fin = h_1 ∨ … ∨ h_T. Both forms share one engine: a "removal"
+matrix M (AND: 1 − h(x), OR: h(x)), a *covered* side (AND: negatives, OR: positives) and a *protected* side.
 
-Constants ([C], spec §13.1, log base unspecified in the paper): T = ⌈2k·log₂(2/α)⌉ (public,
+Constants ([C], docs/specs/seed-002.md §13.1, log base unspecified in the paper): T = ⌈2k·log₂(2/α)⌉ (public,
 never a function of n); scale = T/ε (the paper's (2k/ε)·log(2/α) with the same T, so the
 coupling of Claim 3.4 costs ≤ e^{ε}); Δ = scale·ln(T/β) (natural log makes the Claim 3.1 tail
 exact); ε̂ = ε/(2 ln(e/δ)) (Claim 3.4; Claim 4.4 gives only O(·), the same constant is used for
-SelectHalfplane/SelectTriangle, spec §13.4). The "corrected" preset (ERRATA F1) uses
-scale = 2T/ε and ε̂ = ε/(4 ln(e/δ)).
+SelectHalfplane/SelectTriangle, docs/specs/seed-002.md §13.4). The "corrected" preset
+(docs/specs/ERRATA.md F1) uses scale = 2T/ε and ε̂ = ε/(4 ln(e/δ)).
 
-Claims (ERRATA F1–F3). Claim 3.4's proof ends with "≤ e^{2ε}·Pr[SCL(S') ∈ F] + δ": the
+Claims (docs/specs/ERRATA.md F1–F3). Claim 3.4's proof ends with "≤ e^{2ε}·Pr[SCL(S') ∈ F] + δ": the
 floored-Laplace coupling w'_j = w_j − 1 (j ≤ t) costs e^{ε} (≤ T draws of scale T/ε, each
 shifted by 1), and the selection product Π_{j≤t}(1 + (e^{ε̂} − 1)p_j) ≤ exp(2ε̂(ln(1/δ) + 1)) = e^{ε}
 on ln(1/δ)-good outputs, the bad ones having probability ≤ δ by Lemma 3.5. Hence:
@@ -35,21 +37,21 @@ on ln(1/δ)-good outputs, the bad ones having probability ≤ δ by Lemma 3.5. H
 With the corrected constants every factor halves: PROVED (ε, δ) add/remove and relabel,
 (2ε, (1 + e^{ε})δ) replace-one.
 
-Implementation (spec §8.2, §8.5): the learner is symmetric in the examples, so a dataset is
+Implementation (docs/specs/seed-002.md §8.2, §8.5): the learner is symmetric in the examples, so a dataset is
 reduced to counts (n_covered, n_protected) on the support of its points; hypotheses that agree
 on the support have the same q in every iteration, so the exponential mechanism is sampled in
 two exact stages: a support-labelling group ∝ Σ_group base·exp(ε̂ q), then a hypothesis inside the
 group ∝ base. Runs are vectorised (batches of `_BATCH` runs × groups); randomness only from `rng`.
 
-Released output (spec §8.3): the T hypothesis ids h_1..h_T (−1 for an iteration that did not
+Released output (docs/specs/seed-002.md §8.3): the T hypothesis ids h_1..h_T (−1 for an iteration that did not
 run, which only the early-stopping twin produces) followed by h_fin's labels on a fixed,
 data-independent probe set (the points the registered pairs use). Both are functions of h⃗.
 Presets with `count_features` (the long-T hunting presets `amplified`, `keep-pos-hunt`) put in
 front, per probe point p, the number of iterations whose h_j removes p: also a function of h⃗
 (post-processing, so every bound certified on it is a bound on SCL itself), and the sufficient
 statistic of the privacy loss of "single example x* vs ∅" when excluded examples are never
-deleted (spec §10 B9: the T steps are then i.i.d. and the loss is linear in x*'s count), so the
-threshold distinguisher can reach that event; the first columns are the ones it scans.
+deleted (docs/specs/seed-002.md §10 B9: the T steps are then i.i.d. and the loss is linear in x*'s
+count), so the threshold distinguisher can reach that event; the first columns are the ones it scans.
 """
 
 from __future__ import annotations
@@ -64,12 +66,12 @@ from numpy.typing import NDArray
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
-PAPER = "002_f29981ba9423ff4d.txt"
+PAPER = "Kaplan, Mansour, Matias & Stemmer, Differentially Private Learning of Geometric Concepts"
 _BATCH = 8192
 
 
 def iterations(k: int, alpha: float) -> int:
-    """T = ⌈2k·log₂(2/α)⌉ (spec §13.1)."""
+    """T = ⌈2k·log₂(2/α)⌉ (docs/specs/seed-002.md §13.1)."""
     return math.ceil(2 * k * math.log2(2 / alpha) - 1e-12)
 
 
@@ -140,7 +142,7 @@ def categorical(logits: NDArray[np.float64], rng: np.random.Generator) -> NDArra
 
 
 def lap_floor_logpmf(w: NDArray[np.float64], scale: float) -> NDArray[np.float64]:
-    """log P(⌊L⌋ = w), L ~ Lap(scale): F(w+1) − F(w) with the Laplace CDF F (spec §2.1)."""
+    """log P(⌊L⌋ = w), L ~ Lap(scale): F(w+1) − F(w) with the Laplace CDF F (docs/specs/seed-002.md §2.1)."""
     w = np.asarray(w, dtype=np.float64)
     # w ≥ 0: ½e^{−w/s}(1 − e^{−1/s});  w ≤ −1: ½e^{(w+1)/s}(1 − e^{−1/s})
     c = math.log(0.5) + math.log(-math.expm1(-1.0 / scale))
@@ -212,12 +214,14 @@ class SetCoverLearner:
         if self.corrected:
             base = e
             note = (
-                "corrected preset (ERRATA F1): scale 2T/ε, ε̂ = ε/(4 ln(e/δ)) halve both factors of the proof"
+                "corrected preset: scale 2T/ε and ε̂ = ε/(4 ln(e/δ)) halve both factors of the proof "
+                "(Laplace coupling, selection), so it proves (ε, δ)"
             )
         else:
             base = 2 * e
             note = (
-                "ERRATA F1: the proof's last line is e^{2ε}·Pr[…] + δ (Laplace coupling e^ε × selection e^ε)"
+                "the proof's last line is e^{2ε}·Pr[…] + δ (Laplace coupling e^ε × selection e^ε): "
+                "it proves 2ε, not the stated ε"
             )
         out = [
             PrivacyClaim(
@@ -232,7 +236,7 @@ class SetCoverLearner:
                 epsilon=base,
                 delta=d,
                 relation=Relation.RELABEL_ONE,
-                reference=ref + " case (b) argument (ERRATA F3)",
+                reference=ref + ", case (b) argument of the proof (the paper states nothing for relabelling)",
                 kind=ClaimKind.PROVED,
                 note="relabel moves q by exactly +1 on hypotheses removing x* once b_j is coupled",
             ),
@@ -240,7 +244,7 @@ class SetCoverLearner:
                 epsilon=2 * base,
                 delta=min((1 + math.exp(base)) * d, 0.999),
                 relation=Relation.REPLACE_ONE,
-                reference=ref + " + group privacy (ERRATA F2)",
+                reference=ref + " (proof) + group privacy (replace = remove + add)",
                 kind=ClaimKind.PROVED,
                 note="replace = remove + add: (2ε', (1 + e^{ε'})δ) from the proved (ε', δ)",
             ),
@@ -260,7 +264,7 @@ class SetCoverLearner:
                     epsilon=e,
                     delta=d,
                     relation=Relation.REPLACE_ONE,
-                    reference=PAPER + ", Def 2.9 + " + self.stated_reference.split(", ", 1)[1],
+                    reference=self.stated_reference.replace(PAPER + ", ", PAPER + ", Def 2.9 + ", 1),
                     kind=ClaimKind.STATED,
                     note="Def 2.9 neighbours differ on one entry; no replace-one proof in the paper",
                 ),
@@ -307,7 +311,8 @@ class SetCoverLearner:
                         epsilon=eps,
                         delta=0.0,
                         relation=rel,
-                        reference=self.reference + " + basic composition over the T steps (docstring)",
+                        reference=self.reference
+                        + " + basic composition over the T steps (derived here, not in the paper)",
                         kind=ClaimKind.PROVED,
                         note=f"{how} × {r:g} ({why}); pure, tighter than the proof's claim here",
                     )
@@ -433,7 +438,7 @@ class SetCoverLearner:
         parts = [removed_count.astype(np.float64)] if self.count_features else []
         return np.concatenate([*parts, ids, fin.astype(np.float64)], axis=1)
 
-    # ------------------------------------------------------------------ white-box oracle (spec §8.4)
+    # ------------------------------------------------- white-box oracle (docs/specs/seed-002.md §8.4)
     def privacy_loss(
         self, pair: NeighborPair, num_paths: int, *, rng: np.random.Generator
     ) -> NDArray[np.float64]:

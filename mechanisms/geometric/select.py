@@ -1,9 +1,11 @@
-"""SelectHalfplane (§4) and SelectTriangle (§5) of 002_f29981ba9423ff4d.txt as standalone mechanisms.
+"""SelectHalfplane / SelectTriangle of "Differentially Private Learning of Geometric Concepts", Sections 4-5.
+
+Both run standalone here.
 
 One call with a fixed score q(h) = min(#_{h→0}(S0) − b/k, −#_{h→0}(S1)) (AND form, SelectHalfplane)
 or q(t) = min(#_{t→1}(S1) − b/k, −#_{t→1}(S0)) (OR form, SelectTriangle), where b/k is a public
-constant (spec §8.1 preset select-halfplane: b/k = 1.5). With b fixed, q has sensitivity 1 under
-add/remove, replace-one and relabel (spec §5.4 [D]).
+constant (docs/specs/seed-002.md §8.1 preset select-halfplane: b/k = 1.5). With b fixed, q has
+sensitivity 1 under add/remove, replace-one and relabel (docs/specs/seed-002.md §5.4 [D]).
 
 Privacy [V] (§4 "Privacy analysis of SelectHalfplane"): the output density is exp(ε q)/N; for a
 sensitivity-1 q, p_S(â, b) ≤ e^{2ε} p_S'(â, b) pointwise, so the call is 2ε-DP (pure) under every
@@ -85,7 +87,7 @@ class SelectHalfplane:
     seedable: ClassVar[bool] = True
     output_kind: ClassVar[str] = "discrete"
     form: ClassVar[str] = "and"
-    reference: ClassVar[str] = PAPER + ", §4 privacy analysis of SelectHalfplane"
+    reference: ClassVar[str] = PAPER + ", Section 4, privacy analysis of SelectHalfplane"
 
     def __post_init__(self) -> None:
         if not self.epsilon > 0 or self.d < 1 or self.output not in ("probe", "cell", "continuous"):
@@ -200,13 +202,13 @@ class SelectHalfplane:
                 ([(m, m)] * 5 + [(0, 0)], [P] * 5 + [N]),
                 ([(m, m)] * 5 + [(m, m + 1)], [P] * 5 + [N]),
                 RP,
-                "asymmetric replace: 5 protected at centre, covered (0,0) → adjacent (spec §5.6, 1.55ε)",
+                "asymmetric replace: 5 protected at centre, covered (0,0) → adjacent (exact ε ≈ 1.55·ε)",
             ),
             mk(
                 ([(0, 0), (0, 1)], [N, N]),
                 ([(0, 0)], [N]),
                 AR,
-                "two covered points (0,0),(0,1) vs one (spec B-count pair)",
+                "two covered points (0,0),(0,1) vs one (separates count weighting from area weighting)",
             ),
         )
 
@@ -221,7 +223,9 @@ class SelectTriangle(SelectHalfplane):
     d: int = 3
     name: str = "geo_select_triangle"
     form: ClassVar[str] = "or"
-    reference: ClassVar[str] = PAPER + ", §5 SelectTriangle (argument of the §4 privacy analysis)"
+    reference: ClassVar[str] = (
+        PAPER + ", Section 5, SelectTriangle (the argument of the Section 4 privacy analysis)"
+    )
 
     def __post_init__(self) -> None:
         if any(not (0 <= x <= self.d and 0 <= y <= self.d) for x, y in self.probe):

@@ -98,7 +98,7 @@ def test_kill_minus_nine_then_resume_cli(tmp_path: Path) -> None:
     base = [
         sys.executable,
         "-m",
-        "audit",
+        "dpaudit",
         "run",
         "laplace_sum",
         "--num-samples",

@@ -1,15 +1,13 @@
-"""The HTML report: every section, the verdict wording, embedded PNG plots (present exactly when
+"""The HTML report: every section, the verdict wording, inline SVG plots (present exactly when
 their data is), no external resources, escaping, graceful degradation on older results and
 without matplotlib, and the run index."""
 
 from __future__ import annotations
 
-import base64
 import dataclasses
 import functools
 import html
 import re
-import struct
 import sys
 from html.parser import HTMLParser
 from typing import Any
@@ -21,23 +19,19 @@ from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
 from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.reports.figures import FIGURE_WIDTH_IN, ranges
+from dpaudit.reports.figures_curves import MAX_LABELLED_PAIRS, trajectory_layout
+from dpaudit.reports.figures_region import clusters, region_caption
 from dpaudit.reports.html import (
-    FIGURE_WIDTH_IN,
     LOWER_BOUND_NOTE,
-    MAX_LABELLED_PAIRS,
     NO_MATPLOTLIB,
-    _clusters,
-    _ranges,
-    region_caption,
     render_html,
     render_index_html,
     run_command_template,
-    trajectory_layout,
 )
 from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import estimate, make_result, older
 
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 SECTIONS = ("title", "verdict", "claims", "pairs", "plots", "reproduce")
 MATPLOTLIB_MODULES = (
     "matplotlib",
@@ -142,26 +136,19 @@ def assert_self_contained(p: Page) -> None:
     assert "@import" not in text and "url(" not in text
 
 
-def images(p: Page) -> dict[str, bytes]:
-    """figure id → decoded PNG; asserts every <img> is an embedded PNG."""
+def images(p: Page) -> dict[str, tuple[int, int]]:
+    """figure id → (width, height) in px of its inline SVG; asserts each figure holds one SVG with
+    an accessible name and no <img>."""
     out = {}
-    figures = [a.get("id") for t, a in p.starts if t == "figure"]
-    imgs = p.tags("img")
-    assert len(figures) == len(imgs)
-    prefix = "data:image/png;base64,"
-    for ident, img in zip(figures, imgs, strict=True):
-        src = str(img["src"])
-        assert src.startswith(prefix), src[:40]
-        assert img.get("alt")
-        png = base64.b64decode(src[len(prefix) :], validate=True)
-        assert png.startswith(PNG_MAGIC) and len(png) > 1000
-        out[str(ident)] = png
+    assert not p.tags("img")
+    starts = [(t, a) for t, a in p.starts if t in ("figure", "svg")]
+    for k, (tag, attrs) in enumerate(starts):
+        if tag != "figure":
+            continue
+        svg_tag, svg = starts[k + 1]
+        assert svg_tag == "svg" and svg.get("role") == "img" and svg.get("aria-label")
+        out[str(attrs["id"])] = (int(str(svg["width"])), int(str(svg["height"])))
     return out
-
-
-def png_size(png: bytes) -> tuple[int, int]:
-    width, height = struct.unpack(">II", png[16:24])
-    return width, height
 
 
 @pytest.mark.parametrize("name", ["laplace_sum", "laplace_sum_range_bug"])
@@ -248,11 +235,11 @@ def test_every_claim_and_pair_detail_shown() -> None:
 def test_plots_present_when_fields_are_set(kwargs: dict[str, bool]) -> None:
     p = parse(full_page(**kwargs))
     assert_self_contained(p)
-    pngs = images(p)
-    assert set(pngs) == {"plot-region", "plot-profile", "plot-trajectory"}
+    figs = images(p)
+    assert set(figs) == {"plot-region", "plot-profile", "plot-trajectory"}
     widths = set()
-    for png in pngs.values():
-        width, height = png_size(png)
+    for size in figs.values():
+        width, height = size
         widths.add(width)
         assert 300 <= height <= 800
     assert widths == {round(FIGURE_WIDTH_IN * 100)} and max(widths) <= 1000  # one width, fits 1280 px
@@ -508,10 +495,10 @@ def test_trajectory_with_many_pairs() -> None:
     assert [c.epsilon for c, _ in layout.above] == [30.0]
     assert [c.epsilon for c, _, _ in layout.lines] == [0.5]
     assert layout.top < 2.0  # the y-range is the curves', not the claim's
-    pngs = images(parse(render_html(r)))
-    width, height = png_size(pngs["plot-trajectory"])
+    figs = images(parse(render_html(r)))
+    width, height = figs["plot-trajectory"]
     assert width <= 1000 and height <= 800
-    assert {png_size(png)[0] for png in pngs.values()} == {width}
+    assert {size[0] for size in figs.values()} == {width}
 
 
 def test_region_caption_matches_the_panels() -> None:
@@ -527,23 +514,21 @@ def test_region_caption_matches_the_panels() -> None:
     for r, two in ((wide, True), (common, False)):
         page = render_html(r)
         fig = page[
-            page.index('<figure id="plot-region">') : page.index(
-                "</figure>", page.index('<figure id="plot-region">')
+            page.index('<figure id="plot-region"') : page.index(
+                "</figure>", page.index('<figure id="plot-region"')
             )
         ]
         caption = cell_text(fig[fig.index("<figcaption>") :])
         assert ("Right" in caption) is two and ("Left:" in caption) is two
-        width, height = png_size(images(parse(page))["plot-region"])
+        width, height = images(parse(page))["plot-region"]
         assert width <= 1000 and (width > height)
 
 
 def test_pair_labels_grouped() -> None:
-    assert _ranges([6, 7, 8]) == "6–8"
-    assert _ranges([1, 2, 3, 4, 5, 9, 10, 11, 12, 13]) == "1–5, 9–13"
-    assert _ranges([3, 1, 5]) == "1, 3, 5"
-    groups = _clusters(
-        [(0.17, 0.79), (0.175, 0.77), (0.17, 0.76), (1.0, 0.0), (0.99, 0.0), (0.5, 0.5)], 0.035
-    )
+    assert ranges([6, 7, 8]) == "6–8"
+    assert ranges([1, 2, 3, 4, 5, 9, 10, 11, 12, 13]) == "1–5, 9–13"
+    assert ranges([3, 1, 5]) == "1, 3, 5"
+    groups = clusters([(0.17, 0.79), (0.175, 0.77), (0.17, 0.76), (1.0, 0.0), (0.99, 0.0), (0.5, 0.5)], 0.035)
     assert sorted(map(sorted, groups)) == [[0, 1, 2], [3, 4], [5]]
 
 
@@ -590,3 +575,50 @@ def test_search_section_lists_candidates_and_marks_the_certified() -> None:
     assert "… and 9 more candidate pair(s)" in page.all_text()
     # the registered route's result has no search section
     assert "search" not in [a.get("id") for a in parse(full_page()).tags("section")]
+
+
+def test_script_in_mechanism_name_and_notes_is_escaped() -> None:
+    """Every user-controlled string goes through the templates' autoescaping, figures included."""
+    evil = '<script>alert("x")</script>'
+    r = full(violation=True)
+    claims = tuple(
+        dataclasses.replace(
+            c, claim=dataclasses.replace(c.claim, note=f"note {evil}", reference=f"ref {evil}")
+        )
+        for c in r.claims
+    )
+    pair = dataclasses.replace(r.pairs[0], description=f"pair {evil}")  # also a trajectory legend entry
+    r = dataclasses.replace(r, mechanism=f"mech{evil}", claims=claims, pairs=(pair, *r.pairs[1:]))
+    page = render_html(r, family=f"fam {evil}")
+    assert "<script" not in page and "&lt;script&gt;" in page
+    p = parse(page)
+    assert not p.tags("script")
+    assert "<code>mech&lt;script&gt;alert(&#34;x&#34;)&lt;/script&gt;</code>" in page
+    text = p.all_text()
+    for shown in (f"mech{evil}", f"note {evil}", f"ref {evil}", f"fam {evil}", f"pair {evil}"):
+        assert shown in text, shown
+    svg = page[page.index('<figure id="plot-trajectory"') :]
+    assert "pair 1: pair &lt;script&gt;" in svg  # the legend, escaped by matplotlib's SVG writer
+    for _, attrs in p.starts:  # nothing user-controlled becomes an attribute name or an event handler
+        assert not any(k.startswith("on") for k in attrs)
+
+
+def test_verdict_figure_and_region_at_the_top() -> None:
+    """The verdict block carries the claim / white-box / certified bars; the privacy region comes
+    right after the verdict, before the tables."""
+    page = render_html(audit("laplace_sum_range_bug"))
+    ids = [a.get("id") for a in parse(page).tags("section")]
+    assert ids[:2] == ["verdict", "region"] and ids.index("region") < ids.index("claims")
+    verdict = page[page.index('<section id="verdict"') : page.index("</section>")]
+    assert '<svg class="verdict-bars"' in verdict and "white-box ε" in verdict
+    assert verdict.index("verdict-bars") < verdict.index('<dl class="facts">')
+    assert '<figure id="plot-region"' in page[: page.index('<section id="claims">')]
+
+
+def test_templates_are_files_next_to_the_module() -> None:
+    """The templates ship with the package (pyproject package-data: reports/templates/*)."""
+    from dpaudit.reports import html as module
+
+    names = {p.name for p in module.TEMPLATES.iterdir()}
+    assert {"base.html.j2", "report.html.j2", "tables.html.j2", "index.html.j2", "report.css"} <= names
+    assert module.environment().autoescape("report.html.j2")

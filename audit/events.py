@@ -1,0 +1,134 @@
+"""Events and their specs: the sets S whose probabilities P[M(D) ∈ S], P[M(D') ∈ S] are certified.
+
+An event is anything with a vectorised `indicator` over output rows (and a `describe` for
+reports): thresholds on a coordinate or a linear projection (`ThresholdEvent`) and finite sets
+of exact output values (`SetEvent`); learned scores register their own type in `EVENT_TYPES`.
+Every event is a frozen dataclass of tuples and floats, so it pickles to worker processes and
+round-trips through `to_spec`/`event_from_spec` (results, checkpoints, baselines). Any fixed
+measurable S gives a valid witness: for an (ε, δ)-DP mechanism P[M(D) ∈ S] ≤ e^ε P[M(D') ∈ S] + δ
+holds for every S, so the runner may certify whichever event the selection split chose.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+Array = NDArray[Any]
+
+
+def as_rows(outputs: Array) -> NDArray[np.float64]:
+    """Outputs as a 2-D float64 array (samples, features); -0.0 normalised to 0.0."""
+    arr = np.asarray(outputs, dtype=np.float64).reshape(outputs.shape[0], -1)
+    return arr + 0.0
+
+
+def row_keys(rows: NDArray[np.float64]) -> Array:
+    """One hashable/sortable key per row: the value itself (1 column) or its bytes."""
+    if rows.shape[1] == 1:
+        return rows[:, 0]
+    contiguous = np.ascontiguousarray(rows)
+    return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
+@runtime_checkable
+class Event(Protocol):
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]: ...
+
+    def describe(self) -> str: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ThresholdEvent:
+    """{s(x) ≥ t} or {s(x) ≤ t}, where s is one coordinate or a linear projection."""
+
+    threshold: float
+    upper: bool
+    coordinate: int | None = None
+    projection: tuple[float, ...] | None = None
+
+    def score(self, outputs: Array) -> NDArray[np.float64]:
+        rows = as_rows(outputs)
+        if self.projection is not None:
+            return rows @ np.asarray(self.projection)
+        return rows[:, self.coordinate or 0]
+
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
+        s = self.score(outputs)
+        return s >= self.threshold if self.upper else s <= self.threshold
+
+    def to_spec(self) -> dict[str, Any]:
+        return {
+            "type": "threshold",
+            "threshold": self.threshold,
+            "upper": self.upper,
+            "coordinate": self.coordinate,
+            "projection": None if self.projection is None else list(self.projection),
+        }
+
+    def describe(self) -> str:
+        if self.projection is not None:
+            what = "w·x"
+        elif self.coordinate:
+            what = f"x[{self.coordinate}]"
+        else:
+            what = "x"
+        return f"{what} {'≥' if self.upper else '≤'} {self.threshold:.6g}"
+
+
+@dataclass(frozen=True, slots=True)
+class SetEvent:
+    """{x ∈ V} for a finite set V of exact output values (rows)."""
+
+    values: tuple[tuple[float, ...], ...]
+
+    def _keys(self) -> Array:
+        return np.sort(row_keys(np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1)))
+
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
+        if not self.values:
+            return np.zeros(outputs.shape[0], dtype=bool)
+        return np.isin(row_keys(as_rows(outputs)), self._keys())
+
+    def to_spec(self) -> dict[str, Any]:
+        return {"type": "set", "values": [list(v) for v in self.values]}
+
+    def describe(self) -> str:
+        shown = ", ".join(
+            str(v[0]) if len(v) == 1 else "(" + ",".join(f"{x:g}" for x in v) + ")" for v in self.values[:6]
+        )
+        more = f", … ({len(self.values)} values)" if len(self.values) > 6 else ""
+        return f"x ∈ {{{shown}{more}}}"
+
+
+def event_from_spec(spec: dict[str, Any]) -> Event:
+    """Rebuild an event from `event.to_spec()` (stored in results, checkpoints and baselines)."""
+    kind = spec.get("type")
+    if kind == "threshold":
+        proj = spec.get("projection")
+        return ThresholdEvent(
+            threshold=float(spec["threshold"]),
+            upper=bool(spec["upper"]),
+            coordinate=None if spec.get("coordinate") is None else int(spec["coordinate"]),
+            projection=None if proj is None else tuple(float(x) for x in proj),
+        )
+    if kind == "set":
+        return SetEvent(tuple(tuple(float(x) for x in v) for v in spec["values"]))
+    factory = EVENT_TYPES.get(str(kind))
+    if factory is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    return factory(spec)
+
+
+EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
+"""Extra event types (e.g. learned scores) register a `from_spec` here under their `type`."""
+
+
+def event_spec(event: Event) -> dict[str, Any] | None:
+    """The event's spec, or None if it cannot be serialised."""
+    to_spec = getattr(event, "to_spec", None)
+    return to_spec() if callable(to_spec) else None

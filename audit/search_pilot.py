@@ -1,0 +1,295 @@
+"""The search's pilot stages: plan, screen, registered top-ups, successive halving, challenge.
+
+Implements the black-box pilot of `search_and_certify` (see `audit.search` for the procedure),
+run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples every candidate
+`s₀` times per side, `score_registered` tops the caller's pairs up to the registered route's
+selection size and names the registered champion and its contenders, `halve` runs successive
+halving over the best other candidates, and `challenge` tops up the finalists that would
+displace the champion. Every draw is at pilot seeds (`audit.search_sampling`), so whatever the
+pilot chooses is independent of the certification samples and the runner's bound
+P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
+nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from dpaudit.engine.search_candidates import Proposer
+from dpaudit.engine.search_result import SearchBudgetError
+from dpaudit.engine.search_sampling import Entry, PilotSampler
+from dpaudit.engine.search_score import Scorer
+from dpaudit.engine.types import AuditConfig
+from dpaudit.neighbors.base import NeighborPair, Relation
+
+VERDICT_TIE = 0.05
+"""Score margin within which a pair under the verdict claim's relation is preferred."""
+HALVING_POOL = 16
+"""Candidates entering successive halving after screening."""
+REGISTERED_TIE = 0.15
+"""Pilot-score margin within which a registered pair counts as a contender of the registered
+champion (certified next to it when the budget allows): cross-fitted pilot scores on the
+registered route's selection size vary by about this much between pairs whose true ε differ by
+~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
+CHALLENGERS = 2
+"""Finalists (not registered) topped up to the registered champion's pilot size to challenge it."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PilotPlan:
+    """The budget split (samples per side): T in all, P for the pilot, C candidates screened on
+    s₀ each, and the certification size the pilot projects to (one pair, selection removed)."""
+
+    total_budget: int
+    pilot_budget: int
+    num_candidates: int
+    per_candidate: int
+    projected_total: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegisteredPairs:
+    """The best-scoring registered pair (None without one) and those the pilot cannot separate
+    from it (best first)."""
+
+    champion: Entry | None
+    contenders: tuple[Entry, ...]
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Halving:
+    """The halving's survivors (best first; one unless the budget ran short) and its rounds."""
+
+    survivors: tuple[Entry, ...]
+    rounds: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pilot:
+    """What the pilot hands to certification: every scored entry (in evaluation order), the
+    registered pairs' champion and contenders, the halving, and the champion that survived the
+    challenge (None if there is none or its score is not finite)."""
+
+    entries: tuple[Entry, ...]
+    registered: RegisteredPairs
+    halving: Halving
+    champion: Entry | None
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchSetup:
+    """What every stage shares: the budget plan, the pilot's sampler, proposer and scorer, the
+    claimed relations and the verdict claim's relation."""
+
+    plan: PilotPlan
+    sampler: PilotSampler
+    proposer: Proposer
+    scorer: Scorer
+    relations: tuple[Relation, ...]
+    verdict_relation: Relation
+
+
+def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pilot_samples: int) -> Pilot:
+    """Screening, the registered pairs' top-ups, successive halving on what is left of the pilot
+    budget, and the challenge of the registered champion: every draw at pilot seeds."""
+    sampler, scorer, plan = setup.sampler, setup.scorer, setup.plan
+    entries = screen(
+        sampler,
+        setup.proposer,
+        scorer,
+        registered=registered,
+        num_candidates=plan.num_candidates,
+        per_candidate=plan.per_candidate,
+    )
+    reg = score_registered(sampler, scorer, entries, selection=sampler.config.split()[0])
+    budget = plan.pilot_budget - sampler.spent
+    halving = halve(sampler, scorer, entries, reg, budget=budget, min_pilot_samples=min_pilot_samples)
+    champion = challenge(sampler, scorer, halving.survivors, reg.champion)
+    return Pilot(entries=entries, registered=reg, halving=halving, champion=champion)
+
+
+def ranked(entries: Sequence[Entry]) -> list[Entry]:
+    """Entries by score, best first (stable)."""
+    return sorted(entries, key=lambda e: -e.score)
+
+
+def plan_pilot(
+    config: AuditConfig,
+    *,
+    total_budget: int,
+    pilot_fraction: float,
+    max_candidates: int,
+    min_pilot_samples: int,
+) -> PilotPlan:
+    """P = ⌊f·T⌋, half of it screening C = min(max_candidates, ⌊P/2 / min_pilot_samples⌋)
+    candidates on s₀ = ⌊P/2 / C⌋ samples each; `SearchBudgetError` if C < 2 or T − P < 200."""
+    pilot_budget = math.floor(pilot_fraction * total_budget)
+    screen_budget = pilot_budget // 2
+    num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
+    if num_candidates < 2 or total_budget - pilot_budget < 200:
+        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
+        raise SearchBudgetError(
+            f"a total budget of {total_budget:,} samples per side is too small for a search with "
+            f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
+        )
+    cert_cfg = dataclasses.replace(config, num_samples=max(total_budget - pilot_budget, 200))
+    return PilotPlan(
+        total_budget=total_budget,
+        pilot_budget=pilot_budget,
+        num_candidates=num_candidates,
+        per_candidate=screen_budget // num_candidates,
+        projected_total=cert_cfg.split()[1],
+    )
+
+
+def screen(
+    sampler: PilotSampler,
+    proposer: Proposer,
+    scorer: Scorer,
+    *,
+    registered: Sequence[NeighborPair],
+    num_candidates: int,
+    per_candidate: int,
+) -> tuple[Entry, ...]:
+    """Every candidate sampled `per_candidate` times per side and scored, in evaluation order:
+    an initial batch (about two thirds of `num_candidates`), then local-search rounds from the
+    current top three. `SearchBudgetError` if no candidate could be sampled."""
+    entries: list[Entry] = []
+
+    def keep(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+            entries.append(entry)
+
+    num_local = num_candidates // 3
+    batch = proposer.initial(registered, size=num_candidates - num_local)
+    sampler.draw_all([(e, per_candidate) for e in batch], then=keep)
+    round_size = max(2, math.ceil(num_local / 3))
+    attempts = 4 * num_candidates  # guard against a mechanism that fails on every candidate
+    while len(entries) < num_candidates and attempts > 0 and entries:
+        attempts -= 1
+        target = min(round_size, num_candidates - len(entries))
+        batch = proposer.local([e.pair for e in ranked(entries)[:3]], size=target)
+        if not batch:
+            break  # the candidate space is exhausted
+        sampler.draw_all([(e, per_candidate) for e in batch], then=keep)
+    if not entries:
+        name = sampler.mechanism.name
+        raise SearchBudgetError(f"no admissible candidate pair could be sampled for {name!r}")
+    return tuple(entries)
+
+
+def score_registered(
+    sampler: PilotSampler, scorer: Scorer, entries: Sequence[Entry], *, selection: int
+) -> RegisteredPairs:
+    """Top every registered entry up to `selection` samples per side (the registered route's
+    selection split) and score it there; one that cannot be is dropped (score −∞, released)."""
+    registered = [(e, e.rows()) for e in entries if e.source == "registered"]
+    topped: set[Entry] = set()
+
+    def score_topped(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+            topped.add(entry)
+
+    sampler.draw_all(
+        [(e, selection - have) for e, have in registered if 0 < have < selection], then=score_topped
+    )
+    champion: Entry | None = None
+    scored: list[Entry] = []
+    for e, have in registered:
+        if have < selection and e not in topped:
+            e.score = -math.inf
+            e.release()
+            continue
+        if e not in topped:
+            scorer(e)
+        scored.append(e)
+        if champion is None or e.score > champion.score:
+            champion = e
+    if champion is None:
+        return RegisteredPairs(champion=None, contenders=())
+    floor = champion.score - REGISTERED_TIE
+    contenders = sorted((e for e in scored if e is not champion and e.score >= floor), key=lambda e: -e.score)
+    return RegisteredPairs(champion=champion, contenders=tuple(contenders))
+
+
+def _rounds_for(m: int) -> int:
+    return math.ceil(math.log2(m)) if m > 1 else 0
+
+
+def _pool_size(candidates: int, *, budget: int, min_pilot_samples: int) -> int:
+    """Up to `HALVING_POOL`, smaller while a round would add fewer than min_pilot_samples / 2 each."""
+    size = min(HALVING_POOL, candidates)
+    while size > 2 and budget // _rounds_for(size) // size < min_pilot_samples // 2:
+        size -= 1
+    return size
+
+
+def halve(
+    sampler: PilotSampler,
+    scorer: Scorer,
+    entries: Sequence[Entry],
+    registered: RegisteredPairs,
+    *,
+    budget: int,
+    min_pilot_samples: int,
+) -> Halving:
+    """Successive halving on `budget` samples per side over the best entries not registered:
+    each round an equal share of what is left, split over its survivors, the better half kept.
+    Releases the samples of every entry neither surviving nor registered champion/contender."""
+    others = [e for e in ranked(entries) if e.source != "registered"]
+    survivors = others[: _pool_size(len(others), budget=budget, min_pilot_samples=min_pilot_samples)]
+    champion = [registered.champion] if registered.champion is not None else []
+    holding = {*survivors, *registered.contenders, *champion}
+    for e in entries:
+        if e not in holding:
+            e.release()
+
+    def rescore(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+        else:
+            entry.score = -math.inf
+
+    rounds = 0
+    planned = _rounds_for(len(survivors))
+    for r in range(planned):
+        per = (budget // (planned - r)) // len(survivors)
+        if per < min_pilot_samples // 2:
+            break
+        rounds += 1
+        before = sampler.spent
+        sampler.draw_all([(e, per) for e in survivors], then=rescore)
+        budget -= sampler.spent - before
+        survivors.sort(key=lambda e: -e.score)
+        keep = max(1, math.ceil(len(survivors) / 2))
+        for e in survivors[keep:]:
+            e.release()
+        survivors = survivors[:keep]
+    return Halving(survivors=tuple(survivors), rounds=rounds)
+
+
+def challenge(
+    sampler: PilotSampler, scorer: Scorer, survivors: Sequence[Entry], champion: Entry | None
+) -> Entry | None:
+    """The registered champion if its score is finite (else None), after topping up to its pilot
+    size the best `CHALLENGERS` survivors that would displace it, and rescoring them: a pair
+    that is not registered displaces the champion only on a score resting on as many samples."""
+    if champion is None or not math.isfinite(champion.score):
+        return None
+    challengers = []
+    for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
+        if e.score <= champion.score + VERDICT_TIE:
+            break
+        if e.drawn < champion.drawn and e.rows() > 0:
+            challengers.append((e, champion.drawn - e.rows()))
+
+    def rescore(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+
+    sampler.draw_all(challengers, then=rescore)
+    return champion

@@ -1,0 +1,173 @@
+"""The search's pilot draws: candidates' sample stores and the seeded sampler behind them.
+
+Implements `Entry` (one candidate's pilot samples and score) and `PilotSampler` (every pilot
+draw of a search, in order). The j-th draw uses `pilot_seed(seed, j)` (SeedSequence spawn key
+`PILOT_SPAWN_KEY`), never the audit seed, so pilot samples are independent of the
+certification samples `run_audit` draws at the audit seed. That is the inequality the search's
+validity rests on: a pair and an event fixed by pilot samples alone are independent of the
+certification counts, so the runner's Clopper–Pearson bounds P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β
+hold for them exactly as for a pair and event the user named. A batch of draws runs in-process
+or through the runner's executor (`audit.sampling.run_tasks`) at the same seeds and chunk keys,
+so the samples, seeds, spend and skip messages are bit-identical for any `jobs` and backend.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.engine.sampling import Task, run_tasks, sample_rows, try_sample_rows
+from dpaudit.engine.types import AuditConfig, EpsilonEstimate
+from dpaudit.mechanisms.base import Mechanism, MechanismError
+from dpaudit.neighbors.base import Dataset, NeighborPair
+
+PILOT_SPAWN_KEY = 7
+"""SeedSequence spawn key of the pilot runs (the certification uses the audit seed itself)."""
+PILOT_CHUNK = 1 << 16
+"""Samples per side in one pilot chunk (chunk keys are (side, c))."""
+
+Chunk = tuple[Dataset, int, int, tuple[int, int]]
+"""(dataset, size, seed, key (side, c)) of one pilot chunk."""
+Then = Callable[["Entry", bool], None]
+"""Called after a draw is settled, with whether it succeeded."""
+
+
+def pilot_seed(seed: int, index: int) -> int:
+    """The seed of the `index`-th pilot draw: derived from the audit seed, never equal to it."""
+    s = int(np.random.SeedSequence(seed, spawn_key=(PILOT_SPAWN_KEY, index)).generate_state(1)[0])
+    return s if s != seed else s + 1
+
+
+@dataclass(slots=True, eq=False)
+class Entry:
+    """One candidate under evaluation: its pilot samples (both sides) and current score.
+    Compared (and hashed) by identity: two entries are never the same candidate."""
+
+    pair: NeighborPair
+    source: str
+    claim_epsilon: float
+    claim_delta: float
+    a: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
+    b: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
+    drawn: int = 0
+    score: float = -math.inf
+    estimate: EpsilonEstimate | None = None
+
+    def outputs(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if len(self.a) > 1:
+            self.a, self.b = [np.concatenate(self.a)], [np.concatenate(self.b)]
+        return self.a[0], self.b[0]
+
+    def release(self) -> None:
+        self.a, self.b = [], []
+
+    def rows(self) -> int:
+        """Pilot samples per side currently held (0 once released)."""
+        return min(sum(x.shape[0] for x in self.a), sum(x.shape[0] for x in self.b))
+
+
+@dataclass(slots=True, eq=False)
+class PilotSampler:
+    """Every pilot draw of one search: the seeds issued (in order), the samples per side spent,
+    and the candidates skipped (`skipped`, shared with the proposer) or failing (`failures`)."""
+
+    mechanism: Mechanism
+    config: AuditConfig
+    seeds: list[int] = dataclasses.field(default_factory=list)
+    spent: int = 0
+    skipped: list[str] = dataclasses.field(default_factory=list)
+    failures: list[str] = dataclasses.field(default_factory=list)
+
+    def draw_all(
+        self, requests: Sequence[tuple[Entry, int]], *, ranking: bool = True, then: Then | None = None
+    ) -> list[bool]:
+        """Draw `num` samples per side for each (entry, num), in order, each followed by
+        `then(entry, ok)`; `ranking` draws count towards `Entry.drawn`.
+
+        With `config.jobs` ≠ 1 every chunk of the batch is a task run by `run_tasks`: seeds are
+        issued in request order and chunk keys are (side, c) as in-process, so the samples, the
+        seeds, `spent` and the `skipped` messages are those of the sequential path. A request is
+        settled (and `then` runs, e.g. scoring it) as soon as its last chunk is in."""
+        if self.config.jobs != 1:
+            return self._draw_parallel(requests, ranking=ranking, then=then)
+        ok: list[bool] = []
+        for entry, num in requests:
+            ok.append(self._draw(entry, num, ranking=ranking))
+            if then is not None:
+                then(entry, ok[-1])
+        return ok
+
+    def _settle(self, entry: Entry, num: int, error: str | None, ranking: bool) -> bool:
+        """Account for a draw of `num` samples per side: a failing candidate (a MechanismError's
+        message in `error`) is reported and released, not fatal to the search."""
+        self.spent += num
+        if error is not None:
+            self.skipped.append(f"{entry.source} pair {entry.pair.description!r}: {error}")
+            self.failures.append(self.skipped[-1])
+            entry.release()
+            return False
+        entry.drawn += num if ranking else 0
+        return True
+
+    def _chunks(self, entry: Entry, num: int) -> list[Chunk]:
+        """Issue the next pilot seed to a draw of `num` samples per side of `entry`; its chunks,
+        side 0 before side 1."""
+        seed = pilot_seed(self.config.seed, len(self.seeds))
+        self.seeds.append(seed)
+        return [
+            (dataset, min(PILOT_CHUNK, num - start), seed, (side, c))
+            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor))
+            for c, start in enumerate(range(0, num, PILOT_CHUNK))
+        ]
+
+    def _draw(self, entry: Entry, num: int, *, ranking: bool) -> bool:
+        try:
+            for dataset, size, seed, key in self._chunks(entry, num):
+                rows = sample_rows(self.mechanism, dataset, size, seed, key)
+                (entry.b if key[0] else entry.a).append(rows)
+        except MechanismError as exc:
+            return self._settle(entry, num, str(exc), ranking)
+        return self._settle(entry, num, None, ranking)
+
+    def _draw_parallel(
+        self, requests: Sequence[tuple[Entry, int]], *, ranking: bool, then: Then | None
+    ) -> list[bool]:
+        ok: list[bool] = []
+        tasks = []
+        pending = [0] * len(requests)  # chunks not yet returned, per request
+        for i, (entry, num) in enumerate(requests):
+            for dataset, size, seed, key in self._chunks(entry, num):
+                args = (self.mechanism, dataset, size, seed, key)
+                tasks.append(Task(try_sample_rows, args, size, (i, key[0])))
+                pending[i] += 1
+        failed: dict[int, str] = {}
+
+        def settle_ready() -> None:
+            while len(ok) < len(requests) and pending[len(ok)] == 0:
+                entry, num = requests[len(ok)]
+                ok.append(self._settle(entry, num, failed.get(len(ok)), ranking))
+                if then is not None:
+                    then(entry, ok[-1])
+
+        def done(task: Task, out: NDArray[np.float64] | str) -> None:
+            i, side = task.tag
+            pending[i] -= 1
+            entry = requests[i][0]
+            if i in failed:
+                pass  # the rest of a failing candidate's chunks are dropped
+            elif isinstance(out, str):  # its first failing chunk in (side, c) order, as in `_draw`
+                failed[i] = out
+                entry.release()
+            else:
+                (entry.b if side else entry.a).append(out)
+            settle_ready()
+
+        settle_ready()
+        run_tasks(tasks, jobs=self.config.jobs, backend=self.config.backend, on_done=done)
+        settle_ready()
+        return ok

@@ -1,0 +1,335 @@
+"""The baseline file: its JSON format, atomic writing, and reading with validation.
+
+A baseline is JSON, `{"kind": "dpaudit-baseline", "baseline_version": 1, "package_version": …,
+"audits": {name: {...}}}`: per configured audit the mechanism's name, spec and parameters, and
+per audited pair its *certified* event (`event_spec`, rebuilt with `events.event_from_spec`),
+direction, δ, the pair's two datasets (so the event is re-counted on exactly that pair) and the
+event's certification counts (p on the side where it is likelier, q on the other), written by
+`--update-baseline` from a gate run (`baseline_audit_from_result`). The regression test relies on
+those counts being Binomial(n, P_base(E)) and Binomial(n, Q_base(E)) given E (E was chosen on an
+independent selection split), so a Clopper–Pearson upper bound on the baseline's loss computed
+from them is valid. A file that cannot be read, is not JSON or not a dpaudit baseline, has another
+`baseline_version`, or holds a malformed entry (missing field, wrong type, unknown event type,
+invalid dataset) raises BaselineError (exit 2, naming the file).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from dpaudit.engine.estimators import Event, event_from_spec
+from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.types import AuditResult
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+
+BASELINE_KIND = "dpaudit-baseline"
+
+BASELINE_VERSION = 1
+
+DIRECTIONS = ("dataset>neighbor", "neighbor>dataset")
+
+
+class BaselineError(ValueError):
+    """An unusable baseline file (one line, naming the file)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaselineEvent:
+    """One pair's certified event and its certification counts."""
+
+    pair_index: int
+    description: str
+    relation: Relation
+    dataset: Dataset
+    neighbor: Dataset
+    event_spec: dict[str, Any]
+    event: str
+    direction: str
+    delta: float
+    p_count: int
+    p_total: int
+    q_count: int
+    q_total: int
+    epsilon_lower_bound: float
+
+    def __post_init__(self) -> None:
+        if self.direction not in DIRECTIONS:
+            raise ValueError(f"direction must be one of {', '.join(DIRECTIONS)}, got {self.direction!r}")
+        if not (0 <= self.p_count <= self.p_total and 0 <= self.q_count <= self.q_total):
+            raise ValueError("counts must satisfy 0 ≤ count ≤ total")
+        if self.p_total < 1 or self.q_total < 1:
+            raise ValueError("totals must be ≥ 1")
+        if not (math.isfinite(self.delta) and 0 <= self.delta < 1):
+            raise ValueError(f"delta must be in [0, 1), got {self.delta}")
+
+    @property
+    def pair(self) -> NeighborPair:
+        return NeighborPair(
+            dataset=self.dataset, neighbor=self.neighbor, relation=self.relation, description=self.description
+        )
+
+    def build_event(self) -> Event:
+        return event_from_spec(self.event_spec)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pair_index": self.pair_index,
+            "description": self.description,
+            "relation": self.relation.value,
+            "dataset": self.dataset.to_dict(),
+            "neighbor": self.neighbor.to_dict(),
+            "event_spec": self.event_spec,
+            "event": self.event,
+            "direction": self.direction,
+            "delta": self.delta,
+            "p_count": self.p_count,
+            "p_total": self.p_total,
+            "q_count": self.q_count,
+            "q_total": self.q_total,
+            "epsilon_lower_bound": json_number(self.epsilon_lower_bound),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class BaselineAudit:
+    name: str
+    mechanism: str
+    """The mechanism's `name` (what a mismatch is checked against)."""
+    spec: str
+    parameters: tuple[tuple[str, str], ...]
+    seed: int
+    num_samples: int
+    failure_probability: float
+    events: tuple[BaselineEvent, ...]
+    skipped: tuple[str, ...] = ()
+    """Pairs of the baseline run whose event could not be serialised (not comparable)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "mechanism": self.mechanism,
+            "spec": self.spec,
+            "parameters": dict(self.parameters),
+            "seed": self.seed,
+            "num_samples": self.num_samples,
+            "failure_probability": self.failure_probability,
+            "events": [e.to_dict() for e in self.events],
+            "skipped": list(self.skipped),
+        }
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Baseline:
+    audits: dict[str, BaselineAudit]
+    package_version: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "kind": BASELINE_KIND,
+            "baseline_version": BASELINE_VERSION,
+            "package_version": self.package_version,
+            "audits": {name: a.to_dict() for name, a in self.audits.items()},
+        }
+
+
+def baseline_audit_from_result(
+    name: str, spec: str, result: AuditResult, pairs: Sequence[NeighborPair]
+) -> BaselineAudit:
+    """The baseline entry of one audit: each pair's certified event and counts.
+
+    `pairs[i]` must be the pair of `result.pairs[i]` (the pairs the audit ran on, in order)."""
+    if len(pairs) != len(result.pairs):
+        raise ValueError(f"{len(pairs)} pairs given for a result with {len(result.pairs)} pairs")
+    events, skipped = [], []
+    for pr, pair in zip(result.pairs, pairs, strict=True):
+        if pr.event_spec is None:
+            skipped.append(f"pair {pr.index + 1} ({pr.description}): its event cannot be serialised")
+            continue
+        e = pr.estimate
+        events.append(
+            BaselineEvent(
+                pair_index=pr.index,
+                description=pr.description,
+                relation=pair.relation,
+                dataset=pair.dataset,
+                neighbor=pair.neighbor,
+                event_spec=dict(pr.event_spec),
+                event=e.event,
+                direction=e.direction,
+                delta=float(pr.claim.delta),
+                p_count=e.p_count,
+                p_total=e.p_total,
+                q_count=e.q_count,
+                q_total=e.q_total,
+                epsilon_lower_bound=e.epsilon_lower_bound,
+            )
+        )
+    return BaselineAudit(
+        name=name,
+        mechanism=result.mechanism,
+        spec=spec,
+        parameters=tuple(result.parameters),
+        seed=result.seed,
+        num_samples=result.num_samples,
+        failure_probability=result.failure_probability,
+        events=tuple(events),
+        skipped=tuple(skipped),
+    )
+
+
+_FLAT = re.compile(r"\[\s*([^\[\]{}\"]*?)\s*\]")
+_ROWS = re.compile(r"\[\s*(\[[^\[\]{}\"]*\](?:,\s*\[[^\[\]{}\"]*\])*)\s*\]")
+
+
+def _one_line(match: re.Match[str]) -> str:
+    return "[" + re.sub(r"\s*,\s*", ", ", match.group(1)) + "]"
+
+
+def dumps_baseline(baseline: Baseline) -> str:
+    """Indented JSON (reviewable diffs) with numeric arrays, e.g. datasets, kept on one line."""
+    text = json.dumps(baseline.to_dict(), indent=1, ensure_ascii=False, allow_nan=False)
+    return _ROWS.sub(_one_line, _FLAT.sub(_one_line, text)) + "\n"
+
+
+def write_baseline(baseline: Baseline, path: Path) -> None:
+    """Write atomically (temp file + rename): a crash never leaves a truncated baseline."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(dumps_baseline(baseline), encoding="utf-8")
+    tmp.replace(path)
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def error(self, where: str, problem: str) -> BaselineError:
+        return BaselineError(f"{self.path}: {where + ': ' if where else ''}{problem}")
+
+    def get(self, d: dict[str, Any], key: str, kind: type | tuple[type, ...], where: str) -> Any:
+        if key not in d:
+            raise self.error(where, f"missing field {key!r}")
+        value = d[key]
+        bad_bool = isinstance(value, bool) and bool not in (kind if isinstance(kind, tuple) else (kind,))
+        if bad_bool or not isinstance(value, kind):
+            raise self.error(where, f"field {key!r} has the wrong type ({type(value).__name__})")
+        return value
+
+    def number(self, d: dict[str, Any], key: str, where: str, *, finite: bool = True) -> float:
+        """A number field; NaN is never accepted (a NaN threshold would make every comparison
+        false and the regression test a silent no-op), ±inf only where `finite` is False."""
+        value = self.get(d, key, (int, float, str), where)
+        try:
+            number = float(value)
+        except ValueError:
+            raise self.error(where, f"field {key!r} is not a number ({value!r})") from None
+        if math.isnan(number) or (finite and math.isinf(number)):
+            raise self.error(where, f"field {key!r} must be a finite number, got {value!r}")
+        return number
+
+    def dataset(self, d: Any, where: str) -> Dataset:
+        if not isinstance(d, dict) or "X" not in d:
+            raise self.error(where, "a dataset must be an object with 'X' (and 'y')")
+        try:
+            y = d.get("y")
+            return Dataset(np.asarray(d["X"], dtype=np.float64), None if y is None else np.asarray(y, float))
+        except (TypeError, ValueError) as exc:
+            raise self.error(where, f"invalid dataset: {str(exc).splitlines()[0]}") from None
+
+    def event(self, d: Any, where: str) -> BaselineEvent:
+        if not isinstance(d, dict):
+            raise self.error(where, "an event entry must be an object")
+        spec = self.get(d, "event_spec", dict, where)
+        try:
+            event_from_spec(spec)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise self.error(where, f"unusable event_spec: {type(exc).__name__}: {exc}") from None
+        try:
+            relation = Relation(self.get(d, "relation", str, where))
+        except ValueError:
+            raise self.error(where, f"unknown relation {d['relation']!r}") from None
+        try:
+            return BaselineEvent(
+                pair_index=self.get(d, "pair_index", int, where),
+                description=self.get(d, "description", str, where),
+                relation=relation,
+                dataset=self.dataset(d.get("dataset"), where),
+                neighbor=self.dataset(d.get("neighbor"), where),
+                event_spec=spec,
+                event=str(d.get("event", "")),
+                direction=self.get(d, "direction", str, where),
+                delta=self.number(d, "delta", where),
+                p_count=self.get(d, "p_count", int, where),
+                p_total=self.get(d, "p_total", int, where),
+                q_count=self.get(d, "q_count", int, where),
+                q_total=self.get(d, "q_total", int, where),
+                epsilon_lower_bound=self.number(d, "epsilon_lower_bound", where, finite=False),
+            )
+        except ValueError as exc:
+            if isinstance(exc, BaselineError):
+                raise
+            raise self.error(where, str(exc)) from None
+
+    def audit(self, name: str, d: Any) -> BaselineAudit:
+        where = f"audit {name!r}"
+        if not isinstance(d, dict):
+            raise self.error(where, "must be an object")
+        params = self.get(d, "parameters", dict, where)
+        raw_events = self.get(d, "events", list, where)
+        return BaselineAudit(
+            name=name,
+            mechanism=self.get(d, "mechanism", str, where),
+            spec=str(d.get("spec", d["mechanism"])),
+            parameters=tuple((str(k), str(v)) for k, v in params.items()),
+            seed=self.get(d, "seed", int, where),
+            num_samples=self.get(d, "num_samples", int, where),
+            failure_probability=self.number(d, "failure_probability", where),
+            events=tuple(self.event(e, f"{where} event #{k}") for k, e in enumerate(raw_events, 1)),
+            skipped=tuple(str(s) for s in d.get("skipped", ())),
+        )
+
+
+def read_baseline(path: Path) -> Baseline:
+    """Read and validate a baseline file (BaselineError naming the file on any problem)."""
+    reader = _Reader(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise reader.error(
+            "", "cannot read baseline: no such file (create one with --update-baseline)"
+        ) from None
+    except IsADirectoryError:
+        raise reader.error("", "cannot read baseline: is a directory") from None
+    except OSError as exc:
+        raise reader.error("", f"cannot read baseline: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise reader.error("", "not a dpaudit baseline (not UTF-8 text)") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise reader.error("", f"not valid JSON: {exc.msg} at line {exc.lineno}") from None
+    if not isinstance(data, dict) or data.get("kind") != BASELINE_KIND:
+        raise reader.error("", f'not a dpaudit baseline (no "kind": "{BASELINE_KIND}")')
+    version = data.get("baseline_version")
+    if version != BASELINE_VERSION:
+        newer = isinstance(version, int) and not isinstance(version, bool) and version > BASELINE_VERSION
+        hint = "written by a newer dpaudit" if newer else "unsupported"
+        raise reader.error(
+            "",
+            f"baseline_version {version!r} is {hint} (this dpaudit reads version {BASELINE_VERSION}); "
+            "regenerate it with --update-baseline",
+        )
+    audits = data.get("audits")
+    if not isinstance(audits, dict):
+        raise reader.error("", "field 'audits' must be an object")
+    return Baseline(
+        audits={str(name): reader.audit(str(name), a) for name, a in audits.items()},
+        package_version=str(data.get("package_version", "")),
+    )

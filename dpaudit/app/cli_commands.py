@@ -1,0 +1,202 @@
+"""The commands other than `run`, and the helpers every command shares (pairs, summary, files).
+
+`list`, `plan`, `gate` (whose logic lives in `gate`; the CLI hands it the reports/ writers and
+renderers) and `report`, plus the parameter parsing, default pairs, one-paragraph summary and
+result writers that `run` uses too. A printed ε bound is the engine's certified lower bound:
+valid with probability ≥ 1 − β (β the failure probability) because every (ε, δ)-DP mechanism
+satisfies P[M(D) ∈ S] ≤ e^ε P[M(D') ∈ S] + δ for every event S, and the engine certifies both
+probabilities with Clopper–Pearson bounds under a union bound; a bound ≤ 0 is worded as no
+evidence of privacy loss.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from dpaudit.app.cli_parser import EXIT_OK, FORMATS, UsageError
+from dpaudit.app.gate_types import GateIO
+from dpaudit.engine.outfiles import safe_stem, write_text
+from dpaudit.engine.plan import plan
+from dpaudit.engine.types import AuditResult
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.registry import entries, resolve
+from dpaudit.neighbors.base import NeighborPair
+from dpaudit.neighbors.generators import BoundaryPairs, check_amplification
+from dpaudit.reports.html import render_html
+from dpaudit.reports.junit import render_junit
+from dpaudit.reports.markdown import fmt, render_markdown, weakened
+from dpaudit.reports.schema import dumps, read_json
+
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for item in items:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            raise UsageError(f"--param expects K=V, got {item!r}")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def formats(text: str) -> list[str]:
+    fmts = [f.strip() for f in text.split(",") if f.strip()]
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad:
+        raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
+    return fmts
+
+
+def has_registered_pairs(mechanism: Mechanism) -> bool:
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    return callable(registered) and len(registered()) > 0
+
+
+def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
+    """The mechanism's registered worst-case pairs, else boundary templates for its claims.
+
+    A mechanism whose claim relies on subsampling amplification under one relation cannot be
+    audited on pairs of another: that is an input error, never a silent audit."""
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    pairs: list[NeighborPair] = list(registered()) if callable(registered) else []
+    if not pairs:
+        relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+        gen = BoundaryPairs()
+        pairs = [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+    for rel in dict.fromkeys(p.relation for p in pairs):
+        check_amplification(mechanism.domain, rel)
+    return pairs
+
+
+def _eps_text(eps: float) -> str:
+    """A lower bound ≤ 0 is valid but says nothing (ε ≥ 0 always): word it so."""
+    return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"
+
+
+def summary(r: AuditResult) -> str:
+    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    c = r.claim
+    return (
+        f"{r.mechanism}: {verdict}\n"
+        f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
+        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} "
+        f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
+        f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
+        f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
+        + "".join(f"\n  finding: {f}" for f in r.findings)
+        + "".join(f"\n  {w}" for w in weakened(r))
+    )
+
+
+def drop_checkpoint(out: Path, mechanism: str) -> None:
+    """The result is written: its checkpoint is no longer needed."""
+    (out / ".checkpoints" / f"{safe_stem(mechanism)}.jsonl").unlink(missing_ok=True)
+
+
+def families() -> dict[str, str]:
+    """Registered name → paper family, for the reports' family column."""
+    return {e.name: e.family_title for e in entries().values()}
+
+
+def write_result(result: AuditResult, path: Path) -> None:
+    write_text(path, dumps(result))
+
+
+def write_outputs(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    family = families().get(result.mechanism)
+    stem = safe_stem(result.mechanism)
+    if "json" in fmts:
+        write_result(result, out / f"{stem}.json")
+    if "md" in fmts:
+        write_text(out / f"{stem}.md", render_markdown(result, family=family))
+    if "html" in fmts:
+        write_text(out / f"{stem}.html", render_html(result, family=family))
+
+
+def cmd_list(_: argparse.Namespace) -> int:
+    rows: list[tuple[str, ...]] = []
+    for e in entries().values():
+        try:
+            m = e.build()
+            c = m.claim
+            claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {c.relation.value}"
+        except Exception as exc:  # a broken entry should not hide the others
+            claim = f"(cannot build: {exc})"
+        kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
+        if e.buggy and not e.detectable:
+            kind += " (undetectable black-box)"
+        rows.append((e.name, e.family_title, kind, claim, f"{e.default_num_samples:,}"))
+    header = ("mechanism", "family", "kind", "claim", "default samples")
+    widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    for r in [header, *rows]:
+        print("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
+    print(
+        "\nestimators: histogram (discrete outputs), threshold (coordinates and mean-difference projection)"
+    )
+    print("pair generators: registered worst-case pairs per mechanism; boundary templates from the domain")
+    return EXIT_OK
+
+
+def cmd_plan(args: argparse.Namespace) -> int:
+    mechanism, _ = resolve(args.mechanism, parse_params(args.param))
+    result = plan(
+        mechanism,
+        pairs_for(mechanism),
+        target_epsilon=args.target_epsilon,
+        pilot_samples=args.pilot_samples,
+        seed=args.seed,
+        failure_probability=args.failure_probability,
+    )
+    if args.json:
+        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+    else:
+        print(result.describe())
+    return EXIT_OK
+
+
+def cmd_gate(args: argparse.Namespace) -> int:
+    """All logic lives in audit/gate.py; the CLI hands it the reports/ writers and renderers."""
+    from dpaudit.app.gate import GateOptions, run_gate
+    from dpaudit.app.gate_config import find_config, load_config
+
+    if args.config and args.config_file and args.config != args.config_file:
+        raise UsageError("give the config file once (CONFIG or --config)")
+    config = load_config(find_config(args.config or args.config_file))
+    options = GateOptions(
+        baseline=args.baseline,
+        update_baseline=args.update_baseline,
+        strict=args.strict,
+        out=args.out,
+        resume=args.resume,
+        jobs=args.jobs,
+    )
+    return run_gate(config, options, gate_io()).exit_code
+
+
+def gate_io() -> GateIO:
+    """The gate's connection to pairs, result files and renderers (the CLI's and the API's)."""
+    from dpaudit.app.gate import GateIO
+
+    return GateIO(
+        pairs_for=pairs_for,
+        write_result=write_result,
+        read_result=read_json,
+        render_markdown=render_markdown,
+        render_junit=render_junit,
+        summary=summary,
+    )
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    result = read_json(args.result)
+    renderers = {"md": render_markdown, "html": render_html, "json": dumps}
+    text = render_junit([result]) if args.format == "junit" else renderers[args.format](result)
+    if args.out:
+        write_text(args.out, text)
+    else:
+        sys.stdout.write(text)
+    return EXIT_OK

@@ -1,0 +1,191 @@
+"""The search's stages alone: budget plan, pilot sampling, registered top-ups, halving, the
+choice of certified pairs, certification's accounting, and the cross-fitted score."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.search_candidates import Proposer, proposal_rng
+from dpaudit.engine.search_certify import Outputs, certification_order, certify, choose
+from dpaudit.engine.search_pilot import (
+    REGISTERED_TIE,
+    VERDICT_TIE,
+    Halving,
+    Pilot,
+    RegisteredPairs,
+    halve,
+    plan_pilot,
+    score_registered,
+    screen,
+)
+from dpaudit.engine.search_result import SearchBudgetError
+from dpaudit.engine.search_sampling import Entry, PilotSampler, pilot_seed
+from dpaudit.engine.search_score import Scorer, cross_fitted
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import claims_of
+from dpaudit.mechanisms.reference import LaplaceSum
+from dpaudit.neighbors.base import NeighborPair, Relation
+
+CONFIG = AuditConfig(num_samples=20_000, seed=5, failure_probability=0.05)
+PAIR = LaplaceSum().neighbor_pairs()[0]
+
+
+def _scorer(projected_total: int = 50_000) -> Scorer:
+    return Scorer(
+        projected_total=projected_total, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS
+    )
+
+
+def _entry(
+    score: float, *, drawn: int = 1000, source: str = "template", relation: Relation | None = None
+) -> Entry:
+    pair = (
+        PAIR
+        if relation is None
+        else NeighborPair(
+            dataset=PAIR.dataset, neighbor=PAIR.neighbor, relation=relation, description=PAIR.description
+        )
+    )
+    e = Entry(pair, source, 1.0, 0.0)
+    e.score, e.drawn = score, drawn
+    return e
+
+
+def test_plan_pilot_splits_the_budget() -> None:
+    plan = plan_pilot(
+        CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000
+    )
+    assert plan.pilot_budget == 20_000
+    assert plan.num_candidates == 10 and plan.per_candidate == 1000
+    assert plan.projected_total == AuditConfig(num_samples=80_000, seed=5).split()[1]
+    with pytest.raises(SearchBudgetError, match="too small"):
+        plan_pilot(CONFIG, total_budget=5_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000)
+
+
+def test_pilot_sampler_issues_pilot_seeds_in_order_and_counts_spend() -> None:
+    sampler = PilotSampler(LaplaceSum(), CONFIG)
+    a, b = Entry(PAIR, "registered", 1.0, 0.0), Entry(PAIR, "template", 1.0, 0.0)
+    assert sampler.draw_all([(a, 300), (b, 200)]) == [True, True]
+    assert sampler.draw_all([(a, 100)], ranking=False) == [True]
+    assert sampler.seeds == [pilot_seed(CONFIG.seed, j) for j in range(3)]
+    assert CONFIG.seed not in sampler.seeds
+    assert sampler.spent == 600 and (a.drawn, b.drawn) == (300, 200)
+    assert (a.rows(), b.rows()) == (400, 200)
+
+
+def test_screen_then_registered_top_up_scores_registered_pairs_at_the_selection_size() -> None:
+    mech = LaplaceSum()
+    claims = claims_of(mech)
+    relations = tuple(dict.fromkeys(c.relation for c in claims))
+    sampler = PilotSampler(mech, CONFIG)
+    proposer = Proposer(mech.domain, claims, relations, proposal_rng(CONFIG.seed), sampler.skipped)
+    scorer = _scorer()
+    entries = screen(
+        sampler, proposer, scorer, registered=mech.neighbor_pairs(), num_candidates=6, per_candidate=500
+    )
+    assert 1 <= len(entries) <= 6 and sampler.spent == 500 * len(entries)
+    assert entries[0].source == "registered" and all(math.isfinite(e.score) for e in entries)
+    selection = CONFIG.split()[0]
+    reg = score_registered(sampler, scorer, entries, selection=selection)
+    registered = [e for e in entries if e.source == "registered"]
+    assert reg.champion is max(registered, key=lambda e: e.score)
+    assert all(e.rows() == selection for e in registered)
+    assert sampler.spent == 500 * len(entries) + (selection - 500) * len(registered)
+    assert all(c in registered and c.score >= reg.champion.score - REGISTERED_TIE for c in reg.contenders)
+
+
+def test_halve_keeps_the_better_half_each_round_within_its_budget() -> None:
+    sampler = PilotSampler(LaplaceSum(), CONFIG)
+    entries = [Entry(PAIR, "template", 1.0, 0.0) for _ in range(4)]
+    sampler.draw_all([(e, 400) for e in entries])
+    scorer = _scorer()
+    for e in entries:
+        scorer(e)
+    before = sampler.spent
+    halving = halve(
+        sampler,
+        scorer,
+        entries,
+        RegisteredPairs(champion=None, contenders=()),
+        budget=8_000,
+        min_pilot_samples=400,
+    )
+    assert halving.rounds == 2 and len(halving.survivors) == 1
+    assert sampler.spent - before == 4 * 1000 + 2 * 2000  # 4_000 per round over 4, then 2
+    assert sum(e.rows() > 0 for e in entries) == 1  # the losers' samples are released
+
+
+def test_choice_prefers_survivors_then_the_verdict_relation_and_the_champion_on_near_ties() -> None:
+    strong, near = _entry(1.0), _entry(1.0 - VERDICT_TIE / 2, relation=Relation.ADD_REMOVE_ONE)
+    loser = _entry(2.0)  # highest score, but not a halving survivor
+    order = certification_order([loser, strong, near], [strong, near], None)
+    assert order == [strong, near, loser]
+    none = RegisteredPairs(champion=None, contenders=())
+    choice = choose(
+        Pilot(
+            entries=(loser, strong, near),
+            registered=none,
+            halving=Halving(survivors=(strong, near), rounds=1),
+            champion=None,
+        ),
+        verdict_relation=Relation.ADD_REMOVE_ONE,
+        top_k=2,
+        hedge_registered=True,
+        spare=100_000,
+        registered_certification=10_000,
+    )
+    assert choice.chosen == (near, strong)  # within the tie, the verdict claim's relation wins
+    champion = _entry(0.2, source="registered")
+    contender = _entry(0.1, source="registered")
+    hedged = choose(
+        Pilot(
+            entries=(strong, champion, contender),
+            registered=RegisteredPairs(champion=champion, contenders=(contender,)),
+            halving=Halving(survivors=(strong,), rounds=1),
+            champion=champion,
+        ),
+        verdict_relation=Relation.REPLACE_ONE,
+        top_k=1,
+        hedge_registered=True,
+        spare=25_000,
+        registered_certification=10_000,
+    )
+    assert hedged.chosen == (strong, champion)  # a third pair would get < 10 000 samples
+
+
+def test_certify_tops_up_selection_splits_and_certifies_the_rest() -> None:
+    sampler = PilotSampler(LaplaceSum(), CONFIG)
+    chosen = Entry(PAIR, "template", 1.0, 0.0)
+    dropped = Entry(PAIR, "template", 1.0, 0.0)
+    sampler.draw_all([(chosen, 500), (dropped, 500)])
+    calls: list[tuple[int, list[int]]] = []
+
+    def audit(pairs: list[NeighborPair], num: int, outputs: list[Outputs]) -> Any:
+        calls.append((num, [min(len(a), len(b)) for a, b in outputs]))
+        return "certified"
+
+    cert = certify(sampler, [chosen, dropped], [chosen], total_budget=41_000, audit=audit)
+    want = AuditConfig(num_samples=40_000, seed=5).split()[0]
+    assert dropped.rows() == 0 and chosen.rows() == 0  # released once certified
+    assert cert.pilot_samples == 1000 and cert.topup_samples == want - 500
+    assert calls == [(41_000 - 1000 - (want - 500), [want])]
+    assert cert.samples == calls[0][0] and cert.selection_rows == (want,) and cert.result == "certified"
+
+
+def test_cross_fitted_score_separates_a_leaky_pair_from_identical_sides() -> None:
+    rng = np.random.default_rng(0)
+    same = rng.normal(size=(4000, 1)), rng.normal(size=(4000, 1))
+    leaky = rng.normal(size=(4000, 1)), rng.normal(loc=3.0, size=(4000, 1))
+    kw: dict[str, Any] = dict(
+        claim_epsilon=1.0, delta=0.0, projected_total=50_000, projected_level=0.05,
+        distinguishers=DEFAULT_DISTINGUISHERS,
+    )  # fmt: skip
+    s_same, _ = cross_fitted(*same, **kw)
+    s_leaky, est = cross_fitted(*leaky, **kw)
+    assert s_leaky > 0 > s_same
+    assert est.p_total == est.q_total == 2000 and est.assumption.startswith("pilot figure")
