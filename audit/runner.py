@@ -56,6 +56,8 @@ The stages that draw samples (probe, select, certify) live in this module.
 
 from __future__ import annotations
 
+import math
+import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -102,6 +104,7 @@ from dpaudit.engine.sampling import (
     Phase,
     Side,
     Task,
+    audit_session,
     auto_chunk_size,
     chunk_sizes,
     count_events_segmented,
@@ -110,8 +113,8 @@ from dpaudit.engine.sampling import (
     sample_rows,
 )
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.neighbors.base import NeighborPair
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.neighbors.base import Dataset, NeighborPair
 
 __all__ = [
     "CURVE_PROFILE_DELTAS",
@@ -121,6 +124,7 @@ __all__ = [
     "assumption_of",
     "audit_key",
     "certify_counts",
+    "check_budget",
     "claimed_value",
     "objectives_for",
     "package_version",
@@ -136,12 +140,56 @@ _Plan = PlannedPair  # former private names, still imported by tests
 _plan = plan_pairs
 
 
+CHECKED_FROM = 10**8
+"""Samples in all (both sides, every pair) from which the probe times a draw and refuses a plan
+beyond `MAX_PLAN_SECONDS` or `MAX_PLAN_BYTES` up front (below it no plan can be absurd)."""
+MAX_PLAN_SECONDS = 365 * 86400.0
+MAX_PLAN_BYTES = 16 << 30
+TASK_BYTES = 1024
+"""Bookkeeping per certification chunk of one pair and side (its task, offsets, counts)."""
+TIMING_SAMPLES = 4096
+
+
+def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> int:
+    """Two samples of `dataset` (seed-key phase `PROBE_PHASE`, never counted) size the chunks
+    unless `config.chunk_size` does."""
+    probe = draw(mechanism, dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
+    return config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+
+
+def check_budget(
+    mechanism: Mechanism, dataset: Dataset, config: AuditConfig, *, pairs: int, chunk: int | None = None
+) -> None:
+    """Refuse (`AuditInputError`) a `num_samples` whose plan is absurd: from `CHECKED_FROM` samples
+    in all, a timed draw of `TIMING_SAMPLES` (phase `PROBE_PHASE`, chunk 1, never counted)
+    estimates the sampling time, and the certification chunks the bookkeeping memory."""
+    total = 2 * pairs * config.num_samples
+    if total < CHECKED_FROM:
+        return
+    chunk = chunk or probe_chunk(mechanism, dataset, config)
+    size = min(chunk, TIMING_SAMPLES)
+    start = time.perf_counter()
+    draw(mechanism, dataset, size, config.seed, (0, 0, PROBE_PHASE, 1))
+    per_sample = max(time.perf_counter() - start, 1e-9) / size
+    workers = (os.cpu_count() or 1) if config.jobs == -1 else config.jobs
+    seconds = total * per_sample / workers
+    chunks = 2 * pairs * math.ceil(config.split()[1] / chunk)
+    needed = chunks * TASK_BYTES + 2 * chunk * 8 * workers
+    if seconds > MAX_PLAN_SECONDS or needed > MAX_PLAN_BYTES:
+        raise AuditInputError(
+            f"--num-samples {config.num_samples} is out of reach for {mechanism.name!r}: about "
+            f"{seconds:.2g} s of sampling ({per_sample:.2g} s per sample on {workers} worker(s)) and "
+            f"{needed:.2g} bytes for {chunks:.2g} chunks (limits {MAX_PLAN_SECONDS:.2g} s, "
+            f"{MAX_PLAN_BYTES:.2g} bytes); lower --num-samples"
+        )
+
+
 def probe_layout(mechanism: Mechanism, plan: AuditPlan, config: AuditConfig) -> ChunkLayout:
-    """The probe stage: two samples of the first pair's dataset (seed-key phase `PROBE_PHASE`,
-    never counted) size the chunks unless `config.chunk_size` does; the chunk size fixes how the
-    certification split is cut (and enters the checkpoint key)."""
-    probe = draw(mechanism, plan.pairs[0].pair.dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
-    chunk = config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    """The probe stage: `probe_chunk` on the first pair's dataset (the chunk size fixes how the
+    certification split is cut and enters the checkpoint key), then `check_budget`."""
+    dataset = plan.pairs[0].pair.dataset
+    chunk = probe_chunk(mechanism, dataset, config)
+    check_budget(mechanism, dataset, config, pairs=len(plan.pairs), chunk=chunk)
     sizes = chunk_sizes(plan.certification_samples, chunk)
     offsets = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(int).tolist() if sizes else []
     return ChunkLayout(
@@ -361,6 +409,35 @@ def run_audit(
     `num_samples` are certification samples. Valid only if they are independent of the samples
     drawn at `config.seed` (the caller's responsibility: `audit.search` draws them at pilot seeds).
     """
+    claims_of(mechanism)  # a claim of the wrong type is a MechanismError before any sampling
+    with audit_session(mechanism.name, timeout=config.timeout):
+        return _run_audit(
+            mechanism,
+            pairs,
+            config,
+            distinguishers=distinguishers,
+            parameters=parameters,
+            command=command,
+            show_progress=show_progress,
+            checkpoint_path=checkpoint_path,
+            resume=resume,
+            selection_outputs=selection_outputs,
+        )
+
+
+def _run_audit(
+    mechanism: Mechanism,
+    pairs: Sequence[NeighborPair],
+    config: AuditConfig,
+    *,
+    distinguishers: Sequence[Distinguisher] | None,
+    parameters: Sequence[tuple[str, str]],
+    command: str,
+    show_progress: bool | None,
+    checkpoint_path: Path | None,
+    resume: bool,
+    selection_outputs: Sequence[tuple[NDArray[Any], NDArray[Any]]] | None,
+) -> AuditResult:
     start = time.monotonic()
     dists = default_distinguishers() if distinguishers is None else tuple(distinguishers)
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)

@@ -14,8 +14,12 @@ rows (where a prefix of the trajectory ends), a few small integers per chunk.
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import itertools
+import signal
+import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -61,26 +65,191 @@ def auto_chunk_size(values_per_sample: int) -> int:
     return size
 
 
+class AuditTimeout(BaseException):
+    """The audit's timeout expired (exit 2; one line naming the mechanism and the phase). A
+    BaseException, so a black box's `except Exception` cannot swallow it."""
+
+
+class OutputShapeError(ValueError):
+    """sample() returned outputs of different shapes in two calls (exit 2). No MechanismError:
+    it is the mechanism's inconsistency, not one pair failing, so a search does not skip it."""
+
+
+class AuditSession:
+    """What one audit shares across its draws: the mechanism's name, the timeout's deadline
+    (wall clock, `time.time()`, so worker processes can share it), what is being sampled, and
+    each dataset's first output signature (shape after axis 0, dtype). Mutable; one per audit."""
+
+    def __init__(self, name: str, *, timeout: float | None, deadline: float | None = None) -> None:
+        self.name = name
+        self.timeout = timeout
+        self.deadline = deadline if deadline is not None or timeout is None else time.time() + timeout
+        self.label = ""
+        self.in_sample = False
+        self.signatures: dict[str, tuple[tuple[int, ...], str, str]] = {}
+        """Per dataset (content key): (shape after axis 0, dtype, where it was first seen). Per
+        dataset, as a mechanism's output may legitimately grow with its input (per-record outputs)."""
+
+    def expired(self) -> AuditTimeout:
+        where = f"in sample(), {self.label}" if self.in_sample else (self.label or "before sampling")
+        return AuditTimeout(f"mechanism {self.name!r} exceeded the {self.timeout:g} s timeout ({where})")
+
+    def state(self) -> tuple[str, float | None, float | None, dict[str, tuple[tuple[int, ...], str, str]]]:
+        """What a worker process needs to rebuild the session (`in_worker`)."""
+        return self.name, self.timeout, self.deadline, dict(self.signatures)
+
+
+_SESSION: AuditSession | None = None
+
+
+def key_label(key: tuple[int, ...]) -> str:
+    """What a chunk key samples, for messages ("sampling pair 2 certification, neighbour side")."""
+    if len(key) == 4:
+        pair, side, phase, _ = key
+        what = {0: "selection", 1: "certification"}.get(phase)
+        if what is None:
+            return "sampling the probe"
+        return f"sampling pair {pair + 1} {what}, {('dataset', 'neighbour')[side % 2]} side"
+    return "sampling a search pilot"
+
+
+def _alarm_usable() -> bool:
+    return (
+        hasattr(signal, "setitimer")
+        and threading.current_thread() is threading.main_thread()
+        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, signal.SIG_IGN, None)
+    )
+
+
+@contextlib.contextmanager
+def _alarm(session: AuditSession) -> Iterator[None]:
+    """SIGALRM at the session's deadline (main thread, Unix, no other alarm handler; elsewhere
+    only the check before each sample() call)."""
+    if session.deadline is None or not _alarm_usable():
+        yield
+        return
+
+    def fire(signum: int, frame: object) -> None:
+        raise session.expired()
+
+    signal.signal(signal.SIGALRM, fire)
+    signal.setitimer(signal.ITIMER_REAL, max(session.deadline - time.time(), 1e-3))
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, signal.SIG_DFL)
+
+
+@contextlib.contextmanager
+def audit_session(name: str, *, timeout: float | None) -> Iterator[AuditSession]:
+    """The session of one audit of mechanism `name`: every draw inside it is checked against the
+    shape of the first output on its dataset and, with `timeout` (seconds), stopped at the deadline by
+    `AuditTimeout`. Nested calls join the open session (its timeout stands)."""
+    global _SESSION
+    if _SESSION is not None:
+        yield _SESSION
+        return
+    session = _SESSION = AuditSession(name, timeout=timeout)
+    try:
+        with _alarm(session):
+            yield session
+    finally:
+        _SESSION = None
+
+
+@contextlib.contextmanager
+def _in_sample(session: AuditSession | None, label: str) -> Iterator[None]:
+    if session is None:
+        yield
+        return
+    session.label = label
+    if session.deadline is not None and time.time() >= session.deadline:
+        raise session.expired()
+    session.in_sample = True
+    try:
+        yield
+    finally:
+        session.in_sample = False
+
+
+def _shape_text(shape: tuple[int, ...]) -> str:
+    return "(n,)" if not shape else f"(n, {', '.join(str(d) for d in shape)})"
+
+
+def _same_signature(
+    session: AuditSession | None, name: str, dataset: Dataset, out: NDArray[Any], label: str
+) -> NDArray[Any]:
+    """`out`, after checking that its shape (after axis 0) is that of the first output on the same
+    dataset and that its dtype combines with it (numeric dtypes mix: outputs are compared as float64)."""
+    if session is None:
+        return out
+    key = dataset.key()
+    if key not in session.signatures:
+        session.signatures[key] = (tuple(out.shape[1:]), str(out.dtype), label)
+        return out
+    shape, dtype, first = session.signatures[key]
+    try:
+        np.result_type(np.dtype(dtype), out.dtype)
+        compatible = tuple(out.shape[1:]) == shape
+    except TypeError:  # numpy's DTypePromotionError is a TypeError
+        compatible = False
+    if not compatible:
+        raise OutputShapeError(
+            f"mechanism {name!r}: sample() returned {_shape_text(tuple(out.shape[1:]))} {out.dtype} here "
+            f"and {_shape_text(shape)} {dtype} before ({label}; first seen {first}); every call must "
+            "return the same output shape"
+        )
+    return out
+
+
+def in_worker(
+    state: tuple[str, float | None, float | None, dict[str, tuple[tuple[int, ...], str, str]]],
+    fn: Callable[..., Any],
+    *args: Any,
+) -> Any:
+    """Run a task in a joblib worker under the parent's session (`AuditSession.state`): the
+    shape check and, in a worker process's main thread, SIGALRM at the deadline. A worker
+    thread (threading, Dask) shares the parent's session and only checks before each call."""
+    global _SESSION
+    if threading.current_thread() is not threading.main_thread():
+        return fn(*args)
+    name, timeout, deadline, signature = state
+    session = _SESSION = AuditSession(name, timeout=timeout, deadline=deadline)
+    session.signatures = signature
+    try:
+        with _alarm(session):
+            return fn(*args)
+    finally:
+        _SESSION = None
+
+
 def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]) -> NDArray[Any]:
-    """Sample one chunk, turning any failure of the black box into a MechanismError."""
+    """Sample one chunk, turning any failure of the black box into a MechanismError; within an
+    `audit_session`, under its timeout and with every output's shape checked against the first."""
+    session = _SESSION
+    label = key_label(key)
     try:
         rng = chunk_rng(seed, key)
         blocks = block_sizes(mechanism, size)
-        if len(blocks) == 1:
-            out = mechanism.sample(dataset, size, rng=rng)
-        else:  # a mechanism with wide working arrays: successive calls on the chunk's generator
-            parts = [
-                validate_output(mechanism.name, mechanism.sample(dataset, m, rng=rng), m) for m in blocks
-            ]
-            out = np.concatenate(parts, axis=0)
-    except MechanismError:
+        parts = []
+        for m in blocks:  # several blocks: a mechanism with wide working arrays, one generator
+            with _in_sample(session, label):
+                part = mechanism.sample(dataset, m, rng=rng)
+            parts.append(
+                _same_signature(
+                    session, mechanism.name, dataset, validate_output(mechanism.name, part, m), label
+                )
+            )
+        out = parts[0] if len(parts) == 1 else np.concatenate(parts, axis=0)
+    except (MechanismError, AuditTimeout, OutputShapeError):
         raise
     except SystemExit as exc:  # sys.exit inside a black box is its failure, not dpaudit's exit code
         raise MechanismError(f"mechanism {mechanism.name!r} called sys.exit({exc.code!r})") from exc
     except Exception as exc:  # a black box may raise anything; report it in one line
         message = " ".join(str(exc).split()) or "(no message)"
         raise MechanismError(f"mechanism {mechanism.name!r} raised {type(exc).__name__}: {message}") from exc
-    return validate_output(mechanism.name, out, size)
+    return out
 
 
 def sample_rows(
@@ -96,7 +265,7 @@ def try_sample_rows(
     a caller that skips a failing pair (the search's pilot) lets its other tasks finish."""
     try:
         return sample_rows(mechanism, dataset, size, seed, key)
-    except MechanismError as exc:
+    except MechanismError as exc:  # (an AuditTimeout is no MechanismError: it ends the audit)
         return str(exc)
 
 
@@ -156,18 +325,37 @@ def run_tasks(
     backend: str,
     on_done: Callable[[Task, Any], None],
 ) -> None:
-    """Run tasks (in order of submission for the callback), in-process when jobs == 1."""
+    """Run tasks (in order of submission for the callback), in-process when jobs == 1. Within an
+    `audit_session` whose first output is not yet known, the first task runs in-process, so the
+    workers check every output's shape against it (`in_worker`)."""
+    session = _SESSION
+    if session is not None and not session.signatures and tasks:
+        on_done(tasks[0], tasks[0].fn(*tasks[0].args))
+        tasks = tasks[1:]
     if jobs == 1 or len(tasks) <= 1:
         for t in tasks:
             on_done(t, t.fn(*t.args))
         return
     from joblib import Parallel, delayed, parallel_config
 
+    state = None if session is None else session.state()
     # The backend goes through parallel_config, not Parallel(backend=name): joblib registers
     # its Dask backend only inside parallel_config(backend="dask"), and Parallel(backend=...)
     # would pass keyword arguments the Dask backend's tasks do not accept.
     with parallel_config(backend=backend, n_jobs=jobs):
-        results: Iterable[Any] = Parallel(return_as="generator")(delayed(t.fn)(*t.args) for t in tasks)
+        calls = (
+            delayed(t.fn)(*t.args) if state is None else delayed(in_worker)(state, t.fn, *t.args)
+            for t in tasks
+        )
+        results: Iterable[Any] = Parallel(return_as="generator")(calls)
         it: Iterator[Any] = iter(results)
         for t in tasks:
+            if session is not None:  # the parent's alarm, while it waits, names this task
+                session.label = _task_label(t)
             on_done(t, next(it))
+
+
+def _task_label(task: Task) -> str:
+    keys = (a for a in task.args[3:] if isinstance(a, tuple) and a and all(isinstance(x, int) for x in a))
+    key = next(keys, ())
+    return key_label(key) if key else "sampling"

@@ -65,6 +65,10 @@ class AuditConfig:
     """Also certify δ at each of these ε."""
     gdp: bool = False
     """Also certify a Gaussian-DP μ lower bound (refutes μ-GDP claims only)."""
+    timeout: float | None = None
+    """Wall-clock seconds the whole audit may take (None: unlimited); past it the audit stops
+    with `sampling.AuditTimeout`, even inside a sample() call that never returns (SIGALRM: Unix,
+    main thread or a worker process's main thread; elsewhere checked before each call)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -81,6 +85,8 @@ class AuditConfig:
             raise ValueError("chunk_size must be ≥ 1")
         if self.jobs == 0 or self.jobs < -1:
             raise ValueError("jobs must be ≥ 1 (or -1 for all cores)")
+        if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
+            raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
         if any(not 0 <= d < 1 for d in self.profile_deltas):
             raise ValueError("profile deltas must be in [0, 1)")
         if any(not (e >= 0 and math.isfinite(e)) for e in self.profile_epsilons):

@@ -11,6 +11,8 @@ For each correct learner and each buggy twin of the chosen families it prints:
 - `cert`: the certified ε lower bound of `dpaudit run NAME` on its defaults (the default route,
   the registered default budget), and its exit code;
 - `cert/reg`, `reg/claim` and `reg/wb`: the ratios the audit issues are judged by;
+- with `--show-pairs`: the search's best pair under each row, both sides run-length encoded
+  (`(x,y)xcount` per run of equal records), ready to be registered in `neighbor_pairs`;
 - `util` / `bound`: measured excess error against the theorem's bound where the learner exposes
   `utility_check(rng=...)` (a `(measured, bound)` pair), and seconds.
 
@@ -55,6 +57,7 @@ class PowerRow:
     search_scored: int
     search_tried: int
     search_best_pair: str
+    search_best_data: str
     certified: float | None
     exit_code: int
     utility: float | None
@@ -73,12 +76,30 @@ def _relations(mech: Mechanism) -> list[Relation]:
     return [r for r in Relation if any(c is r for c in rels)] or [mech.claim.relation]
 
 
+def pair_text(pair: NeighborPair) -> str:
+    """Both sides of a pair, run-length encoded: `(x, y)×count` per run of equal records, and
+    the changed index, so a search's best pair can be pasted into a `neighbor_pairs`."""
+
+    def rle(rows: Any) -> str:
+        runs: list[tuple[tuple[float, ...], int]] = []
+        for row in np.asarray(rows).reshape(len(rows), -1):
+            key = tuple(float(v) for v in row)
+            if runs and runs[-1][0] == key:
+                runs[-1] = (key, runs[-1][1] + 1)
+            else:
+                runs.append((key, 1))
+        return " ".join(f"({','.join(f'{v:g}' for v in k)})x{c}" for k, c in runs)
+
+    a, b = pair.dataset.records(), pair.neighbor.records()
+    return f"n={len(a)}/{len(b)} [{pair.relation.name}]\n      A: {rle(a)}\n      B: {rle(b)}"
+
+
 def white_box_search(
     mech: Mechanism, registered: Sequence[NeighborPair], *, delta: float, seconds: float, seed: int = 0
-) -> tuple[float | None, int, int, str]:
-    """(best exact ε, pairs tried, pairs the oracle scored, best pair's description) over the
-    registered pairs, the template prefix and local moves around the best pairs so far, until
-    `seconds` run out."""
+) -> tuple[float | None, int, int, str, str]:
+    """(best exact ε, pairs tried, pairs the oracle scored, best pair's description, best pair's
+    data) over the registered pairs, the template prefix and local moves around the best pairs
+    so far, until `seconds` run out."""
     deadline = time.monotonic() + seconds
     rng = np.random.default_rng(seed)
     scored: list[tuple[float, NeighborPair]] = []
@@ -107,17 +128,31 @@ def white_box_search(
             if not moves or not score(moves):
                 break
     if not scored:
-        return None, tried, 0, ""
+        return None, tried, 0, "", ""
     value, pair = max(scored, key=lambda vp: vp[0])
-    return value, tried, len(scored), pair.description
+    return value, tried, len(scored), pair.description, pair_text(pair)
 
 
 def certified_run(name: str, seed: int) -> tuple[float | None, int]:
     """`dpaudit run NAME` on its defaults: (certified ε lower bound, exit code)."""
     with tempfile.TemporaryDirectory() as out:
         proc = subprocess.run(
-            [sys.executable, "-W", "ignore", "-m", "dpaudit", "run", name, "--seed", str(seed), "--json",
-             "--out", out, "--format", "json"],
+            [
+                sys.executable,
+                "-W",
+                "ignore",
+                "-m",
+                "dpaudit",
+                "run",
+                name,
+                "--seed",
+                str(seed),
+                "--json",
+                "--out",
+                out,
+                "--format",
+                "json",
+            ],
             capture_output=True,
             text=True,
             check=False,
@@ -125,7 +160,11 @@ def certified_run(name: str, seed: int) -> tuple[float | None, int]:
     if proc.returncode not in (0, 1):
         print(f"  {name}: dpaudit run exited {proc.returncode}: {proc.stderr.strip()[:200]}", file=sys.stderr)
         return None, proc.returncode
-    value = json.loads(proc.stdout)["epsilon_lower_bound"]
+    try:
+        value = json.loads(proc.stdout)["epsilon_lower_bound"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        print(f"  {name}: dpaudit run printed no result JSON: {proc.stderr.strip()[:200]}", file=sys.stderr)
+        return None, proc.returncode
     return float(value), proc.returncode
 
 
@@ -135,7 +174,7 @@ def power_row(entry: RegistryEntry, *, seed: int, search_seconds: float) -> Powe
     claim = mech.claim
     registered = list(getattr(mech, "neighbor_pairs", lambda: ())())
     reg = [v for p in registered if (v := oracle(mech, p, claim.delta)) is not None]
-    best, tried, scored, best_pair = white_box_search(
+    best, tried, scored, best_pair, best_data = white_box_search(
         mech, registered, delta=claim.delta, seconds=search_seconds
     )
     cert, code = certified_run(entry.name, seed)
@@ -154,6 +193,7 @@ def power_row(entry: RegistryEntry, *, seed: int, search_seconds: float) -> Powe
         search_scored=scored,
         search_tried=tried,
         search_best_pair=best_pair,
+        search_best_data=best_data,
         certified=cert,
         exit_code=code,
         utility=util,
@@ -223,6 +263,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(format_row(row), flush=True)
             if args.show_pairs and row.search_best_pair:
                 print(f"    white-box best: {row.search_best_pair}", flush=True)
+                print(f"      {row.search_best_data}", flush=True)
     twins = [r for r in rows if r.twin_of is not None and r.detectable]
     correct = [r for r in rows if r.twin_of is None]
     summary = {

@@ -18,10 +18,11 @@ from typing import TYPE_CHECKING, Literal
 
 from dpaudit.app.cli_commands import gate_io
 from dpaudit.app.cli_commands import pairs_for as registered_pairs
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
+from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.mechanisms.registry import resolve
 from dpaudit.neighbors.base import NeighborPair
 
@@ -53,9 +54,11 @@ def audit(
     failure_probability: float = 0.05,
     params: Mapping[str, str] | None = None,
     jobs: int = 1,
+    timeout: float | None = None,
 ) -> AuditResult:
     """Audit `mechanism` (an object, a registered name, or "module:attribute") and return the
     result. `num_samples` defaults to the registered budget (10^6 for an unregistered one).
+    `timeout` (seconds) stops the audit with `AuditTimeout` (as `dpaudit run --timeout`).
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
@@ -70,7 +73,9 @@ def audit(
     else:
         spec, mech, default_n = mechanism.name, mechanism, 1_000_000
     n = num_samples or default_n
-    config = AuditConfig(num_samples=n, seed=seed, failure_probability=failure_probability, jobs=jobs)
+    config = AuditConfig(
+        num_samples=n, seed=seed, failure_probability=failure_probability, jobs=jobs, timeout=timeout
+    )
     command = _command(spec, raw, n, seed=seed, failure_probability=failure_probability)
     return certify(mech, config, _route(pairs), parameters=tuple(raw.items()), command=command)
 
@@ -95,7 +100,7 @@ def _command(spec: str, raw: Mapping[str, str], n: int, *, seed: int, failure_pr
         "--seed",
         str(seed),
         "--failure-probability",
-        f"{failure_probability:g}",
+        repr(float(failure_probability)),
     ]
     return shlex.join(parts)
 
@@ -112,7 +117,26 @@ def certify(
 ) -> AuditResult:
     """Run `route` on `mechanism`: the search (with a registered fallback) or `run_audit`.
     A search the budget or domain cannot support falls back to the registered pairs with a
-    note in the result's warnings, unless the route was asked for explicitly (then it raises)."""
+    note in the result's warnings, unless the route was asked for explicitly (then it raises).
+    The whole route runs in one `audit_session`: `config.timeout` bounds all of it, and every
+    output's shape is checked against the first. A claim of the wrong type or an absurd
+    `num_samples` (`check_budget`) is refused before the search draws anything."""
+    claims_of(mechanism)
+    with audit_session(mechanism.name, timeout=config.timeout):
+        if route.mode != "explicit" and 2 * config.num_samples >= CHECKED_FROM:
+            check_budget(mechanism, registered_pairs(mechanism)[0].dataset, config, pairs=1)
+        return _certify(mechanism, config, route, parameters, command, checkpoint_path, resume)
+
+
+def _certify(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    route: Route,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    checkpoint_path: Path | None,
+    resume: bool,
+) -> AuditResult:
     saved = Saved(checkpoint_path=checkpoint_path, resume=resume)
     if route.mode == "explicit":
         return _run(mechanism, list(route.pairs), config, parameters, command, saved)

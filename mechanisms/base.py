@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, runtime_checkable
 
@@ -200,9 +200,25 @@ def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
 
 
 def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
-    """Every claim a mechanism carries; the primary `claim` first."""
-    extra = tuple(getattr(mechanism, "claims", ()) or ())
-    out = [mechanism.claim]
+    """Every claim a mechanism carries; the primary `claim` first. A `claim` (or an entry of
+    `claims`) that is not a PrivacyClaim is a MechanismError naming the mechanism."""
+    name = getattr(mechanism, "name", type(mechanism).__name__)
+    primary = getattr(mechanism, "claim", None)
+    if not isinstance(primary, PrivacyClaim):
+        got = "no 'claim' attribute" if not hasattr(mechanism, "claim") else type(primary).__name__
+        raise MechanismError(f"mechanism {name!r}: claim must be a PrivacyClaim, got {got}")
+    raw = getattr(mechanism, "claims", ()) or ()
+    if isinstance(raw, dict | str | bytes) or not isinstance(raw, Iterable):
+        raise MechanismError(
+            f"mechanism {name!r}: claims must be a sequence of PrivacyClaim, got {type(raw).__name__}"
+        )
+    extra = tuple(raw)
+    bad = next((c for c in extra if not isinstance(c, PrivacyClaim)), None)
+    if bad is not None:
+        raise MechanismError(
+            f"mechanism {name!r}: every claim must be a PrivacyClaim, got {type(bad).__name__}"
+        )
+    out = [primary]
     out.extend(c for c in extra if c != mechanism.claim)
     return tuple(out)
 

@@ -118,3 +118,53 @@ def test_a_weakened_audit_says_so_in_the_report_verdicts(tmp_path: Path) -> None
     assert verdict.startswith("**Verdict:") and "audit weakened: " in verdict
     html = (tmp_path / "user_picky.html").read_text()
     assert "audit weakened: " in html.split('id="verdict"')[1].split("</section>")[0]
+
+
+def test_outputs_of_different_shapes_across_calls_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    for route, n in (("registered", "4000"), ("all", "40000")):  # a search does not skip it as one pair
+        code, err = _run(
+            capsys, "run", "tests.user_mechanisms:shape_shifter", "--num-samples", n, "--pairs", route
+        )
+        assert code == cli.EXIT_USAGE, err
+        assert err.count("\n") == 1 and "user_shape_shifter" in err
+        assert "(n,) float64" in err and "(n, 3) int64" in err and " here and " in err and " before (" in err
+
+
+def test_outputs_of_different_shapes_in_worker_processes_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", "tests.user_mechanisms:shape_shifter", "--num-samples", "4000", "--pairs", "registered"]
+    code, err = _run(capsys, *argv, "--jobs", "2")
+    assert code == cli.EXIT_USAGE, err
+    assert err.count("\n") == 1 and "(n, 3) int64" in err
+
+
+def test_a_claim_of_the_wrong_type_exits_2_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    for extra in ([], ["--pairs", "registered"], ["--pairs", "search"]):
+        code, err = _run(capsys, "run", "tests.user_mechanisms:dict_claim", "--num-samples", "2000", *extra)
+        assert code == cli.EXIT_USAGE
+        assert err == "dpaudit: error: mechanism 'user_dict_claim': claim must be a PrivacyClaim, got dict\n"
+
+
+def test_a_claim_of_the_wrong_type_is_a_mechanism_error_in_the_api() -> None:
+    from dpaudit.mechanisms.base import MechanismError
+    from tests.user_mechanisms import dict_claim
+
+    with pytest.raises(MechanismError, match="claim must be a PrivacyClaim, got dict"):
+        api.audit(dict_claim, num_samples=2000)
+
+
+@pytest.mark.parametrize("n", ["1e15", "1000000000000000", "1e30"])
+@pytest.mark.parametrize("route", ["registered", "all"])
+def test_an_absurd_num_samples_is_refused_up_front_with_figures(
+    capsys: pytest.CaptureFixture[str], n: str, route: str
+) -> None:
+    code, err = _run(capsys, "run", "laplace_sum", "--num-samples", n, "--pairs", route)
+    assert code == cli.EXIT_USAGE, err
+    assert err.count("\n") == 1 and "out of reach for 'laplace_sum'" in err
+    assert " s of sampling (" in err and " bytes for " in err
+
+
+def test_an_absurd_num_samples_is_refused_by_the_api() -> None:
+    from dpaudit.engine.runner import AuditInputError
+
+    with pytest.raises(AuditInputError, match="out of reach"):
+        api.audit("laplace_sum", num_samples=10**30)

@@ -98,3 +98,74 @@ class PickyLaplace:
 
 
 picky_mech = PickyLaplace()
+
+
+class SleepsInSample:
+    """A mechanism whose sample() hangs on the neighbour side of pair 1's certification (after
+    the probe and the selection split went through): tests of `--timeout`."""
+
+    name = "user_sleeps"
+    claim = CLAIM
+    domain = DOMAIN
+    seedable = True
+    pairs = (
+        NeighborPair(
+            dataset=Dataset([[0.0]]),
+            neighbor=Dataset([[1.0]]),
+            relation=Relation.REPLACE_ONE,
+            description="0 vs 1",
+        ),
+    )
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        return self.pairs
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        if num_samples > 2000 and float(dataset.X.sum()) > 0.5:  # a certification chunk, neighbour side
+            import time
+
+            while True:
+                time.sleep(0.05)
+        return dataset.X.sum() + rng.laplace(0.0, 1.0, size=num_samples)
+
+
+sleeps_mech = SleepsInSample()
+
+
+class ShapeShifter:
+    """sample() returns (n, 3) int64 for a call of at most 2 samples (the probe) and (n,) float64
+    otherwise, on the same dataset."""
+
+    name = "user_shape_shifter"
+    claim = CLAIM
+    domain = DOMAIN
+    seedable = True
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        return SleepsInSample.pairs
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        if num_samples > 2:
+            return rng.laplace(1.0, 1.0, size=num_samples)
+        return rng.integers(0, 3, size=(num_samples, 3), dtype=np.int64)
+
+
+shape_shifter = ShapeShifter()
+
+
+class DictClaim:
+    """A user mechanism whose claim is a dict, not a PrivacyClaim."""
+
+    name = "user_dict_claim"
+    claim = {"epsilon": 1.0}  # noqa: RUF012 (the mistake under test)
+    domain = DOMAIN
+    seedable = True
+
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
+        return rng.laplace(0.0, 1.0, size=num_samples)
+
+
+dict_claim = DictClaim()

@@ -1,7 +1,9 @@
 """The `dpaudit` command (DESIGN.md, "CLI and JSON contract").
 
 Exit codes: 0 no violation found, 1 violation found (verdicts only); 2 usage or input error,
-including the user's mechanism failing (one line on stderr, no traceback); 3 internal error of
+including the user's mechanism failing or exceeding `--timeout` (one line on stderr naming the
+mechanism and the phase, no traceback; with `run --all` the results finished before it are
+already written under --out); 3 internal error of
 dpaudit (one line naming a file that holds the traceback; `--debug` prints it instead). No path
 exits 1 without a verdict.
 
@@ -49,8 +51,9 @@ from dpaudit.app.cli_parser import (
 )
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.runner import AuditInputError
+from dpaudit.engine.sampling import AuditTimeout
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import MechanismError
+from dpaudit.mechanisms.base import MechanismError, claims_of
 from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
 from dpaudit.reports.html import render_index_html
 from dpaudit.reports.junit import render_junit
@@ -86,11 +89,11 @@ as its default: a baseline compares the same pairs run after run."""
 
 def _test_options(args: argparse.Namespace) -> list[str]:
     """The options that change which tests run (hence the Bonferroni split and the result)."""
-    parts = ["--seed", str(args.seed), "--failure-probability", f"{args.failure_probability:g}"]
-    if args.profile_deltas:
-        parts += ["--profile-deltas", ",".join(f"{d:g}" for d in args.profile_deltas)]
+    parts = ["--seed", str(args.seed), "--failure-probability", repr(float(args.failure_probability))]
+    if args.profile_deltas:  # repr: the shortest text that parses back to the same float
+        parts += ["--profile-deltas", ",".join(repr(float(d)) for d in args.profile_deltas)]
     if args.profile_epsilons:
-        parts += ["--profile-epsilons", ",".join(f"{e:g}" for e in args.profile_epsilons)]
+        parts += ["--profile-epsilons", ",".join(repr(float(e)) for e in args.profile_epsilons)]
     if args.gdp:
         parts.append("--gdp")
     return parts
@@ -105,6 +108,7 @@ def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int
 
 def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> AuditResult:
     mechanism, entry = resolve(spec, params)
+    claims_of(mechanism)  # a claim of the wrong type: exit 2 before anything else
     n = args.num_samples or (entry.default_num_samples if entry else 1_000_000)
     config = AuditConfig(
         num_samples=n,
@@ -115,6 +119,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         profile_deltas=args.profile_deltas,
         profile_epsilons=args.profile_epsilons,
         gdp=args.gdp,
+        timeout=args.timeout,
     )
     mode = args.pairs or DEFAULT_PAIRS
     if mode == "registered" and not has_registered_pairs(mechanism):
@@ -293,7 +298,15 @@ def main(argv: Sequence[str] | None = None) -> int:
             "report": cmd_report,
         }[args.command]
         return int(handler(args))
-    except (UsageError, RegistryError, AuditInputError, MechanismError, SchemaError, ValueError) as exc:
+    except (
+        UsageError,
+        RegistryError,
+        AuditInputError,
+        MechanismError,
+        AuditTimeout,
+        SchemaError,
+        ValueError,
+    ) as exc:
         message = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         print(f"dpaudit: error: {message}", file=sys.stderr)
         return EXIT_USAGE

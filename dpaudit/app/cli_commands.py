@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shlex
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -151,11 +152,26 @@ def cmd_plan(args: argparse.Namespace) -> int:
         seed=args.seed,
         failure_probability=args.failure_probability,
     )
+    command = _plan_command(args, result.num_samples)
     if args.json:
-        print(json.dumps(result.to_dict(), indent=2, ensure_ascii=False, default=str))
+        print(json.dumps({**result.to_dict(), "command": command}, indent=2, ensure_ascii=False, default=str))
     else:
         print(result.describe())
+        if command:
+            print(f"Run it: {command}")
     return EXIT_OK
+
+
+def _plan_command(args: argparse.Namespace, num_samples: int | None) -> str | None:
+    """The `dpaudit run` the plan is for (its pairs are the registered ones), None without a plan."""
+    if num_samples is None:
+        return None
+    parts = ["dpaudit", "run", args.mechanism]
+    for item in args.param:
+        parts += ["--param", item]
+    parts += ["--num-samples", str(num_samples), "--seed", str(args.seed)]
+    parts += ["--failure-probability", repr(float(args.failure_probability)), "--pairs", "registered"]
+    return shlex.join(parts)
 
 
 def cmd_gate(args: argparse.Namespace) -> int:

@@ -10,6 +10,8 @@ established by the engine the commands call.
 from __future__ import annotations
 
 import argparse
+import math
+from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
 
@@ -28,9 +30,13 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _positive_int(text: str) -> int:
+    """A positive integer, also written with underscores or as an exact power notation (1e6)."""
     try:
-        value = int(text.replace("_", ""))
-    except ValueError:
+        number = Decimal(text.replace("_", ""))
+        if not number.is_finite() or number.adjusted() > 100 or number != number.to_integral_value():
+            raise ValueError(text)
+        value = int(number)
+    except (ValueError, ArithmeticError):
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}") from None
     if value <= 0:
         raise argparse.ArgumentTypeError(f"expected a positive integer, got {text!r}")
@@ -54,6 +60,16 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}") from None
     if value < 0:
         raise argparse.ArgumentTypeError(f"expected a non-negative integer seed, got {text!r}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number of seconds, got {text!r}") from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, got {text!r}")
     return value
 
 
@@ -131,6 +147,12 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     r.add_argument(
         "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
+    )
+    r.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop an audit that takes longer (exit 2, naming the phase); per audit with --all",
     )
     r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")

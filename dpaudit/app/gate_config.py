@@ -8,6 +8,7 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     seed = 0
     failure_probability = 0.05     # per audit: violation tests + regression tests (see audit/gate.py)
     pairs = "registered"           # registered | search | all (as `dpaudit run --pairs`)
+    timeout = 600                  # seconds one audit may take (as `dpaudit run --timeout`; default none)
     baseline = "dpaudit-baseline.json"   # default for --baseline, relative to this file
 
     [[audit]]
@@ -18,6 +19,7 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     failure_probability = 0.05
     seed = 1
     pairs = "registered"
+    timeout = 60
 
 Discovery when no file is given: `dpaudit.toml` in the working directory, else
 `pyproject.toml` there if it has a `[tool.dpaudit]` table. A file given explicitly is read as
@@ -46,7 +48,7 @@ from dpaudit.mechanisms.registry import RegistryError, resolve
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
 PAIR_MODES = ("registered", "search", "all")
-DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs")
+DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs", "timeout")
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
 AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -70,6 +72,8 @@ class AuditSpec:
     failure_probability: float
     pairs: str
     mechanism: Mechanism
+    timeout: float | None = None
+    """Wall-clock seconds the audit may take (None: unlimited); past it the gate exits 2."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,6 +140,14 @@ class _Ctx:
         if not ok or not (math.isfinite(value) and 0 < value < 1):
             raise self.error(
                 f"'failure_probability' must be a number in (0, 1), got {_shown(value)} ({_type_name(value)})"
+            )
+        return float(value)
+
+    def timeout(self, value: Any) -> float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        if not ok or not (math.isfinite(value) and value > 0):
+            raise self.error(
+                f"'timeout' must be a positive number of seconds, got {_shown(value)} ({_type_name(value)})"
             )
         return float(value)
 
@@ -233,19 +245,26 @@ def _default_samples(spec: str) -> int:
     return entry.default_num_samples if entry is not None else FALLBACK_NUM_SAMPLES
 
 
+def _defaults(top: _Ctx, table: dict[str, Any]) -> dict[str, Any]:
+    """The top-level defaults of every audit, validated."""
+    defaults: dict[str, Any] = {
+        "seed": top.seed(table.get("seed", 0)),
+        "failure_probability": top.probability(table.get("failure_probability", DEFAULT_FAILURE_PROBABILITY)),
+        "pairs": top.pairs(table.get("pairs", "registered")),
+        "timeout": top.timeout(table["timeout"]) if "timeout" in table else None,
+    }
+    if "num_samples" in table:
+        defaults["num_samples"] = top.num_samples(table["num_samples"])
+    return defaults
+
+
 def load_config(path: Path) -> GateConfig:
     """Read and validate a gate configuration (raises GateConfigError naming the file)."""
     data = _read_toml(path)
     table, label, audit_label = _layout(path, data)
     top = _Ctx(path, label)
     top.check_keys(table, TOP_KEYS)
-    defaults: dict[str, Any] = {
-        "seed": top.seed(table.get("seed", 0)),
-        "failure_probability": top.probability(table.get("failure_probability", DEFAULT_FAILURE_PROBABILITY)),
-        "pairs": top.pairs(table.get("pairs", "registered")),
-    }
-    if "num_samples" in table:
-        defaults["num_samples"] = top.num_samples(table["num_samples"])
+    defaults = _defaults(top, table)
     baseline = None
     if "baseline" in table:
         if not isinstance(table["baseline"], str) or not table["baseline"]:
@@ -310,6 +329,7 @@ def load_config(path: Path) -> GateConfig:
                 ),
                 pairs=ctx.pairs(raw["pairs"]) if "pairs" in raw else defaults["pairs"],
                 mechanism=mechanism,
+                timeout=ctx.timeout(raw["timeout"]) if "timeout" in raw else defaults["timeout"],
             )
         )
     return GateConfig(path=path, audits=tuple(audits), baseline=baseline)

@@ -1,12 +1,12 @@
 """Learners of papers 000 ([ABMS], closure properties) and 001 ([LWY], realizable-to-agnostic)
-as audited mechanisms (issue 4). Spec: seeds-000-001.md with ERRATA F6, F7, F9.
+as audited mechanisms (issue 4).
 
 Modules: `em` (the generic EM learner over a finite class), `lwy` (A_Agnostic, private
-prediction), `auxiliary` (A_Auxiliary, 001 Alg. 3, and its B001-9 twin), `abms`
+prediction), `auxiliary` (A_Auxiliary, 001 Alg. 3, and its twin), `abms`
 (A_RelabelAndLearn, A_PrivateAgnostic, A_ClosureLearn), `buggy_lwy`, `buggy_abms` (twins).
 The stability-histogram learner (`stable_histogram`, not from these papers) is registered with
-the (ε, (1 + e^ε)δ/2) derivation in its docstring as the proved claim and the spec's unproven
-(ε, δ) only as a stated one. `amplified` (001 Thm 3.6 end to end), `realizable_prediction`
+the (ε, (1 + e^ε)δ/2) derivation in its docstring as the proved claim and the unproven (ε, δ)
+only as a stated one. `amplified` (001 Thm 3.6 end to end), `realizable_prediction`
 (001 Lemma 4.1) and `public_v` (000 Alg. 3 with a public V) complete the family; their entries
 are in `extra_entries`.
 """
@@ -37,9 +37,7 @@ def _correct(name: str, factory: Callable[..., Mechanism], summary: str, n: int)
     )
 
 
-def _twin(
-    name: str, factory: Callable[..., Mechanism], of: str, bug: str, n: int, detectable: bool = True
-) -> RegistryEntry:
+def _twin(name: str, factory: Callable[..., Mechanism], of: str, bug: str, n: int) -> RegistryEntry:
     return RegistryEntry(
         name=name,
         factory=factory,
@@ -48,7 +46,6 @@ def _twin(
         buggy=True,
         twin_of=of,
         bug=bug,
-        detectable=detectable,
         default_num_samples=n,
     )
 
@@ -79,7 +76,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "auxiliary_learner",
         AuxiliaryLearner,
         "001 A_Auxiliary (Alg. 3, Claim 3.5): 𝒜(T^h) ⊕ h̄(V^h), DP w.r.t. U (V, W public)",
-        200_000,
+        1_000_000,
     ),
     _correct("relabel_and_learn", RelabelAndLearn, "000 Alg. 3 / Lemma 5.3: 𝒜(A_Relabel(D, T))", 1_000_000),
     _correct(
@@ -106,27 +103,11 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         100_000,
     ),
     _twin(
-        "agnostic_learner_poisson_t",
-        buggy_lwy.AgnosticPoissonT,
-        "agnostic_learner",
-        "Poisson(ε) subset: random |T| (not detectable: exact ≤ 0.25 of the proved claim, see buggy_lwy)",
-        100_000,
-        detectable=False,
-    ),
-    _twin(
         "agnostic_learner_release_relabelled",
         buggy_lwy.AgnosticReleaseRelabelled,
         "agnostic_learner",
         "also releases the relabelled subsample T^h (ε = ∞)",
         100_000,
-    ),
-    _twin(
-        "agnostic_learner_no_half",
-        buggy_lwy.AgnosticNoHalf,
-        "agnostic_learner",
-        "both EMs without their /2 (not detectable: exact ≤ 0.30 of the proved claim, see buggy_lwy)",
-        100_000,
-        detectable=False,
     ),
     _twin(
         "agnostic_learner_patterns_from_all",
@@ -143,13 +124,12 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         100_000,
     ),
     _twin(
-        "private_prediction_all_queries",
-        buggy_lwy.PredictionAllQueries,
+        "private_prediction_release_votes",
+        buggy_lwy.PredictionReleaseVotes,
         "private_prediction",
-        "answers every domain point from one run under the one-query claim (composition loss is "
-        "real but not certifiable above 2.81: 0.297 at 10^6 on a pair built for it, see buggy_lwy)",
+        "releases the vote count c(q) next to the answer bit (ε = ∞; replaces the all-queries twin, "
+        "whose composition loss stayed below the proved 2.81)",
         100_000,
-        detectable=False,
     ),
     _twin(
         "private_prediction_overlapping",
@@ -162,7 +142,7 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "auxiliary_learner_hbar_from_t",
         AuxiliaryHbarFromT,
         "auxiliary_learner",
-        "h̄ consistent with T^h = U^h∘V^h instead of V^h (B001-9; ε = ∞)",
+        "h̄ consistent with T^h = U^h∘V^h instead of V^h (ε = ∞)",
         200_000,
     ),
     _twin(
@@ -178,22 +158,6 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "relabel_and_learn",
         "also releases the relabelled D̃ (ε = ∞)",
         200_000,
-    ),
-    _twin(
-        "private_agnostic_no_half",
-        buggy_abms.PrivateAgnosticNoHalf,
-        "private_agnostic",
-        "relabelling EM exp(−q) instead of exp(−q/2) (not detectable: exact 1.726 vs proved 3.386)",
-        200_000,
-        detectable=False,
-    ),
-    _twin(
-        "closure_learner_reuse",
-        buggy_abms.ClosureLearnReuse,
-        "closure_learner",
-        "both closure steps reuse all of S (data reuse; not detectable: exact 1.393 vs proved 3.386)",
-        200_000,
-        detectable=False,
     ),
 )
 REGISTRY_ENTRIES += EXTRA_ENTRIES

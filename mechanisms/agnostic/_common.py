@@ -1,7 +1,7 @@
 """Shared pieces of the 000/001 learners: finite classes, the exponential mechanism, subsets.
 
-Finite classes are 0/1 matrices C of shape (|C|, d) over the domain X = {0, …, d−1}
-(seeds-000-001.md §4). A hypothesis is released as its row index in C (a discrete output
+Finite classes are 0/1 matrices C of shape (|C|, d) over the domain X = {0, …, d−1}.
+A hypothesis is released as its row index in C (a discrete output
 the histogram distinguisher can work with), or, for composed learners, as a short vector of
 indices.
 
@@ -11,7 +11,7 @@ any of the papers' algorithms read once the split is fixed (the EM scores are er
 or normalised error rates; the pattern set depends only on the support).
 
 The exponential mechanism is always computed in log space (subtract the maximum before
-exponentiating), so the B-FP underflow fallback of the spec (§B1) cannot occur.
+exponentiating), so no underflow fallback is needed.
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subs
 Array = NDArray[Any]
 F64 = NDArray[np.float64]
 
-PAPER_000 = "000_ed369e7bc84e5ca0.txt"
-PAPER_001 = "001_1feb349034a6773a.txt"
+PAPER_000 = (
+    "Alon, Beimel, Moran & Stemmer, Closure Properties for Private Classification and Online Prediction"
+)
+PAPER_001 = "Li, Wang & Ye, Private Realizable-to-Agnostic Transformation with Near-Optimal Sample Complexity"
 
 CLASS_NAMES = ("thr", "point", "interval", "all", "down_thr")
 
@@ -92,8 +94,8 @@ def error_counts(C: NDArray[np.int8], counts: F64) -> F64:
 def pattern_multiplicity(C: NDArray[np.int8], support: NDArray[np.bool_]) -> NDArray[np.int64]:
     """For each row b and concept c: how many concepts share c's pattern on support[b] (B, |C|).
 
-    The pattern set Π_C(P) keeps one representative per labelling of P (000 §5 Alg. 2,
-    001 Alg. 1 line 2); an EM over patterns is an EM over concepts with weights divided by
+    The pattern set Π_C(P) keeps one representative per labelling of P (000 Section 5,
+    Alg. 2; 001 Alg. 1 line 2); an EM over patterns is an EM over concepts with weights divided by
     this multiplicity, which is what the learners below do.
     """
     d = C.shape[1]
@@ -122,7 +124,7 @@ def cell_counts(cells: NDArray[np.int64], d: int) -> F64:
 
 
 def ceil_fraction(epsilon: float, n: int) -> int:
-    """k = ⌈ε·n⌉ computed exactly (ERRATA F7).
+    """k = ⌈ε·n⌉ computed exactly.
 
     ε is read as the rational it denotes: the closest fraction with denominator ≤ 10^6
     (1/3 for 0.333…, 1/10 for 0.1, 83/1000 for 0.083), so that float noise never rounds

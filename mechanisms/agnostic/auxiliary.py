@@ -1,7 +1,7 @@
 """Li, Wang & Ye: the auxiliary algorithm A_Auxiliary (an analysis device, audited on its own).
 
-Paper: 001_1feb349034a6773a.txt, §3, Algorithm 3 and Claim 3.5. Spec: seeds-000-001.md §3.3
-(with §3.1 for A_Relabel, §5 recipes 1–3 for the pairs, §6 B001-9 for the twin).
+Paper: Li, Wang & Ye, Private Realizable-to-Agnostic Transformation with Near-Optimal Sample
+Complexity, Section 3, Algorithm 3 and Claim 3.5 (A_Relabel: Alg. 1).
 
 Algorithm (Alg. 3, verbatim steps)
 ----------------------------------
@@ -21,7 +21,7 @@ The input is one dataset S = U∘V∘W read positionally: records [0, |U|) are U
 are V, the last |W| are W (sizes are mechanism parameters; the paper takes |U| = |V| = |T|/2
 inside A_Agnostic, |T| = ⌈εn⌉, |W| = n − |T|).
 
-Claim (Claim 3.5, proof verbatim up to naming) [V]
+Claim (Claim 3.5, proof verbatim up to naming)
 --------------------------------------------------
 For any public V and W, A_Auxiliary is (2 + 2 ln 2, 4eδ)-DP **with respect to U** when 𝒜 is
 (1, δ)-DP. Proof: T_1 = U_1∘V and T_2 = U_2∘V are neighbours; matched patterns h_1, h_2 (same
@@ -43,7 +43,7 @@ Decisions
 - Sampling draws h from A_Relabel's exact law (closed form given the fixed U, V, W), then g from
   𝒜's law given h, with the passed rng; `probabilities` is the exact output law and
   `exact_epsilon` the exact ε of a pair (finite output set).
-- Utility: the spec states none for A_Auxiliary on its own (it feeds Lemma 3.4's proof via the
+- Utility: the paper states none for A_Auxiliary on its own (it feeds Lemma 3.4's proof via the
   DP generalisation lemma); the unit tests check the structural property the proof uses
   (h̄ agrees with 𝒜(T^h)'s relabelling source h on V_X, so the released predicate is 0 on V_X
   whenever 𝒜 returns h's pattern).
@@ -211,7 +211,7 @@ class AuxiliaryLearner:
 def auxiliary_pairs(d: int, size_u: int, size_v: int, size_w: int) -> tuple[NeighborPair, ...]:
     """Pairs changing one record of U (V, W fixed and public).
 
-    (a) spec §5 recipe 1 / §3.2 "in-T branch": U = duplicates of one point plus a boundary
+    (a) the "in-T branch" of Lemma 3.1's proof: U = duplicates of one point plus a boundary
         point whose replacement is a new boundary point with the opposite label (the pattern
         set on T changes, and with it A_Relabel's candidate set);
     (b) recipe 3: a U point moved into an empty gap of T (only pattern multiplicities change);
@@ -274,12 +274,21 @@ def auxiliary_pairs(d: int, size_u: int, size_v: int, size_w: int) -> tuple[Neig
         pairs.append(
             replace_pair(xs, ys, 0, (4, 0), "searched: U's (2,0) → (4,0) (local search, exact 1.681)", "in-U")
         )
+        # the white-box search of benchmarks/power.py (templates + local moves, exact oracle):
+        # U = 3×(4,1) and (3,1), V = 4×(4,1), W = mostly (5,0) and (4,0); U's (3,1) → (5,0): 1.904
+        xs = [4, 4, 4, 3] + [4] * 4 + [4, 7, 4, 5, 4] + [5] * 11
+        ys = [1] * 8 + [0] * 16
+        pairs.append(
+            replace_pair(
+                xs, ys, 3, (5, 0), "searched: U's (3,1) → (5,0) (white-box search, exact 1.904)", "in-U"
+            )
+        )
     return tuple(pairs)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class AuxiliaryHbarFromT(AuxiliaryLearner):
-    """Bug B001-9: h̄ chosen consistent with T^h = U^h∘V^h instead of V^h, so h̄ depends on U's
+    """Bug: h̄ chosen consistent with T^h = U^h∘V^h instead of V^h, so h̄ depends on U's
     points and the proof's "h̄(V^{h_1}) = h̄(V^{h_2})" step fails."""
 
     name: str = "auxiliary_learner_hbar_from_t"

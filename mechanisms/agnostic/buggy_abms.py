@@ -1,27 +1,25 @@
-"""Buggy twins of the [ABMS] learners (000_ed369e7bc84e5ca0.txt; spec seeds-000-001.md §6).
+"""Buggy twins of the Alon, Beimel, Moran & Stemmer learners (Closure Properties for Private
+Classification and Online Prediction: Prop. 3.13, Alg. 3 / Lemma 5.3).
 
 Each twin subclasses the correct mechanism, overrides one method and keeps the correct
-(PROVED) claim ε_𝒜 + 1 + 2 ln 2 = 3.386. True ε on the registered pairs comes from the exact
-oracle (`exact_epsilon`) and is printed by `benchmarks/agnostic.py`.
+(PROVED) claim. True ε on the registered pairs comes from the exact oracle (`exact_epsilon`)
+and is printed by `benchmarks/agnostic.py`.
 
-| twin | bug (spec id) | detectable |
+| twin | bug | exact ε vs proved claim |
 |---|---|---|
-| em_learner_no_half | EM weights exp(−ε·q) instead of exp(−ε·q/2) (spec §2.1, B000-3) | yes (1.964 vs 1) |
-| relabel_and_learn_argmin | relabel with the deterministic ERM pattern instead of the EM (B000-2) | yes |
-| relabel_and_learn_release | also releases the relabelled D̃ (cell counts) (B000-1) | yes (ε = ∞) |
-| private_agnostic_no_half | relabel EM exp(−q), not exp(−q/2) (B000-3) | no (1.726 vs 1.378; < 3.386) |
-| closure_learner_reuse | both steps read all of S, |Q| = 2m (B000-5) | no (1.393 vs 0.987; < 3.386) |
+| em_learner_no_half | EM weights exp(−ε·q) instead of exp(−ε·q/2) | 1.964 vs 1 |
+| relabel_and_learn_argmin | relabel with the deterministic ERM pattern instead of the EM | 16.0 vs 3.386 |
+| relabel_and_learn_release | also releases the relabelled D̃ (cell counts) | ∞ vs 3.386 |
 
-Presets (d = 8, m = 10) follow the correct learners. Both twins leak measurably more than their
-hosts on the near-tie pairs (pair_search.py), but neither exceeds the proved 3.386 in the searched
-family: the relabel EM leaks at most 2 + 2 ln 2 without the /2, only part of which survives the
-resampled 𝒜, and two reused steps compose to ≤ 2 × ~1.0 here. detectable stays False.
-
-Why no black-box audit of any pair can flag them at any preset searched: each twin has an exact
-oracle, so its realised ε bounds every certified bound, and the oracle's maximum over the
-searched pairs (above) is below the proved 3.386 that decides the verdict. This is a measured
-argument over the searched families (near-tie single-point datasets and random 1–3-point
-datasets at m = 10 and m = 30), not a proof over every dataset.
+Removed twins (their bug could not push ε above the proved 3.386 at any preset searched; each
+has an exact oracle, so its realised ε bounds every certified bound):
+- `private_agnostic_no_half` (Thm 6.1's learner with the relabelling EM at exp(−q) instead
+  of exp(−q/2)): the near-tie search of `pair_search` at d = 8, m = 10 reaches 1.726 and the
+  white-box local search 2.168, against the proved 3.386 (the host reaches 1.378). Dropping
+  the resampling step instead (𝒜 on |D| draws, not |D|/9) reaches only 1.710.
+- `closure_learner_reuse` (Thm 7.1's closure learner with both steps reading all of S, i.e.
+  sequential instead of parallel composition): 1.393 against 3.386 (the host reaches 0.987);
+  two reused steps compose to at most twice a step's realised ε, which stays near 1.0.
 """
 
 from __future__ import annotations
@@ -32,8 +30,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import F64, cell_counts, cells_of, error_counts
-from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from dpaudit.mechanisms.agnostic._common import F64, error_counts
+from dpaudit.mechanisms.agnostic.abms import RelabelAndLearn
 from dpaudit.mechanisms.agnostic.em import EMLearner
 from dpaudit.mechanisms.analytic import law_epsilon, sample_law
 from dpaudit.neighbors.base import Dataset, NeighborPair
@@ -83,55 +81,8 @@ class RelabelAndLearnRelease(RelabelAndLearn):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PrivateAgnosticNoHalf(PrivateAgnosticABMS):
-    """The relabelling EM uses exp(−q) (the factor 1/2 dropped)."""
-
-    name: str = "private_agnostic_no_half"
-
-    def relabel_coefficient(self) -> float:
-        return 1.0
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class ClosureLearnReuse(ClosureLearn):
-    """Both steps use the whole S (S_1 = S_2 = S, each split in halves D, T): a change now
-    reaches both steps (k-fold composition instead of parallel composition)."""
-
-    name: str = "closure_learner_reuse"
-
-    def parts(self, dataset: Dataset) -> list[tuple[NDArray[np.int64], F64, F64]]:
-        cells = cells_of(dataset, self.d)
-        x = dataset.X[:, 0].astype(np.int64)
-        q = dataset.n // 2
-        part = (x[:q], cell_counts(cells[:q], self.d), cell_counts(cells[q:], self.d))
-        return [part, part]
-
-    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
-        from dpaudit.mechanisms.agnostic.pair_search import near_tie_pair
-
-        worst = near_tie_pair(
-            8,
-            180,
-            7,
-            90,
-            179,
-            (0, 1),
-            description=(
-                "reused D = 180×x=7 (90 ones): one (7,0) → (0,1); exact 1.393 vs 0.987 for the correct one"
-            ),
-            tags=("in-D", "near-tie", "reuse"),
-        )
-        base = ClosureLearn.neighbor_pairs(self)
-        return (worst, *base) if (self.d, self.m) == (8, 10) else base
-
-    def resample_size(self) -> int:
-        """|Q| = |D|/9 of the reused D (= 2m): the reused part is twice as large."""
-        return 2 * self.m
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
 class EMLearnerNoHalf(EMLearner):
-    """The standalone EM learner without its /2: exact 1.964 on the boundary pair (spec §B1)."""
+    """The standalone EM learner without its /2: exact 1.964 on the boundary pair."""
 
     name: str = "em_learner_no_half"
 

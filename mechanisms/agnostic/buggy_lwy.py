@@ -1,36 +1,40 @@
-"""Buggy twins of the [LWY] learners (001_1feb349034a6773a.txt; spec seeds-000-001.md §6).
+"""Buggy twins of the Li, Wang & Ye learners (Private Realizable-to-Agnostic Transformation with
+Near-Optimal Sample Complexity: Alg. 2 / Lemma 3.1, Lemma 4.1, Thm 4.2).
 
-Each twin subclasses the correct mechanism, overrides one method and keeps the correct
-claim (PROVED: the explicit Lemma 3.1 / Thm 4.2 bound; STATED: the nominal ε). True ε values
-are exact (`exact_epsilon`, enumeration over every T) on the twin's worst registered pair,
-at the twin's default parameters; "MC" marks values measured by the audit instead.
+Each twin subclasses the correct mechanism, overrides one method and keeps the correct PROVED
+claim (the explicit Lemma 3.1 / Thm 4.2 bound of `lwy`). True ε values are exact
+(`exact_epsilon`, enumeration over every T) on the twin's worst registered pair, at the twin's
+default parameters; "MC" marks values measured by the audit instead. Every twin is registered
+where its exact ε exceeds the proved claim.
 
-| twin | host / preset | exact ε (max over registered pairs) | proved claim | verdict |
-|---|---|---|---|---|
-| agnostic_learner_first_k (B000-6) | small_eps: ε = 0.02, n = 500 | 1.113 | 0.485 | violation |
-| agnostic_learner_patterns_from_all (B001-2) | small_eps: ε = 0.02, n = 500 | 1.088 | 0.485 | violation |
-| agnostic_learner_half_split (B001-3) | small_eps: ε = 0.02, n = 500 | 0.639 | 0.485 | violation |
-| agnostic_learner_release_relabelled (B001-1) | ε = 1/3, n = 3..13 | ∞ | 3.432 | violation |
-| private_prediction_overlapping (B001-10) | ε = 1/3, n = 600 (n' = 11) | MC 3.86 | 2.783 | violation |
-| agnostic_learner_poisson_t (B001-4) | ε = 1/3, n = 3..13 | 0.372 | 3.432 | not detectable |
-| agnostic_learner_no_half (B000-3) | ε = 1/3, n = 3..13 | 0.791 | 3.432 | not detectable |
-| private_prediction_all_queries (B001-7) | ε = 1/3, n = 102..103 | no oracle | 2.810 | not detectable |
+| twin | host / preset | exact ε (max over registered pairs) | proved claim |
+|---|---|---|---|
+| agnostic_learner_first_k | small_eps: ε = 0.02, n = 500 | 1.113 | 0.485 |
+| agnostic_learner_patterns_from_all | small_eps: ε = 0.02, n = 500 | 1.088 | 0.485 |
+| agnostic_learner_half_split | small_eps: ε = 0.02, n = 500 | 0.639 | 0.485 |
+| agnostic_learner_release_relabelled | ε = 1/3, n = 3..13 | ∞ | 3.432 |
+| private_prediction_overlapping | ε = 1/3, n = 600 (n' = 11) | MC 3.86 | 2.783 |
+| private_prediction_release_votes | ε = 1/3, n = 102..103 | ∞ | 2.810 |
 
-There is no STATED claim any more (lwy.py: Lemma 3.1 states O(ε) for the algorithm built; its
-only numeric form is the proof's bound, the PROVED claim), so "exceeds nominal" findings are
-gone. "Not detectable": the argument is in the twin's docstring.
-
-Re-check of private_prediction_all_queries (issue 4 follow-up). The only extra leak over the
-one-query mechanism is that d bits with fresh aggregator coins read out the vote vector c(·)
-(h is shared, so A_Relabel's part does not compose). The changed record reaches the votes only
-in the in-T branch (probability k/n = 1/3) and moves one portion, i.e. c(q) by ≤ 1 per query,
-so the realised ratio is about (1 − π) + π·L with π ≈ 0.2 and L the likelihood ratio of a
-±1 shift of c: L is large only in the tails of c's distribution (probability ≪ 10^-5), and
-reaching e^{2.81} ≈ 16.6 needs L ≳ 75. Measured: a pair built for it (n = 102: 37 negatives
-at x = 14, 65 positives at x = 15; one negative moves to (0, 0), flipping a portion's vote at
-the 14 queries 1..14 with c ≈ r/2 − 1) certifies 0.297 at 10^6 samples per side (187 s),
-and the registered pairs certify ≤ 0 at 5·10^4. Not detectable black-box at ≤ 10^6 with
-the histogram/threshold distinguishers; the pair is not registered, detectable stays False.
+Removed twins (their bug could not push ε above the proved claim at any preset searched; the
+measurements are kept here):
+- `agnostic_learner_poisson_t` (each record joins T with probability ε, so |T| is random):
+  the changed record is in T with probability ε ≤ ⌈εn⌉/n, and a small |T| (large in-T score
+  shift) has probability ≤ e^{−εn}(εn)^{j−1}/(j−1)!. Oracle search over ε ∈ {0.02, 0.05, 0.1,
+  0.2, 1/3} × n ∈ {10, 20, 40, 80} × ε_A ∈ {1, 6} on the host's pair families: largest exact
+  ε / claim 0.25 (0.691 vs 2.800 at ε = 1/3, n = 80); 0.372 vs 3.432 at the default preset,
+  0.032 vs 0.485 at ε = 0.02, n = 500.
+- `agnostic_learner_no_half` (both exponential mechanisms without their /2): the W-branch
+  becomes 2ε-DP, which never exceeds the claim (e^{2ε} − e^{ε} < 4e^{1+ε_A}·ε); in T the proof's
+  factor grows to 4e^{2+2ε_A} but the realised ratio stays far below 4e^{1+ε_A}. Search over
+  ε ∈ {0.05, 0.1, 1/3} × n ∈ {10, 20, 40} × ε_A ∈ {1, 3, 6, 10}: largest exact ε / claim 0.30
+  (0.864 vs 2.851); 0.791 vs 3.432 at the default preset, 0.079 vs 0.485 at ε = 0.02.
+- `private_prediction_all_queries` (every domain point answered from one run, fresh aggregator
+  coins per query): the composition over queries goes through the noisy aggregator (a ±1 vote
+  shift moves each bit's odds by at most e, and only in the in-T branch); the best pair built
+  for it certified 0.297 at 10^6 samples per side against 2.81. Rewritten as
+  `private_prediction_release_votes` (the vote count released with the answer), a real bug of
+  the same predictor with ε = ∞.
 
 Exact values are recomputed by `benchmarks/agnostic.py`; nothing here is used by code.
 """
@@ -48,7 +52,6 @@ from dpaudit.mechanisms.agnostic._common import (
     cell_counts,
     cells_of,
     draw_categorical,
-    log_binom,
     multiset_compositions,
     replace_pair,
     subset_distribution,
@@ -81,46 +84,6 @@ class AgnosticFirstK(AgnosticLearner):
 
     def t_law(self, cells: NDArray[np.int64]) -> tuple[F64, F64]:
         return np.ones(1), cell_counts(cells[: self.subset_size(cells.size)], self.d)[None]
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgnosticPoissonT(AgnosticLearner):
-    """Each record joins T independently with probability ε: |T| is random (can be 0 or 1),
-    so the proof's |W|/|T| ≤ (1−ε)/ε step fails.
-
-    Not detectable (detectable=False), by this argument checked with the exact oracle:
-    (i) the changed record is in T with probability ε ≤ k/n = ⌈εn⌉/n, the weight the claim
-    already pays for the in-T branch; (ii) given it is in T, |T| = 1 + Bin(n−1, ε), and the
-    relabelling EM's in-T score shift is (ε/2)(|W|/|T| + 1) ≤ εn/(2|T|), so the extra factor
-    over the proof's e^{1/2} is e^{εn/(2|T|) − 1/2}, large only for |T| ≪ εn, whose probability
-    is ≤ e^{−εn}(εn)^{j−1}/(j−1)! at |T| = j: at |T| = 1 the product is e^{−εn/2} ≤ 1. So the
-    in-T ratio stays within a small constant of the correct mechanism's, which itself sits far
-    below 4e^{1+ε_𝒜} (the correct learner realises ≤ 0.3 of the claim on every preset tried).
-    The W-branch is the correct one (given T, the relabelling EM is ε-DP). Oracle search:
-    ε ∈ {0.02, 0.05, 0.1, 0.2, 1/3} × n ∈ {10, 20, 40, 80} × ε_𝒜 ∈ {1, 6}, the host's
-    pair families with ≤ 3 cells: the largest exact ε / claim is 0.25 (e.g. 0.691 vs 2.800 at
-    ε = 1/3, n = 80; 0.496 vs 2.851 at n = 20); at the default preset 0.372 vs 3.432; at
-    small_eps 0.032 vs 0.485. This is evidence over those presets, not a proof for every pair.
-    """
-
-    name: str = "agnostic_learner_poisson_t"
-
-    def draw_t(self, cells: NDArray[np.int64], num: int, rng: np.random.Generator) -> F64:
-        mask = rng.random((num, cells.size)) < self.epsilon
-        counts = np.zeros((num, 2 * self.d))
-        for j, c in enumerate(cells):
-            counts[:, c] += mask[:, j]
-        return counts.reshape(num, self.d, 2)
-
-    def t_law(self, cells: NDArray[np.int64]) -> tuple[F64, F64]:
-        n = cells.size
-        ws, cs = [], []
-        for size in range(n + 1):
-            w, c = subset_distribution(cells, self.d, size)
-            logp = size * np.log(self.epsilon) + (n - size) * np.log1p(-self.epsilon)
-            ws.append(w * np.exp(logp + log_binom(n, size)))
-            cs.append(c)
-        return np.concatenate(ws), np.concatenate(cs)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -164,35 +127,6 @@ class AgnosticReleaseRelabelled(AgnosticLearner):
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
         return law_epsilon(self._law(pair.dataset), self._law(pair.neighbor), delta)
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class AgnosticNoHalf(AgnosticLearner):
-    """Both exponential mechanisms without their factor 1/2.
-
-    Not detectable (detectable=False). The bug is the correct mechanism with relabelling
-    coefficient ε (not ε/2) and learner coefficient ε_𝒜 (not ε_𝒜/2), at the same k = ⌈εn⌉.
-    W-branch (record not in T): the relabelling EM becomes 2ε-DP, p1(I) ≤ e^{2ε} p2(I); this
-    can never exceed the claim, since k/(n−k) ≥ ε/(1−ε) ≥ ε and
-    e^{2ε} − e^{ε} ≤ ε·e^{2ε} < 4e^{1+ε_𝒜}·ε for ε < 1. In-T branch: the proof's factor grows
-    from 4e^{1+ε_𝒜} to 4e^{2+2ε_𝒜}, so the proof no longer covers it, but a violation needs
-    the realised in-T likelihood ratio to exceed 4e^{1+ε_𝒜}, and the oracle finds it far below:
-    search over ε ∈ {0.05, 0.1, 1/3} × n ∈ {10, 20, 40} × ε_𝒜 ∈ {1, 3, 6, 10} on the host's
-    worst pair families gives a largest exact ε / claim of 0.30 (0.864 vs 2.851 at ε = 1/3,
-    n = 20, ε_𝒜 = 1; 0.967 vs 7.768 at ε_𝒜 = 6, n = 40); default preset 0.791 vs 3.432;
-    small_eps preset 0.079 vs 0.485. Larger ε_𝒜 raises the claim faster than the leak (the
-    leak saturates: 0.426 and 0.436 at n = 10, ε = 0.05 for ε_𝒜 = 6 and 10). No
-    black-box audit of these pairs can certify more than the exact ε; this is evidence over
-    the presets searched, not a proof that no pair exists.
-    """
-
-    name: str = "agnostic_learner_no_half"
-
-    def relabel_coefficient(self) -> float:
-        return self.epsilon
-
-    def learner_coefficient(self) -> float:
-        return self.epsilon_learner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -245,20 +179,51 @@ class AgnosticHalfSplit(AgnosticLearner):
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PredictionAllQueries(PrivatePrediction):
-    """Answers every query x ∈ {0..d−1} from one run (same T, h and g_i; fresh aggregator
-    coins per query) while claiming the single-query bound: privacy composes over queries."""
+class PredictionReleaseVotes(PrivatePrediction):
+    """Releases the vote count c(q) next to the answer bit (e.g. as a "confidence"), i.e. the
+    aggregator's input rather than only its exponential-mechanism sample.
 
-    name: str = "private_prediction_all_queries"
+    Replaces the earlier twin `private_prediction_all_queries` (every domain point answered
+    from one run, fresh aggregator coins per query), removed because its leak could not be
+    certified above the proved 2.81: the composition over queries goes through the noisy
+    aggregator, a ±1 vote shift moves each bit's odds by at most e, and the best pair built for
+    it certified 0.297 at 10^6 samples per side. Releasing c instead is ε = ∞: on the
+    registered pair every other record is (q − 2, 0), so every portion of them votes 1 at the
+    query q whatever h is (c = r always), while the changed record (d − 1, 0), when it lands in
+    a portion and h labels it 0, makes its portion's first consistent threshold exceed q (one
+    vote 0, c = r − 1, probability ≈ 0.3 under the neighbour and 0 under the dataset). Exact
+    oracle: the joint law of (bit, c) from `vote_law`."""
+
+    name: str = "private_prediction_release_votes"
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
-        return self.aggregate(self.run(dataset, num_samples, rng), rng)
+        votes = self.run(dataset, num_samples, rng)[:, self.query]
+        return np.column_stack([self.aggregate(votes, rng), votes]).astype(np.int64)
 
-    def probabilities(self, dataset: Dataset) -> F64:
-        raise NotImplementedError("the d-bit release needs the joint law of all d vote counts")
+    def joint(self, dataset: Dataset) -> dict[tuple[int, ...], float]:
+        law = self.vote_law(dataset)
+        p1 = self.one_probabilities()
+        out: dict[tuple[int, ...], float] = {}
+        for c in np.flatnonzero(law > 0):
+            out[(1, int(c))] = float(law[c] * p1[c])
+            out[(0, int(c))] = float(law[c] * (1.0 - p1[c]))
+        return out
 
     def exact_epsilon(self, pair: NeighborPair, delta: float = 0.0) -> float:
-        raise NotImplementedError("no exact oracle for the all-queries release")
+        return law_epsilon(self.joint(pair.dataset), self.joint(pair.neighbor), delta)
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        n, q, d = self.max_n, self.query, self.d
+        edge = replace_pair(
+            [q - 2] * n,
+            [0] * n,
+            0,
+            (d - 1, 0),
+            f"n={n}: {n}×({q - 2},0) (every portion votes 1 at the query), one → far edge ({d - 1},0)",
+            "in-T",
+            "votes",
+        )
+        return (edge, *PrivatePrediction.neighbor_pairs(self))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -314,11 +279,9 @@ class PredictionBootstrap(PrivatePrediction):
 __all__ = [
     "AgnosticFirstK",
     "AgnosticHalfSplit",
-    "AgnosticNoHalf",
     "AgnosticPatternsFromAll",
-    "AgnosticPoissonT",
     "AgnosticReleaseRelabelled",
-    "PredictionAllQueries",
     "PredictionBootstrap",
+    "PredictionReleaseVotes",
     "multiset_compositions",
 ]

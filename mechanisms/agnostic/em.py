@@ -1,8 +1,9 @@
 """The generic private realizable learner: the exponential mechanism over a finite class.
 
-Papers: 000_ed369e7bc84e5ca0.txt §3.2, Alg. 1 and Prop. 3.13 (the learner of Kasiviswanathan
-et al. that [ABMS] plugs in as "any private learner"); 001_1feb349034a6773a.txt §2,
-Lemma 2.9 (the same EM). Spec: seeds-000-001.md §B1, §2.1, §4 (choice (a)).
+Papers: Alon, Beimel, Moran & Stemmer, Closure Properties for Private Classification and Online
+Prediction, Section 3.2, Alg. 1 and Prop. 3.13 (the learner of Kasiviswanathan et al. that they
+plug in as "any private learner"); Li, Wang & Ye, Private Realizable-to-Agnostic Transformation
+with Near-Optimal Sample Complexity, Section 2, Lemma 2.9 (the same EM).
 
 Algorithm. Input: labelled S ∈ ({0..d−1} × {0,1})^m and a finite class C (a 0/1 matrix, see
 `_common.concept_class`). Output h ∈ C with Pr[h] ∝ exp(−ε·q(S, h)/2), q(S, h) = the number
@@ -15,7 +16,7 @@ count by at most 1), so the EM with exp(−ε·q/2) is ε-DP (McSherry–Talwar;
 Utility ([ABMS] Prop. 3.13(ii)): Pr[q(S, h) ≥ min_f q(S, f) + t] ≤ |C|·exp(−ε t/2); the unit
 tests check it exactly and by sampling.
 
-Worst pair (spec §B1): THR on 64 points, S = {(0, 1)} vs {(0, 0)}: exact ε = 0.984 at ε = 1.
+Worst pair: THR on 64 points, S = {(0, 1)} vs {(0, 0)}: exact ε = 0.984 at ε = 1.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ point keeps Q's resampling law tiny (fast oracle). For the closure learner the o
 
 Measured (full grids, count step |D|/30 resp. |D|/10, every x0; see abms.py docstrings):
 private_agnostic (d = 8, m = 10) max 1.378; a seeded random search over 1–3-point D with
-mixed labels (13,630 pairs, 40 s) found at most 1.357. closure_learner (d = 8, m = 10) max 0.987.
+mixed labels (13,630 pairs, 40 s) found at most 1.357. closure_learner (d = 8, m = 10): 0.987 on
+the count step |D|/10 grid, 1.378 on the full count scan (48 of 90 ones, found by the
+white-box local search of benchmarks/power.py).
 """
 
 from __future__ import annotations

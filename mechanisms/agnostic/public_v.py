@@ -1,7 +1,8 @@
 """A_RelabelAndLearn with a non-empty public part V: Alon, Beimel, Moran & Stemmer, Alg. 3 / Lemma 5.3.
 
-Paper: 000_ed369e7bc84e5ca0.txt, §5, Algorithm 3 and Lemma 5.3 (the public-V form that [LWY]
-Claim 3.5, 001_1feb349034a6773a.txt, mirrors). Spec: seeds-000-001.md §2.3, §6 (B000-7).
+Paper: Alon, Beimel, Moran & Stemmer, Closure Properties for Private Classification and Online
+Prediction, Section 5, Algorithm 3 and Lemma 5.3 (the public-V form that Li, Wang & Ye's Claim 3.5
+mirrors).
 `abms.RelabelAndLearn` is the V = ∅ case; this module subclasses it.
 
 Algorithm (Alg. 3, all three outputs)
@@ -17,7 +18,7 @@ score q(D, h) = errors of h on D (Pr[h] ∝ exp(−q/2), mass of a pattern split
 vector (index of 𝒜's concept, index of h̄, h(v_1), …, h(v_|V|)) — V's points are public, so Ṽ is
 its label vector.
 
-Claim (Lemma 5.3, PROVED; explicit constants of its proof, spec §2.3 [D])
+Claim (Lemma 5.3, PROVED; explicit constants of its proof)
 -------------------------------------------------------------------------
 "For every fixed V, the algorithm is (ε + 3, 4eδ)-DP w.r.t. D∘W." The proof gives
 Pr_1 ≤ 4e·e^{ε_𝒜}·Pr_2 + 4eδ_𝒜, i.e. ε = ε_𝒜 + 1 + 2 ln 2 = 3.386, δ = 0 for the pure 𝒜 (the
@@ -28,7 +29,7 @@ registered pair leaves V (the last |V| positions) identical; `neighbor_pairs` as
 
 Exact oracle: the output law is Σ_h Pr[h]·Pr[g | h] over the finite output set (closed forms).
 
-Buggy twin (`RelabelAndLearnPrivateAsPublic`, B000-7): W is treated as a second public part and
+Buggy twin (`RelabelAndLearnPrivateAsPublic`): W is treated as a second public part and
 W̃ is released too (its relabelled cell counts). W is private, so a pair that moves one W point
 gives disjoint supports: ε = ∞.
 """
@@ -168,10 +169,19 @@ class RelabelAndLearnPublicV(RelabelAndLearn):
             replace_pair(
                 xs, ys, i_pos, (0, 1), f"D's ({xs[i_pos]},1) → new edge point (0,1)", "in-D", "boundary"
             ),
-            replace_pair(
-                xs, ys, nd, (gap, ys[nd]), f"W's first point → empty gap x={gap}", "in-W", "gap"
-            ),
+            replace_pair(xs, ys, nd, (gap, ys[nd]), f"W's first point → empty gap x={gap}", "in-W", "gap"),
             replace_pair(xt, yt, 0, (3, 0), "near-tie D: relabel one (3,1)", "in-D", "tie"),
+            # the white-box search's best (benchmarks/power.py, exact 2.408 at the defaults): every
+            # record but one is (t, 0) (V too), D's lone (0, 1) becomes the far edge point (d−1, 0)
+            replace_pair(
+                [0] + [t] * (self.n - 1),
+                [1] + [0] * (self.n - 1),
+                0,
+                (d - 1, 0),
+                f"all records (V too) at ({t},0) but D's lone (0,1) → far edge ({d - 1},0)",
+                "in-D",
+                "lone",
+            ),
         )
         for p in pairs:  # V is public: identical in both datasets of every pair
             sl = slice(nd + nw, nd + nw + nv)
@@ -183,7 +193,7 @@ class RelabelAndLearnPublicV(RelabelAndLearn):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RelabelAndLearnPrivateAsPublic(RelabelAndLearnPublicV):
-    """Twin B000-7: the private W is handled as public and W̃ (relabelled cell counts) released."""
+    """Twin: the private W is handled as public and W̃ (relabelled cell counts) released."""
 
     name: str = "relabel_and_learn_private_as_public"
 

@@ -1,8 +1,9 @@
 """Realizable private prediction on its own: Li, Wang & Ye, Lemma 4.1 (after Dwork & Feldman 2018).
 
-Paper: 001_1feb349034a6773a.txt, §4, Lemma 4.1. Spec: seeds-000-001.md §3.4 (aggregator [D]).
+Paper: Li, Wang & Ye, Private Realizable-to-Agnostic Transformation with Near-Optimal Sample
+Complexity, Section 4, Lemma 4.1.
 
-Algorithm (Lemma 4.1 with the spec's concrete aggregator)
+Algorithm (Lemma 4.1 with a concrete aggregator)
 ---------------------------------------------------------
 Input: a realizable S ∈ ({0..d−1} × {0,1})^n and one query x. r = ⌈6 ln(4/α)/ε⌉ disjoint
 portions of n' = ⌊n/r⌋ consecutive records (portion i = records [i·n', (i+1)·n'); a remainder is
@@ -25,7 +26,7 @@ the whole mechanism (the portions' learners are deterministic). Pure, δ = 0.
 Exact oracle: the output is Bernoulli(σ(ε(c(S) − r/2))) with c(S) deterministic, so
 `exact_epsilon` is the exact ε of two Bernoulli laws.
 
-Buggy twin (`RealizablePredictionOverlapping`, B001-10): portion i = blocks i and i+1 (cyclic),
+Buggy twin (`RealizablePredictionOverlapping`): portion i = blocks i and i+1 (cyclic),
 so every record sits in two portions and one change moves c by up to 2: the exact ε on the
 registered pairs is 1.89 and 1.98 > the claimed 1 (ε = 1, r = 16).
 """
@@ -84,7 +85,7 @@ class RealizablePrediction:
         return PrivacyClaim(
             epsilon=self.epsilon,
             relation=Relation.REPLACE_ONE,
-            reference=f"{PAPER_001}, Lemma 4.1 (aggregator: spec §3.4 EM over labels, score = votes)",
+            reference=f"{PAPER_001}, Lemma 4.1 (aggregator: EM over the labels, score = votes)",
             kind=ClaimKind.PROVED,
             note="one change moves one portion's vote: c by ≤ 1, EM with exp(ε·score/2)",
         )
@@ -168,7 +169,7 @@ class RealizablePrediction:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RealizablePredictionOverlapping(RealizablePrediction):
-    """Twin B001-10: portion i = blocks i and i+1 (cyclic): each record in two portions."""
+    """Twin: portion i = blocks i and i+1 (cyclic): each record in two portions."""
 
     name: str = "realizable_prediction_overlapping"
 

@@ -1,11 +1,11 @@
-"""Stability-based histogram learner for POINT_d: the spec's optional (ε, δ) plug-in.
+"""Stability-based histogram learner for POINT_d: an optional (ε, δ) plug-in learner.
 
-NOT FROM THESE PAPERS. Spec seeds-000-001.md §4 "(c) Optional, to exercise δ > 0": "a
+NOT FROM THESE PAPERS. Specified as an optional plug-in "to exercise δ > 0": "a
 stability-based histogram learner for POINT_d. Add Lap(2/ε) to the positive counts of occupied
 points, output the argmax point if its noisy count exceeds 1 + (2/ε) ln(1/δ), and all-zero
 otherwise." The technique is the stability-based histogram (Korolova et al. 2009; Bun, Nissim &
-Stemmer 2016); neither 000 nor 001 contains it. ERRATA F9 says the spec's (ε, δ) is unproven and
-must not be registered as certified: this module therefore registers the spec's (ε, δ) as a
+Stemmer 2016); neither 000 nor 001 contains it. The (ε, δ) it was specified with is unproven and
+must not be registered as certified: this module therefore registers that (ε, δ) as a
 STATED claim only and the derivation below as the PROVED one, and the exact oracle checks both.
 
 Algorithm. Input S ∈ ({0..d−1} × {0,1})^n. c_x = #{i : (x_i, y_i) = (x, 1)}; occupied points
@@ -23,7 +23,7 @@ E = {ĉ_B ≤ τ} has Pr[¬E] = ½ e^{−(τ−1)/b} = δ/2 and is independent o
   Pr[H(S) ∈ Ω] ≤ Pr[G(S) ∈ Ω] + δ/2 ≤ e^ε Pr[G(S') ∈ Ω] + δ/2
                ≤ e^ε (Pr[H(S') ∈ Ω] + δ/2) + δ/2,
 the last step by the same decomposition for S' (Pr[G(S') ∈ Ω] ≤ Pr[H(S') ∈ Ω] + Pr[¬E']).
-So the learner is (ε, (1 + e^ε)·δ/2)-DP: the PROVED claim. The spec's (ε, δ) is the STATED claim:
+So the learner is (ε, (1 + e^ε)·δ/2)-DP: the PROVED claim. The specified (ε, δ) is the STATED claim:
 this argument does not give it; the oracle checks it on the registered pairs only (it holds there).
 
 Exact oracle. With independent Laplace noise on the ≤ d occupied points,
@@ -46,14 +46,14 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate
 
-from dpaudit.mechanisms.agnostic._common import F64, labelled, learner_domain
+from dpaudit.mechanisms.agnostic._common import F64, PAPER_000, PAPER_001, labelled, learner_domain
 from dpaudit.mechanisms.analytic import discrete_epsilon
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 NOT_FROM_PAPERS = (
-    "NOT FROM THESE PAPERS (000, 001): stability-based histogram (Korolova et al. 2009; "
-    "Bun, Nissim & Stemmer 2016), spec seeds-000-001.md §4 plug-in (c)"
+    "NOT FROM THESE PAPERS: stability-based histogram (Korolova et al. 2009; Bun, Nissim & Stemmer "
+    f"2016), a plug-in for the learners of {PAPER_000} and of {PAPER_001}"
 )
 
 
@@ -106,7 +106,7 @@ class StableHistogramLearner:
             epsilon=self.epsilon,
             delta=self.delta,
             relation=Relation.REPLACE_ONE,
-            reference=f"{NOT_FROM_PAPERS}, as stated in the spec (unproven per ERRATA F9)",
+            reference=f"{NOT_FROM_PAPERS}, as specified (unproven: the derivation gives δ·(1 + e^ε)/2)",
             kind=ClaimKind.STATED,
         )
 
@@ -173,6 +173,12 @@ class StableHistogramLearner:
         newpt2 = labelled([2] * big + [5], [1] * big + [1])
         tie = labelled([2] * big + [5] * big, [1] * (2 * big))
         tie2 = labelled([2] * (big - 1) + [5] * (big + 1), [1] * (2 * big))
+        # the worst two-count move: an exhaustive grid over counts (a, b) → (a − 1, b + 1), a, b ≤ 21
+        # at the defaults (τ = 10.21) peaks at (10, 12) → (9, 13): exact ε 0.722 at the claim's δ
+        # (the white-box local search's best, 0.722, is the same pair up to symmetry)
+        lo = math.floor(StableHistogramLearner.threshold(self))
+        near = labelled([2] * lo + [5] * (lo + 2), [1] * (2 * lo + 2))
+        near2 = labelled([2] * (lo - 1) + [5] * (lo + 3), [1] * (2 * lo + 2))
         return (
             NeighborPair(
                 dataset=lone,
@@ -194,6 +200,14 @@ class StableHistogramLearner:
                 relation=Relation.REPLACE_ONE,
                 description=f"{big}×(2,1), {big}×(5,1): one (2,1) → (5,1) (both counts move; near tie)",
                 tags=("epsilon-branch", "tie"),
+            ),
+            NeighborPair(
+                dataset=near,
+                neighbor=near2,
+                relation=Relation.REPLACE_ONE,
+                description=f"{lo}×(2,1), {lo + 2}×(5,1): one (2,1) → (5,1) (the lower count crosses τ; "
+                "grid worst)",
+                tags=("epsilon-branch", "threshold"),
             ),
         )
 

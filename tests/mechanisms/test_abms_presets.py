@@ -5,11 +5,11 @@ white-box search (mechanisms/agnostic/pair_search.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from dpaudit.mechanisms.agnostic._common import concept_class, labelled
 from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS
-from dpaudit.mechanisms.agnostic.buggy_abms import ClosureLearnReuse, PrivateAgnosticNoHalf
-from dpaudit.mechanisms.agnostic.pair_search import closure_search, private_agnostic_search
+from dpaudit.mechanisms.agnostic.pair_search import closure_search, near_tie_pair, private_agnostic_search
 
 ETA = 0.1
 RUNS = 200
@@ -66,19 +66,17 @@ def test_private_agnostic_worst_pair_matches_search() -> None:
 
 def test_closure_worst_pair_matches_search() -> None:
     mech = ClosureLearn()
-    registered = max(mech.exact_epsilon(p) for p in mech.neighbor_pairs()[:2])
+    registered = max(mech.exact_epsilon(p) for p in mech.neighbor_pairs()[:4])
     found, _ = closure_search(mech, count_step=15, points=[0])
     assert registered >= 0.95 * found
     assert registered <= mech.claim.epsilon
-
-
-def test_twins_leak_more_than_hosts() -> None:
-    """Neither twin exceeds the proved 3.386 (see buggy_abms.py); each leaks more than its host."""
-    pa, nh = PrivateAgnosticABMS(), PrivateAgnosticNoHalf()
-    p = pa.neighbor_pairs()[-1]  # the tie pair: 1.392 without the /2 vs 0.609
-    assert nh.exact_epsilon(p) > pa.exact_epsilon(p) + 0.2
-    cl, ru = ClosureLearn(), ClosureLearnReuse()
-    assert (
-        ru.exact_epsilon(ru.neighbor_pairs()[0])
-        > max(cl.exact_epsilon(q) for q in cl.neighbor_pairs()[:2]) + 0.2
+    # a fine count scan of the step-1 near-tie move peaks at 48 of 90 ones (1.378), which the
+    # step-15 grid misses; the registered pairs reach it
+    d, half = mech.d, mech.size_part
+    q = half // 2
+    other = [(d // 2, 1)] * half
+    fine = max(
+        mech.exact_epsilon(near_tie_pair(d, q, d - 1, c, q - 1, (0, 1), suffix=other, description="scan"))
+        for c in range(40, 56)
     )
+    assert registered >= 0.95 * fine and registered == pytest.approx(1.378, abs=1e-3)

@@ -230,7 +230,7 @@ def test_auxiliary_oracle_and_structure(rng: np.random.Generator) -> None:
     m = AuxiliaryLearner()
     pairs = m.neighbor_pairs()
     exact = [m.exact_epsilon(p) for p in pairs]
-    assert max(exact) == pytest.approx(1.681, abs=1e-3)  # the searched pair
+    assert max(exact) == pytest.approx(1.904, abs=1e-3)  # the white-box search's pair
     assert all(e <= m.claim.epsilon for e in exact)
     assert all(math.isinf(AuxiliaryHbarFromT().exact_epsilon(p)) for p in pairs)
     # T's labels are never read (A_Relabel uses T_X only, 𝒜 reads T^h): relabelling a U record

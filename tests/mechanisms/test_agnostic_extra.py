@@ -45,7 +45,7 @@ def test_entries_build_and_twins_point_at_correct_entries() -> None:
     for e in EXTRA_ENTRIES:
         assert e.family == "000,001"
         assert MECHS[e.name].name == e.name
-        assert e.default_num_samples <= 200_000
+        assert e.default_num_samples <= 2_000_000
         if e.buggy:
             assert e.twin_of in CORRECT and e.bug
     for c in CORRECT:  # every correct learner has a detectable twin
@@ -113,11 +113,13 @@ def test_twin_exact_epsilon_exceeds_proved_claim(name: str) -> None:
     assert max(_exact(name)) > m.claim.epsilon
 
 
-def test_undetectable_twin_is_below_its_claim() -> None:
-    """The positional-subset twin really leaks more (0.059 vs 0.0015) but stays under 0.322."""
+def test_positional_subset_twin_exceeds_the_amplified_claim() -> None:
+    """At N = 12,000 the positional-subset twin keeps the un-amplified leak (0.1225) while the
+    amplified claim drops to 0.037; the correct learner stays at ~0.003."""
     twin, good = MECHS["agnostic_learner_amplified_first_m"], MECHS["agnostic_learner_amplified"]
     t, g = _exact(twin.name), _exact(good.name)
-    assert max(t) == pytest.approx(0.0589, abs=1e-3) and max(t) < twin.claim.epsilon
+    assert twin.population == 12_000 and twin.claim.epsilon == pytest.approx(0.0372, abs=1e-3)
+    assert max(t) == pytest.approx(0.1225, abs=1e-3) and max(t) > 3 * twin.claim.epsilon
     assert max(t) > 10 * max(g)
 
 
