@@ -35,6 +35,16 @@ def row_keys(rows: NDArray[np.float64]) -> Array:
     return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
+class EventShapeError(ValueError):
+    """An event evaluated on outputs of a width it is not defined on (e.g. a baseline's witness
+    re-counted after the mechanism's output changed shape)."""
+
+
+def require_width(rows: NDArray[np.float64], needed: int, what: str) -> None:
+    if rows.shape[1] < needed:
+        raise EventShapeError(f"{what} needs outputs with ≥ {needed} column(s), got {rows.shape[1]}")
+
+
 @runtime_checkable
 class Event(Protocol):
     def indicator(self, outputs: Array) -> NDArray[np.bool_]: ...
@@ -54,7 +64,12 @@ class ThresholdEvent:
     def score(self, outputs: Array) -> NDArray[np.float64]:
         rows = as_rows(outputs)
         if self.projection is not None:
+            if rows.shape[1] != len(self.projection):
+                raise EventShapeError(
+                    f"a projection of {len(self.projection)} coordinates met outputs of {rows.shape[1]}"
+                )
             return rows @ np.asarray(self.projection)
+        require_width(rows, (self.coordinate or 0) + 1, f"coordinate {self.coordinate or 0}")
         return rows[:, self.coordinate or 0]
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
@@ -90,9 +105,12 @@ class SetEvent:
         return np.sort(row_keys(np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1)))
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        if not self.values:
+        """Rows of another width than the stored values are never in the set (no error: a
+        mechanism whose output width varies with the dataset, or changed since a baseline)."""
+        rows = as_rows(outputs)
+        if not self.values or rows.shape[1] != len(self.values[0]):
             return np.zeros(outputs.shape[0], dtype=bool)
-        return np.isin(row_keys(as_rows(outputs)), self._keys())
+        return np.isin(row_keys(rows), self._keys())
 
     def to_spec(self) -> dict[str, Any]:
         return {"type": "set", "values": [list(v) for v in self.values]}

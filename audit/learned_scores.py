@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, row_keys
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width, row_keys
 
 Floats = NDArray[np.float64]
 
@@ -149,6 +149,7 @@ class ScoreEvent:
 
     def score(self, outputs: Array) -> Floats:
         rows = as_rows(outputs)
+        require_width(rows, max(self.columns, default=-1) + 1, f"the {self.label} event")
         return linear_score(
             rows,
             np.asarray(self.columns, dtype=np.intp),

@@ -24,16 +24,17 @@ event E of an audit the gate
 
 Why a false alarm has probability ≤ β_i. "No regression" means L_new(E) ≤ L_base(E). If neither
 bound fails, lo ≤ L_new(E) ≤ L_base(E) ≤ hi and nothing is flagged, so a false alarm needs a
-failed bound: probability ≤ β_i/2 + β_i/2 = β_i. The two bounds are valid *conditionally on E*:
-E (and its direction) was chosen on the baseline run's selection split; the stored counts come
-from that run's certification split, sampled from streams independent of the selection split,
-so given E they are Binomial(n, P_base(E)) and Binomial(n, Q_base(E)); the new counts come from
-the fresh REGRESSION_PHASE streams, independent of both, Binomial(n', P_new(E)) and
-Binomial(n', Q_new(E)). Averaging the conditional guarantee over E keeps it. With m_a events
-compared for audit a, each gets β_i = β_reg,a / m_a (Bonferroni), so the audit's regression
-tests all hold together with probability ≥ 1 − β_reg,a. m_a is fixed by the baseline file and
-the configuration before any sample is drawn (events whose pair no longer fits the mechanism's
-domain are dropped, with a warning, before sampling).
+failed bound: probability ≤ β_i/2 + β_i/2 = β_i. Both bounds are valid *conditionally on E*, and
+E may be any function of the baseline run's samples (the runner reports the best of its k
+certified events, chosen on their certification counts): the stored counts are NOT that run's
+counts but a re-count on the streams (pair, side, BASELINE_PHASE, chunk) of the baseline's seed,
+which the run never draws from (`baseline_audit_from_result`), so given E they are
+Binomial(n, P_base(E)) and Binomial(n, Q_base(E)); the new counts come from the REGRESSION_PHASE
+streams, independent of both, Binomial(n', P_new(E)) and Binomial(n', Q_new(E)). Averaging the
+conditional guarantee over E keeps it. With m_a events compared for audit a, each gets
+β_i = β_reg,a / m_a (Bonferroni: P[some false alarm] ≤ Σ_i β_i = β_reg,a). m_a is fixed by the
+baseline file and the configuration before any sample is drawn (events whose pair no longer fits
+the mechanism's domain are dropped, with a warning, before sampling).
 
 Budget split (audit/gate.py applies it): an audit configured with failure_probability β_a
 gives β_a/2 to its violation tests (run_audit at β_a/2, Bonferroni across its pairs inside the
@@ -53,13 +54,12 @@ the same answer on every CI run; the ≤ β_i guarantee is over the draw of the 
 
 from __future__ import annotations
 
+import dataclasses
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from dpaudit.app.baseline_format import (
     BASELINE_KIND,
@@ -69,21 +69,37 @@ from dpaudit.app.baseline_format import (
     BaselineAudit,
     BaselineError,
     BaselineEvent,
-    baseline_audit_from_result,
     dumps_baseline,
     read_baseline,
+    witness_entry_from_result,
     write_baseline,
 )
-from dpaudit.app.baseline_stale import comparable_events, stale_lines, stale_message
+from dpaudit.app.baseline_recount import (
+    BASELINE_PHASE,
+    REGRESSION_PHASE,
+    open_checkpoint,
+    recount_closing,
+    recount,
+)
+from dpaudit.app.baseline_stale import (
+    DETECTION_POWER,
+    comparable_events,
+    detectable_increase,
+    stale_lines,
+    stale_message,
+)
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.checkpoint import Checkpoint, audit_key
+from dpaudit.engine.events import EventShapeError
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
+from dpaudit.engine.types import AuditResult
 from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import NeighborPair
 
 __all__ = [  # the regression test; the file format and staleness are re-exported for importers
     "BASELINE_KIND",
+    "BASELINE_PHASE",
     "BASELINE_VERSION",
+    "DETECTION_POWER",
     "DIRECTIONS",
     "REGRESSION_PHASE",
     "Baseline",
@@ -95,7 +111,9 @@ __all__ = [  # the regression test; the file format and staleness are re-exporte
     "baseline_audit_from_result",
     "comparable_events",
     "compare",
+    "detectable_increase",
     "dumps_baseline",
+    "entry_detectable_increase",
     "loss_lower_bound",
     "loss_upper_bound",
     "point_loss",
@@ -105,9 +123,6 @@ __all__ = [  # the regression test; the file format and staleness are re-exporte
     "stale_message",
     "write_baseline",
 ]
-
-REGRESSION_PHASE = 100
-"""Spawn-key phase of the regression re-count (the runner uses 0, 1 and 2)."""
 
 
 def loss_lower_bound(
@@ -164,6 +179,8 @@ class RegressionCheck:
     failure_probability: float
     """β_i: this comparison's false-alarm probability (Bonferroni share of the audit's β_reg)."""
     regression: bool
+    detectable_increase: float = math.inf
+    """Smallest rise of the event's loss flagged with probability ≥ DETECTION_POWER (baseline_stale)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -181,6 +198,7 @@ class RegressionCheck:
             "new_point": json_number(self.new_point),
             "failure_probability": self.failure_probability,
             "regression": self.regression,
+            "detectable_increase": json_number(self.detectable_increase),
         }
 
     @property
@@ -201,7 +219,9 @@ class RegressionCheck:
         return (
             f"pair {self.pair_index + 1} ({self.description}), event {self.event}: {verdict}: "
             f"loss now ≥ {self.new_lower:.4g} vs baseline ≤ {self.baseline_upper:.4g} "
-            f"(point {self.new_point:.4g} vs {self.baseline_point:.4g}; β_i = {self.failure_probability:.3g})"
+            f"(point {self.new_point:.4g} vs {self.baseline_point:.4g}; "
+            f"β_i = {self.failure_probability:.3g}; "
+            f"detects a rise ≥ {self.detectable_increase:.3g} w.p. ≥ {DETECTION_POWER:g})"
         )
 
 
@@ -242,6 +262,7 @@ def compare(
         new_point=point_loss(p_count=new_p, p_total=n, q_count=new_q, q_total=n, delta=base.delta),
         failure_probability=failure_probability,
         regression=bool(lower > upper),
+        detectable_increase=detectable_increase(base, num_samples=n, failure_probability=failure_probability),
     )
 
 
@@ -260,67 +281,78 @@ class RegressionReport:
     def regression(self) -> bool:
         return any(c.regression for c in self.checks)
 
+    @property
+    def detectable_increase(self) -> tuple[float, int | None]:
+        """(smallest detectable rise over the checks, its pair index); (inf, None) without one."""
+        return min(((c.detectable_increase, c.pair_index) for c in self.checks), default=(math.inf, None))
 
-def recount(
+
+def baseline_audit_from_result(
+    name: str,
+    spec: str,
+    result: AuditResult,
+    pairs: Sequence[NeighborPair],
     mechanism: Mechanism,
-    events: Sequence[BaselineEvent],
     *,
-    num_samples: int,
-    seed: int,
     jobs: int = 1,
     backend: str = "loky",
-    checkpoint: Checkpoint | None = None,
-    on_chunk: Callable[[int], None] | None = None,
-) -> list[tuple[int, int]]:
-    """(count on the dataset side, count on the neighbor side) of each event on fresh samples.
-
-    Chunk (pair, side, c) draws from SeedSequence(seed, spawn_key=(pair, side, REGRESSION_PHASE, c)):
-    bit-identical for any `jobs`, independent of the run's selection/certification streams."""
-    if not events:
-        return []
-    probe = draw(mechanism, events[0].dataset, 2, seed, (events[0].pair_index, 0, REGRESSION_PHASE + 1, 0))
-    chunk = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
-    counts = np.zeros((len(events), 2), dtype=np.int64)
-    tasks = []
-    for j, e in enumerate(events):
-        ev = [e.build_event()]
-        for s, ds in enumerate((e.dataset, e.neighbor)):
-            for c, size in enumerate(chunk_sizes(num_samples, chunk)):
-                recorded = checkpoint.chunks.get((j, s, c)) if checkpoint else None
-                if recorded is not None:
-                    counts[j, s] += recorded[0]
-                    continue
-                key = (e.pair_index, s, REGRESSION_PHASE, c)
-                tasks.append(Task(count_events, (mechanism, ds, ev, size, seed, key), size, (j, s, c)))
-
-    def done(task: Task, k: list[int]) -> None:
-        j, s, c = task.tag
-        counts[j, s] += k[0]
-        if checkpoint is not None:
-            checkpoint.record_chunk(j, s, c, [int(k[0])])
-        if on_chunk is not None:
-            on_chunk(task.size)
-
-    run_tasks(tasks, jobs=jobs, backend=backend, on_done=done)
-    return [(int(a), int(b)) for a, b in counts]
-
-
-def _open_checkpoint(
-    mechanism: Mechanism, base: BaselineAudit, *, num_samples: int, seed: int, path: Path | None, resume: bool
-) -> Checkpoint | None:
-    """The re-count's checkpoint under `path` (None without one), keyed by everything it depends on."""
-    if path is None:
-        return None
-    key = audit_key(
-        {
-            "regression": base.to_dict(),
-            "mechanism": mechanism.name,
-            "seed": seed,
-            "num_samples": num_samples,
-            "phase": REGRESSION_PHASE,
-        }
+    checkpoint_path: Path | None = None,
+    resume: bool = False,
+) -> BaselineAudit:
+    """The baseline entry of one audit: each pair's reported event (its witness) with counts from a
+    fresh re-count of n = result.certification_samples per side on the BASELINE_PHASE streams of
+    result.seed. The run chose the reported event on its certification counts, so those counts are
+    biased given the event; the fresh ones are Binomial given it (module docstring)."""
+    entry = witness_entry_from_result(name, spec, result, pairs)
+    n = result.certification_samples
+    checkpoint = open_checkpoint(
+        mechanism,
+        entry,
+        num_samples=n,
+        seed=result.seed,
+        path=checkpoint_path,
+        resume=resume,
+        phase=BASELINE_PHASE,
     )
-    return Checkpoint(path, key, resume=resume)
+    counts = recount_closing(
+        mechanism, entry.events, n, result.seed, jobs, backend, checkpoint, BASELINE_PHASE
+    )
+    events = []
+    for e, (k_dataset, k_neighbor) in zip(entry.events, counts, strict=True):
+        kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
+        events.append(dataclasses.replace(e, p_count=kp, p_total=n, q_count=kq, q_total=n))
+    return dataclasses.replace(entry, events=tuple(events))
+
+
+def entry_detectable_increase(entry: BaselineAudit, failure_probability: float) -> tuple[float, int | None]:
+    """What a gate run against `entry` would detect (β_reg = `failure_probability`, n' = the stored
+    totals): (smallest rise of a witness's loss flagged w.p. ≥ DETECTION_POWER, its pair index)."""
+    m = len(entry.events)
+    return min(
+        (
+            (
+                detectable_increase(e, num_samples=e.p_total, failure_probability=failure_probability / m),
+                e.pair_index,
+            )
+            for e in entry.events
+        ),
+        default=(math.inf, None),
+    )
+
+
+def _nothing_compared(
+    base: BaselineAudit, warnings: list[str], why: str, failure_probability: float, num_samples: int
+) -> RegressionReport:
+    """A report with no comparison: the whole audit's baseline is stale for `why`."""
+    none_left = stale_message(f"audit {base.name!r}", why)
+    return RegressionReport(
+        audit=base.name,
+        checks=(),
+        warnings=(*warnings, none_left),
+        failure_probability=failure_probability,
+        num_samples=num_samples,
+        stale=(*stale_lines(warnings), none_left),
+    )
 
 
 def regression_checks(
@@ -342,32 +374,20 @@ def regression_checks(
         raise ValueError(f"failure_probability must be in (0, 1), got {failure_probability}")
     events, warnings = comparable_events(mechanism, base)
     if not events:
-        none_left = stale_message(f"audit {base.name!r}", "no baseline event can be compared")
-        return RegressionReport(
-            audit=base.name,
-            checks=(),
-            warnings=(*warnings, none_left),
-            failure_probability=failure_probability,
-            num_samples=num_samples,
-            stale=(*stale_lines(warnings), none_left),
+        return _nothing_compared(
+            base, warnings, "no baseline event can be compared", failure_probability, num_samples
         )
     beta_i = failure_probability / len(events)
-    checkpoint = _open_checkpoint(
+    checkpoint = open_checkpoint(
         mechanism, base, num_samples=num_samples, seed=seed, path=checkpoint_path, resume=resume
     )
     try:
-        counts = recount(
-            mechanism,
-            events,
-            num_samples=num_samples,
-            seed=seed,
-            jobs=jobs,
-            backend=backend,
-            checkpoint=checkpoint,
+        counts = recount_closing(
+            mechanism, events, num_samples, seed, jobs, backend, checkpoint, REGRESSION_PHASE
         )
-    finally:
-        if checkpoint is not None:
-            checkpoint.close()
+    except EventShapeError as exc:  # the output changed shape since the baseline: no test, say so
+        why = f"the mechanism's output no longer has the shape its witness events were chosen on ({exc})"
+        return _nothing_compared(base, warnings, why, failure_probability, num_samples)
     checks = []
     for e, (k_dataset, k_neighbor) in zip(events, counts, strict=True):
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)

@@ -1,14 +1,17 @@
 """The baseline file: its JSON format, atomic writing, and reading with validation.
 
-A baseline is JSON, `{"kind": "dpaudit-baseline", "baseline_version": 1, "package_version": …,
+A baseline is JSON, `{"kind": "dpaudit-baseline", "baseline_version": 2, "package_version": …,
 "audits": {name: {...}}}`: per configured audit the mechanism's name, spec and parameters, and
-per audited pair its *certified* event (`event_spec`, rebuilt with `events.event_from_spec`),
-direction, δ, the pair's two datasets (so the event is re-counted on exactly that pair) and the
-event's certification counts (p on the side where it is likelier, q on the other), written by
-`--update-baseline` from a gate run (`baseline_audit_from_result`). The regression test relies on
-those counts being Binomial(n, P_base(E)) and Binomial(n, Q_base(E)) given E (E was chosen on an
-independent selection split), so a Clopper–Pearson upper bound on the baseline's loss computed
-from them is valid. A file that cannot be read, is not JSON or not a dpaudit baseline, has another
+per audited pair its *witness*: the event the run reported (`event_spec`, rebuilt with
+`events.event_from_spec`), direction, δ, the pair's two datasets (so the event is re-counted on
+exactly that pair) and the event's counts (p on the side where it is likelier, q on the other).
+Those counts are NOT the run's certification counts: the reported event is the best of up to k
+certified events chosen *on* their certification counts, so given the event those counts are not
+binomial. `baseline.baseline_audit_from_result` re-counts each witness on fresh streams
+(`baseline.BASELINE_PHASE`) that the run never drew from, so given the witness the stored counts
+are Binomial(n, P_base(E)) and Binomial(n, Q_base(E)) and the Clopper–Pearson upper bound on the
+baseline's loss computed from them is valid. Version 1 files stored the certification counts and
+are refused. A file that cannot be read, is not JSON or not a dpaudit baseline, has another
 `baseline_version`, or holds a malformed entry (missing field, wrong type, unknown event type,
 invalid dataset) raises BaselineError (exit 2, naming the file).
 """
@@ -32,7 +35,8 @@ from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 BASELINE_KIND = "dpaudit-baseline"
 
-BASELINE_VERSION = 1
+BASELINE_VERSION = 2
+"""2: counts are a fresh re-count of the witness (1 stored the biased certification counts)."""
 
 DIRECTIONS = ("dataset>neighbor", "neighbor>dataset")
 
@@ -43,7 +47,7 @@ class BaselineError(ValueError):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class BaselineEvent:
-    """One pair's certified event and its certification counts."""
+    """One pair's witness event and its counts on fresh samples (`p_*` on the likelier side)."""
 
     pair_index: int
     description: str
@@ -59,6 +63,7 @@ class BaselineEvent:
     q_count: int
     q_total: int
     epsilon_lower_bound: float
+    """The run's certified ε on the event (descriptive; the test uses only the counts)."""
 
     def __post_init__(self) -> None:
         if self.direction not in DIRECTIONS:
@@ -139,10 +144,11 @@ class Baseline:
         }
 
 
-def baseline_audit_from_result(
+def witness_entry_from_result(
     name: str, spec: str, result: AuditResult, pairs: Sequence[NeighborPair]
 ) -> BaselineAudit:
-    """The baseline entry of one audit: each pair's certified event and counts.
+    """Each pair's reported event with the run's *certification* counts: not a valid baseline
+    (see the module docstring) until `baseline.baseline_audit_from_result` replaces the counts.
 
     `pairs[i]` must be the pair of `result.pairs[i]` (the pairs the audit ran on, in order)."""
     if len(pairs) != len(result.pairs):
@@ -321,6 +327,9 @@ def read_baseline(path: Path) -> Baseline:
     if version != BASELINE_VERSION:
         newer = isinstance(version, int) and not isinstance(version, bool) and version > BASELINE_VERSION
         hint = "written by a newer dpaudit" if newer else "unsupported"
+        if version == 1:
+            hint = "unsupported (its counts are the certification counts of the reported event, which the "
+            hint += "regression test's proof cannot use)"
         raise reader.error(
             "",
             f"baseline_version {version!r} is {hint} (this dpaudit reads version {BASELINE_VERSION}); "

@@ -12,12 +12,14 @@ Procedure (issue 8, item 2):
    nothing already computed; certification and re-count chunks are checkpointed under
    `--out/.checkpoints` and `--resume` continues from them (and reuses finished results whose
    configuration key matches).
-3. With a baseline entry, re-count the baseline's certified events on the current mechanism and
+3. With a baseline entry, re-count the baseline's witness events on the current mechanism and
    flag a regression when the current loss on an event is certified above the baseline's
-   (audit/baseline.py derives the test and its false-alarm probability).
+   (audit/baseline.py derives the test and its false-alarm probability); each report states the
+   smallest rise of a witness's loss detected with probability ≥ 0.8 (baseline_stale.py).
 4. Print a summary, write `junit.xml` (one testcase per pair and per regression comparison),
    `gate.json` and `gate.md` under `--out`; with `--update-baseline`, write the baseline from
-   this run's results (no regression test against the file being replaced: updating means
+   this run's results, each reported event re-counted on fresh streams (audit/baseline.py)
+   (no regression test against the file being replaced: updating means
    accepting the current state).
 
 Exit code: 1 if any audit's certified bound exceeds its *proved* claim (a violation; a bound
@@ -43,18 +45,23 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.baseline import RegressionReport, regression_checks
+from dpaudit.app.baseline import RegressionReport, baseline_audit_from_result, regression_checks
 from dpaudit.app.baseline_format import (
     Baseline,
     BaselineAudit,
     BaselineError,
-    baseline_audit_from_result,
     read_baseline,
     write_baseline,
 )
 from dpaudit.app.baseline_stale import stale_message
 from dpaudit.app.gate_config import AuditSpec, GateConfig
-from dpaudit.app.gate_report import print_outcome, print_verdict, write_reports, write_summary
+from dpaudit.app.gate_report import (
+    print_baseline_power,
+    print_outcome,
+    print_verdict,
+    write_reports,
+    write_summary,
+)
 from dpaudit.app.gate_types import (
     DEFAULT_BASELINE,
     GATE_KIND,
@@ -69,6 +76,7 @@ from dpaudit.app.gate_types import (
 from dpaudit.engine.checkpoint import audit_key
 from dpaudit.engine.outfiles import write_text
 from dpaudit.engine.runner import package_version, run_audit
+from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.search import search_and_certify
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import claims_of
@@ -94,8 +102,7 @@ def _command(spec: AuditSpec, beta_v: float) -> str:
         parts += ["--param", f"{k}={v}"]
     parts += ["--num-samples", str(spec.num_samples), "--seed", str(spec.seed)]
     parts += ["--failure-probability", f"{beta_v:g}"]
-    if spec.pairs != "registered":
-        parts += ["--pairs", spec.pairs]
+    parts += ["--pairs", spec.pairs]  # always: `dpaudit run` defaults to "all"
     return shlex.join(parts)
 
 
@@ -174,6 +181,7 @@ class _Runner:
             failure_probability=beta_v,
             jobs=self.options.jobs,
             backend=self.options.backend,
+            timeout=spec.timeout,
         )
         command = _command(spec, beta_v)
         if spec.pairs == "registered":
@@ -275,7 +283,8 @@ def _run_one(
     runner: _Runner, spec: AuditSpec, baseline: Baseline | None, baseline_path: Path | None
 ) -> AuditOutcome:
     """Audit `spec`, write its result at once, and run its regression test when the baseline has it."""
-    result, pairs, reused = runner.audit(spec)
+    with audit_session(spec.mechanism.name, timeout=spec.timeout):  # the search's pilot draws too
+        result, pairs, reused = runner.audit(spec)
     runner.write_result(spec, result)  # written at once: a later crash loses nothing finished
     o = AuditOutcome(
         spec=spec, result=result, pairs=pairs, regression=None, regression_status="", reused=reused
@@ -300,11 +309,20 @@ def _run_one(
 
 def _update_baseline(outcome: GateOutcome, baseline_path: Path, io: GateIO) -> None:
     """Write the baseline from this run's results (`--update-baseline`)."""
+    jobs, backend = outcome.options.jobs, outcome.options.backend
+    for o in outcome.outcomes:  # witnesses re-counted on fresh streams (baseline.py: why)
+        o.baseline_entry = baseline_audit_from_result(
+            o.spec.name,
+            o.spec.mechanism_spec,
+            o.result,
+            o.pairs,
+            o.spec.mechanism,
+            jobs=jobs,
+            backend=backend,
+        )
+        print_baseline_power(io, o)
     new = Baseline(
-        audits={
-            o.spec.name: baseline_audit_from_result(o.spec.name, o.spec.mechanism_spec, o.result, o.pairs)
-            for o in outcome.outcomes
-        },
+        audits={o.spec.name: o.baseline_entry for o in outcome.outcomes if o.baseline_entry is not None},
         package_version=package_version(),
     )
     write_baseline(new, baseline_path)

@@ -8,15 +8,34 @@ each audit spending half of β_a on its violation tests and half on its regressi
 from __future__ import annotations
 
 import json
+import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from dpaudit.app.baseline import DETECTION_POWER
 from dpaudit.app.gate_types import AuditOutcome, GateIO, GateOutcome
 from dpaudit.engine.outfiles import write_text
 
 
 def _fmt(x: float) -> str:
     return f"{x:.4g}"
+
+
+def power_text(o: AuditOutcome) -> str:
+    """'detects a rise of a witness's loss ≥ Δ (pair j) w.p. ≥ 0.8', or why it detects none."""
+    power = o.detectable_increase
+    if power is None:
+        return "—"
+    rise, pair = power
+    if pair is None:
+        return "no comparable witness"
+    if math.isinf(rise):
+        return f"no rise of a witness's loss is detected w.p. ≥ {DETECTION_POWER:g} at this budget"
+    return f"detects a rise of a witness's loss ≥ {rise:.3g} (pair {pair + 1}) w.p. ≥ {DETECTION_POWER:g}"
+
+
+def print_baseline_power(io: GateIO, o: AuditOutcome) -> None:
+    io.say(f"  {o.spec.name}: baseline witnesses re-counted; a gate run at this budget {power_text(o)}")
 
 
 def print_outcome(io: GateIO, o: AuditOutcome) -> None:
@@ -40,6 +59,7 @@ def print_outcome(io: GateIO, o: AuditOutcome) -> None:
         f"  regression test vs baseline: {words} ({len(reg.checks)} event(s), "
         f"{reg.num_samples:,} fresh samples/side, failure probability {reg.failure_probability:g})"
     )
+    io.say(f"  power: {power_text(o)}")
     for c in reg.checks:
         io.say(f"    {c.describe()}")
 
@@ -52,8 +72,8 @@ def markdown(outcome: GateOutcome) -> str:
         + (f", baseline `{outcome.baseline_path}`" if outcome.baseline_path else ", no baseline")
         + f". Exit code **{outcome.exit_code}**.",
         "",
-        "| audit | mechanism | verdict | certified ε ≥ | claim ε | regression |",
-        "|---|---|---|---|---|---|",
+        "| audit | mechanism | verdict | certified ε ≥ | claim ε | regression | detectable rise of loss |",
+        "|---|---|---|---|---|---|---|",
     ]
     for o in outcome.outcomes:
         r = o.result
@@ -64,7 +84,7 @@ def markdown(outcome: GateOutcome) -> str:
             reg = "**regression found**" if o.regressed else "no regression found"
         lines.append(
             f"| {o.spec.name} | `{r.mechanism}` | {verdict} | {_fmt(r.epsilon_lower_bound)} | "
-            f"{r.claim.epsilon:g} | {reg} |"
+            f"{r.claim.epsilon:g} | {reg} | {power_text(o)} |"
         )
     lines += [
         "",
@@ -72,6 +92,11 @@ def markdown(outcome: GateOutcome) -> str:
         "audits' failure probabilities; each spends half on its violation tests and half on its regression "
         "tests). A certified bound below the claim proves nothing more than that no violation was found at "
         "this power.",
+        "",
+        f"Detectable rise: the smallest increase Δ of a baseline witness event's privacy loss "
+        f"ln((P − δ)/Q) that the regression test flags with probability ≥ {DETECTION_POWER:g} at this "
+        "budget (exact binomial power with the stored frequencies plugged in and the rise on the Q side, "
+        "Q_new = Q·e^−Δ; smallest over the audit's witnesses).",
     ]
     lines += [f"- warning: {w}" for w in outcome.warnings]
     return "\n".join(lines) + "\n"

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from dpaudit.app.baseline import RegressionReport
+from dpaudit.app.baseline import DETECTION_POWER, BaselineAudit, RegressionReport, entry_detectable_increase
 from dpaudit.app.gate_config import AuditSpec, GateConfig
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.runner import package_version
@@ -88,6 +88,21 @@ class AuditOutcome:
     """"compared", "not in baseline", "no baseline" or "baseline updated"."""
     reused: bool = False
     warnings: list[str] = field(default_factory=list)
+    baseline_entry: BaselineAudit | None = None
+    """The entry `--update-baseline` wrote for this audit (None otherwise)."""
+
+    @property
+    def detectable_increase(self) -> tuple[float, int | None] | None:
+        """Power: (smallest rise of a witness event's loss the regression test flags with probability
+        ≥ DETECTION_POWER, its pair index) against the compared baseline, or, after
+        `--update-baseline`, against the entry written; None when there is neither."""
+        if self.regression is not None:
+            return self.regression.detectable_increase
+        if self.baseline_entry is not None:
+            return entry_detectable_increase(
+                self.baseline_entry, self.spec.failure_probability * (1 - VIOLATION_SHARE)
+            )
+        return None
 
     @property
     def violation(self) -> bool:
@@ -143,6 +158,7 @@ class GateOutcome:
 def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
     r = o.result
     reg = o.regression
+    power = o.detectable_increase
     return {
         "name": o.spec.name,
         "mechanism": r.mechanism,
@@ -160,6 +176,9 @@ def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
         "regression": reg is not None and reg.regression,
         "regression_samples": None if reg is None else reg.num_samples,
         "regression_checks": [] if reg is None else [c.to_dict() for c in reg.checks],
+        "detectable_increase": None if power is None else json_number(power[0]),
+        "detectable_increase_pair": None if power is None or power[1] is None else power[1] + 1,
+        "detection_power": DETECTION_POWER,
         "reused": o.reused,
         "warnings": o.warnings,
     }

@@ -15,6 +15,8 @@ from scipy import stats
 
 from dpaudit.app.baseline import (
     BASELINE_KIND,
+    BASELINE_PHASE,
+    BASELINE_VERSION,
     REGRESSION_PHASE,
     Baseline,
     BaselineError,
@@ -135,10 +137,10 @@ def _laplace_result(
 
 
 def test_baseline_from_result_and_round_trip(tmp_path: Path) -> None:
-    _, pairs, result = _laplace_result()
-    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    m, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
     assert [e.event_spec for e in entry.events] == [p.event_spec for p in result.pairs]
-    assert [e.p_count for e in entry.events] == [p.estimate.p_count for p in result.pairs]
+    assert [e.p_total for e in entry.events] == [result.certification_samples] * 2
     assert entry.events[0].pair.dataset == pairs[0].dataset
     baseline = Baseline(audits={"lap": entry}, package_version="x")
     path = tmp_path / "sub" / "b.json"
@@ -149,29 +151,31 @@ def test_baseline_from_result_and_round_trip(tmp_path: Path) -> None:
     assert dumps_baseline(back) == path.read_text()
     assert '"X": [[0.0], [0.0]' in path.read_text()  # datasets on one line
     with pytest.raises(ValueError, match="pairs given"):
-        baseline_audit_from_result("lap", "laplace_sum", result, pairs[:1])
+        baseline_audit_from_result("lap", "laplace_sum", result, pairs[:1], m)
 
 
 def test_unserialisable_event_is_skipped() -> None:
-    _, pairs, result = _laplace_result()
+    m, pairs, result = _laplace_result()
     first = replace(result.pairs[0], event_spec=None)
     entry = baseline_audit_from_result(
-        "lap", "laplace_sum", replace(result, pairs=(first, *result.pairs[1:])), pairs
+        "lap", "laplace_sum", replace(result, pairs=(first, *result.pairs[1:])), pairs, m
     )
     assert len(entry.events) == 1 and "cannot be serialised" in entry.skipped[0]
 
 
 def _valid_dict() -> dict[str, Any]:
-    _, pairs, result = _laplace_result()
-    return Baseline(audits={"lap": baseline_audit_from_result("lap", "laplace_sum", result, pairs)}).to_dict()
+    m, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
+    return Baseline(audits={"lap": entry}).to_dict()
 
 
 @pytest.mark.parametrize(
     ("mutate", "needle"),
     [
         (lambda d: d.pop("kind"), "not a dpaudit baseline"),
-        (lambda d: d.update(baseline_version=2), "newer dpaudit"),
+        (lambda d: d.update(baseline_version=BASELINE_VERSION + 1), "newer dpaudit"),
         (lambda d: d.update(baseline_version="1"), "unsupported"),
+        (lambda d: d.update(baseline_version=1), "certification counts of the reported event"),
         (lambda d: d.update(audits=[]), "'audits' must be an object"),
         (lambda d: d["audits"]["lap"].pop("mechanism"), "audit 'lap': missing field 'mechanism'"),
         (lambda d: d["audits"]["lap"].update(seed="0"), "field 'seed' has the wrong type"),
@@ -235,8 +239,8 @@ def test_recount_counts_match_the_truth(rng: np.random.Generator) -> None:
 
 
 def test_regression_checks_budget_and_directions() -> None:
-    _, pairs, result = _laplace_result(seed=1, epsilon=0.5)
-    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    m, pairs, result = _laplace_result(seed=1, epsilon=0.5)
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
     same = regression_checks(
         LaplaceSum(epsilon=0.5), entry, num_samples=4000, seed=1, failure_probability=0.05
     )
@@ -252,16 +256,16 @@ def test_regression_checks_budget_and_directions() -> None:
 
 
 def test_regression_checks_skip_pairs_outside_the_domain() -> None:
-    _, pairs, result = _laplace_result()
-    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    m, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
     narrow = LaplaceSum(low=0.0, high=0.5)  # the baseline's records of 1.0 no longer fit
     report = regression_checks(narrow, entry, num_samples=1000, seed=0, failure_probability=0.05)
     assert not report.checks and any("no longer fits" in w for w in report.warnings)
 
 
 def test_regression_checks_resume_from_checkpoint(tmp_path: Path) -> None:
-    _, pairs, result = _laplace_result()
-    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs)
+    m, pairs, result = _laplace_result()
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
     ckpt = tmp_path / "r.jsonl"
     full = regression_checks(LaplaceSum(), entry, num_samples=3000, seed=3, failure_probability=0.05)
     first = regression_checks(
@@ -286,7 +290,76 @@ def test_discrete_events_round_trip() -> None:
     m = RandomizedResponse()
     pairs = m.neighbor_pairs()
     result = run_audit(m, pairs, AuditConfig(num_samples=4000, seed=2), show_progress=False)
-    entry = baseline_audit_from_result("rr", "randomized_response", result, pairs)
+    entry = baseline_audit_from_result("rr", "randomized_response", result, pairs, m)
     assert entry.events[0].event_spec["type"] == "set"
     report = regression_checks(m, entry, num_samples=3000, seed=2, failure_probability=0.05)
     assert len(report.checks) == 1 and not report.regression
+
+
+# --------------------------------------------------------------------------- witness counts and power
+def test_stored_counts_are_a_fresh_recount_not_the_reported_events_certification_counts() -> None:
+    """Seed 0: pair 1's primary test certifies k = 2 events and reports the runner-up (chosen on its
+    certification counts), so those counts are biased given the event; the baseline must store the
+    counts of the BASELINE_PHASE re-count instead (baseline.py, "Why a false alarm …")."""
+    m, pairs, result = _laplace_result(seed=0)
+    records: list[dict[str, Any]] = result.extra["certified_events"]  # type: ignore[assignment]
+    (record,) = [r for r in records if r["pair"] == 0]
+    events: list[dict[str, Any]] = record["events"]
+    assert [e["reported"] for e in events] == [False, True]  # reported ≠ selection-chosen
+    entry = baseline_audit_from_result("lap", "laplace_sum", result, pairs, m)
+    n = result.certification_samples
+    fresh = recount(m, entry.events, num_samples=n, seed=0, phase=BASELINE_PHASE)
+    for e, (k_dataset, k_neighbor), pr in zip(entry.events, fresh, result.pairs, strict=True):
+        kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
+        assert (e.p_count, e.p_total, e.q_count, e.q_total) == (kp, n, kq, n)
+        assert e.event_spec == pr.event_spec and e.direction == pr.estimate.direction
+    run_counts = [(pr.estimate.p_count, pr.estimate.q_count) for pr in result.pairs]
+    assert [(e.p_count, e.q_count) for e in entry.events] != run_counts
+    assert len({BASELINE_PHASE, REGRESSION_PHASE, REGRESSION_PHASE + 1, *(int(p) for p in Phase), 2}) == 6
+
+
+def test_detectable_increase_is_the_rise_flagged_with_probability_0_8() -> None:
+    """Simulate the model of `detectable_increase` (P = p̂, Q = q̂·e^−Δ) through `compare`: at the stated
+    Δ the flag rate is ≈ 0.8 (600 reps: ±0.1 is > 6 standard deviations), at Δ/3 clearly lower."""
+    gen = np.random.default_rng(5)
+    base = _event(p_count=3000, q_count=1500)
+    delta_star = compare(base, "a", 3000, 1500, 10_000, 0.05).detectable_increase
+    assert 0 < delta_star < 1
+    for rise, lo, hi in ((delta_star, 0.7, 0.9), (delta_star / 3, -1.0, 0.5)):
+        kp = gen.binomial(10_000, 0.3, size=600)
+        kq = gen.binomial(10_000, 0.15 * math.exp(-rise), size=600)
+        flags = [
+            compare(base, "a", int(a), int(b), 10_000, 0.05).regression for a, b in zip(kp, kq, strict=True)
+        ]
+        rate = float(np.mean(flags))
+        assert lo < rate < hi
+    never = _event(p_count=50, q_count=3)  # too few samples: no rise reaches power 0.8
+    assert math.isinf(compare(never, "a", 50, 3, 10_000, 0.05).detectable_increase)
+
+
+def test_a_witness_on_outputs_of_another_shape_is_stale_not_a_crash() -> None:
+    """A twin that releases wider outputs than the baselined learner (here: randomized response
+    baselined, then a 3-column mechanism under the same name): set events of another width never
+    occur, out-of-range coordinates raise EventShapeError, and the gate reports the baseline as
+    stale instead of crashing."""
+    from dpaudit.engine.events import EventShapeError, SetEvent, ThresholdEvent
+    from dpaudit.mechanisms.base import from_callable
+
+    assert not SetEvent(values=((1.0,), (0.0,))).indicator(np.ones((5, 3))).any()
+    with pytest.raises(EventShapeError):
+        ThresholdEvent(threshold=0.0, upper=True, projection=(1.0, 1.0)).indicator(np.ones((5, 3)))
+    with pytest.raises(EventShapeError):
+        ThresholdEvent(threshold=0.0, upper=True, coordinate=4).indicator(np.ones((5, 3)))
+    rr = RandomizedResponse(epsilon=1.0)
+    pairs = rr.neighbor_pairs()
+    result = run_audit(rr, pairs, AuditConfig(num_samples=4000, seed=0), show_progress=False)
+    entry = baseline_audit_from_result("rr", "randomized_response", result, pairs, rr)
+    wide = from_callable(
+        lambda ds, rng: rng.normal(size=3),
+        name="wide",
+        claim=rr.claim,
+        domain=rr.domain,
+    )
+    report = regression_checks(wide, entry, num_samples=2000, seed=1, failure_probability=0.05)
+    assert not report.regression and report.stale
+    assert all("no longer" in line or "+∞" in line or "shape" in line for line in report.stale)

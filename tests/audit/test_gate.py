@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.app.baseline import BASELINE_KIND, read_baseline
+from dpaudit.app.baseline import BASELINE_KIND, BASELINE_VERSION, read_baseline
 from dpaudit.app.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,6 +112,7 @@ def test_unchanged_mechanism_against_its_baseline_exits_0(
     code, out, _ = run(capsys, "gate", "--baseline", "b.json")
     assert code == 0, out
     assert "no regression found (2 event(s)" in out
+    assert "power: detects a rise of a witness's loss ≥ " in out and "w.p. ≥ 0.8" in out
 
 
 def test_update_baseline_round_trip(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -120,16 +121,18 @@ def test_update_baseline_round_trip(in_tmp: Path, capsys: pytest.CaptureFixture[
     assert code == 0
     path = in_tmp / "dpaudit-baseline.json"  # the default baseline file
     data = json.loads(path.read_text())
-    assert data["kind"] == BASELINE_KIND and data["baseline_version"] == 1
+    assert data["kind"] == BASELINE_KIND and data["baseline_version"] == BASELINE_VERSION == 2
     baseline = read_baseline(path)
     assert set(baseline.audits) == {"laplace_sum", "randomized_response"}
     for name, entry in baseline.audits.items():
         result = json.loads((in_tmp / "out" / f"{name}.json").read_text())
         assert [e.event_spec for e in entry.events] == [p["event_spec"] for p in result["pairs"]]
-        assert [(e.p_count, e.q_count, e.p_total) for e in entry.events] == [
-            (p["estimate"]["p_count"], p["estimate"]["q_count"], p["estimate"]["p_total"])
-            for p in result["pairs"]
+        # the witnesses' counts are a fresh re-count of certification_samples per side (baseline.py)
+        assert [(e.p_total, e.q_total) for e in entry.events] == [
+            (result["certification_samples"],) * 2 for _ in result["pairs"]
         ]
+    gate = json.loads((in_tmp / "out" / "gate.json").read_text())
+    assert all(a["detectable_increase"] is not None and a["detection_power"] == 0.8 for a in gate["audits"])
     # the same configuration and seed gate against its own baseline: compared, no regression
     code, out, _ = run(capsys, "gate", "--baseline", str(path))
     assert code == 0 and out.count("regression test vs baseline: no regression found") == 2
@@ -242,10 +245,11 @@ def test_bad_baselines_exit_2_naming_the_file(in_tmp: Path, capsys: pytest.Captu
         "other.json": json.dumps({"kind": "something-else"}),
         "newer.json": json.dumps({"kind": BASELINE_KIND, "baseline_version": 99, "audits": {}}),
         "noversion.json": json.dumps({"kind": BASELINE_KIND, "audits": {}}),
-        "noaudits.json": json.dumps({"kind": BASELINE_KIND, "baseline_version": 1}),
+        "noaudits.json": json.dumps({"kind": BASELINE_KIND, "baseline_version": BASELINE_VERSION}),
         "badaudit.json": json.dumps(
-            {"kind": BASELINE_KIND, "baseline_version": 1, "audits": {"x": {"seed": 1}}}
+            {"kind": BASELINE_KIND, "baseline_version": BASELINE_VERSION, "audits": {"x": {"seed": 1}}}
         ),
+        "version1.json": json.dumps({"kind": BASELINE_KIND, "baseline_version": 1, "audits": {}}),
     }
     for name, text in cases.items():
         if text is not None:

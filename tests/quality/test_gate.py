@@ -36,7 +36,7 @@ def regression_fires(
         num_samples=num_samples, seed=baseline_seed, failure_probability=failure_probability * VIOLATION_SHARE
     )
     result = run_audit(baseline_mechanism, pairs, config, show_progress=False)
-    entry = baseline_audit_from_result("audit", baseline_mechanism.name, result, pairs)
+    entry = baseline_audit_from_result("audit", baseline_mechanism.name, result, pairs, baseline_mechanism)
     report = regression_checks(
         current_mechanism,
         entry,
