@@ -60,6 +60,7 @@ WORDING = {
     "reference",
     "note",
     "description",
+    "certified_pairs",
     "findings",
     "warnings",
     "summary",
@@ -67,7 +68,8 @@ WORDING = {
     "exact_epsilon",
     "exact_epsilon_method",
 }
-"""Fields that hold prose (claim references, notes, pair descriptions, findings) or the white-box
+"""Fields that hold prose (claim references, notes, pair descriptions and the search's list of them,
+findings) or the white-box
 reference (descriptive, and cut off after 10 s per oracle call, so it can vary with machine load):
 a change there is reported separately from a change of numbers, events or verdicts."""
 
