@@ -21,7 +21,9 @@ Procedure (`search_and_certify`):
    a private row. A claim that relies on amplification under a relation other than the audited
    one is refused (`neighbors.generators.check_amplification` raises
    `AmplificationMismatchError`).
-2. **Pilot** (a fraction f of the budget; black-box: it only samples the mechanism).
+2. **Pilot** (a fraction f of the budget, `auto_pilot_fraction` by default: 0.2 with registered
+   pairs, growing to 0.5 for blind searches of claims with small ε; black-box: it only samples
+   the mechanism).
    *Screening*: every candidate of the initial pool, then of local-search rounds from the
    current top three, is sampled `s₀` times per side. *Successive halving*: the best
    `HALVING_POOL` candidates that are not registered (fewer when the budget is small) get more
@@ -48,7 +50,10 @@ Procedure (`search_and_certify`):
    through the runner's executor (`audit.sampling.run_tasks`) at the same seeds and chunk keys:
    the search is bit-identical for any `jobs` and backend.
 3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
-   the verdict claim's relation, then the registered champion) is certified by `run_audit` at
+   the verdict claim's relation; and the registered champion unless the pilot *separates* the
+   winner from it, `search_pilot.beats`: a score above the champion's by `CHAMPION_MARGIN`,
+   scaled by √(n_champion / n) · √(2 ln C) when it rests on n < n_champion pilot samples and
+   was selected among C candidates) is certified by `run_audit` at
    the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
    default) the registered champion is certified next to a winner that is not registered,
    and so are the registered *contenders* (registered pairs scoring within `REGISTERED_TIE` of
@@ -64,6 +69,30 @@ Procedure (`search_and_certify`):
    certification budget and the whole failure probability where the evidence is; the halving's
    last rounds make that choice on tens of thousands of samples.
 
+Guarantee against the registered route (`registered=` the mechanism's R pairs, T = N·R): the
+registered route certifies each pair on c = `AuditConfig.split()[1]` samples at β/R, its event
+chosen on s = `split()[0]` selection samples. The search scores every registered pair on s
+pilot samples too (so its champion is the pair the registered route's best bound is most likely
+to come from, chosen on equally many samples) and, by construction:
+
+- when no other pair is separated from the champion, the champion is certified, alone or with
+  registered contenders (each of those kept only while every share stays ≥ c), so at β/k with
+  k ≤ R, on its own pilot samples as the selection split (≥ s), and on T − P − U samples, which is
+  ≥ c for R ≥ 2 (T − P = (1 − f)·R·N ≥ 1.6·N) and, for R = 1, c minus the pilot's exploration;
+- a pair separated from it is certified *next to* the champion (hedged), never instead of it;
+- the pilot never spends more than P = ⌊f·T⌋ (the challenge is paid from what is left of it).
+
+The cost, stated: (i) for R = 1 the champion certifies on (1 − f)·N − (unused selection)
+instead of c = 0.9·N (f = 0.2: 0.8·N; on gaussian_sum at 5·10⁵ the default route's mean over
+seeds 0–9 is 0.648, the registered route's 0.654 over seeds 0–29, sd 0.039); (ii) when the
+pilot does separate a better pair, the champion's share is halved (and β/2): the price of the
+hedge, paid only on evidence that the winner is better; (iii) a better pair that the pilot does
+not separate within the margin is not certified (on exponential_mechanism and report_noisy_max
+the blind search certifies 0.96 and 0.83, the default route 0.86 and 0.70, as the registered
+route). Equally strong pairs are never both certified on the same evidence (gaussian_sum at
+5·10⁵ per side: the registered pair and an equally strong add/remove template split the
+samples and β: 0.608 before, 0.675 now, seed 0).
+
 Validity: the pilot only decides *which* pairs are certified and *which event* (with the
 direction) each is certified on. All pilot samples are drawn at pilot seeds, independent of
 the certification samples drawn at the audit seed, so conditional on those choices the
@@ -75,11 +104,12 @@ Budget accounting (samples per side). The total budget T defaults to what `dpaud
 mechanism's registered pairs, else one boundary template per claimed relation). Only that
 *count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
-- the pilot gets P = ⌊f · T⌋: half for screening (C = min(max_candidates, ⌊P/2 / min_pilot_
-  samples⌋) candidates, s₀ = ⌊P/2 / C⌋ samples each), then the registered pairs' top-ups to
-  their selection size, then successive halving on what is left (each round an equal share,
-  split evenly over that round's survivors; with many registered pairs on a small budget the
-  top-ups may exceed P, and certification gets less);
+- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): half
+  for screening (C = min(max_candidates, ⌊P/2 / min_pilot_samples⌋) candidates, s₀ = ⌊P/2 / C⌋
+  samples each), then the registered pairs' top-ups to their selection size, then successive
+  halving on what is left (each round an equal share, split evenly over that round's survivors;
+  with many registered pairs on a small budget the top-ups may exceed P, and certification gets
+  less), then the challenge on what is still left;
 - the certified pairs' selection splits are topped up (if their pilot samples fall short of
   what the runner would select on) by U samples, drawn at pilot seeds;
 - certification gets N_cert = ⌊(T − pilot spent − U) / k⌋ per certified pair (k = the number of
@@ -126,7 +156,7 @@ from dpaudit.engine.search_score import (
     Scorer,
 )
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, applicable_claim, claims_of
+from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
 
@@ -145,11 +175,18 @@ __all__ = [
     "SearchBudgetError",
     "SearchResult",
     "SearchUnsupportedError",
+    "auto_pilot_fraction",
     "default_budget",
     "pilot_seed",
     "search_and_certify",
     "weakened_warning",
 ]
+
+
+PILOT_FRACTION = 0.2
+"""The default pilot fraction f (with registered pairs, and for claims with ε ≥ 1)."""
+MAX_PILOT_FRACTION = 0.5
+"""The largest default pilot fraction (blind searches of small-ε claims, `auto_pilot_fraction`)."""
 
 
 def default_budget(mechanism: Mechanism, num_samples: int) -> int:
@@ -168,7 +205,7 @@ def search_and_certify(
     mechanism: Mechanism,
     config: AuditConfig,
     *,
-    pilot_fraction: float = 0.2,
+    pilot_fraction: float | None = None,
     top_k: int = 1,
     registered: Sequence[NeighborPair] = (),
     budget: int | None = None,
@@ -196,6 +233,8 @@ def search_and_certify(
     relation other than a claimed one, `SearchBudgetError` when the budget is too small.
     """
     started = time.perf_counter()
+    if pilot_fraction is None:
+        pilot_fraction = auto_pilot_fraction(_verdict_claim(mechanism).epsilon, registered=bool(registered))
     setup = prepare(
         mechanism,
         config,
@@ -255,7 +294,7 @@ def prepare(
     relations = tuple(dict.fromkeys(c.relation for c in claims))
     for relation in relations:
         check_amplification(mechanism.domain, relation)
-    verdict_claim = applicable_claim(claims, mechanism.claim.relation) or mechanism.claim
+    verdict_claim = _verdict_claim(mechanism)
     plan = plan_pilot(
         config,
         total_budget=default_budget(mechanism, config.num_samples) if budget is None else int(budget),
@@ -278,6 +317,23 @@ def prepare(
         relations=relations,
         verdict_relation=verdict_claim.relation,
     )
+
+
+def _verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
+    return applicable_claim(claims_of(mechanism), mechanism.claim.relation) or mechanism.claim
+
+
+def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:
+    """The default pilot fraction f: `PILOT_FRACTION` with registered pairs (the guarantee
+    against the registered route is stated at that f); without them, f grows as the claim's ε
+    shrinks, f = min(`MAX_PILOT_FRACTION`, `PILOT_FRACTION` · (1/ε)^0.4) for ε < 1: the gaps
+    between candidates' certifiable ε scale with ε while the pilot scores' noise scales with
+    1/√(pilot samples), so a small-ε search needs more samples per finalist to rank them (SVT6
+    at ε = 0.1, 10⁶ per side: f = 0.2 certifies 0.059 on a pair whose true ε is 0.088, f = 0.5
+    certifies 0.117 on the x-shape pair, true ε 0.19)."""
+    if registered or not claim_epsilon < 1.0:
+        return PILOT_FRACTION
+    return min(MAX_PILOT_FRACTION, PILOT_FRACTION * (1.0 / max(claim_epsilon, 1e-9)) ** 0.4)
 
 
 def _auditor(

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.search_pilot import VERDICT_TIE, Pilot, SearchSetup, ranked
+from dpaudit.engine.search_pilot import VERDICT_TIE, Pilot, SearchSetup, beats, ranked
 from dpaudit.engine.search_result import Candidate, SearchBudgetError, SearchResult, weakened_warning
 from dpaudit.engine.search_sampling import Entry, PilotSampler
 from dpaudit.engine.types import AuditResult
@@ -55,26 +55,31 @@ class Certification:
 def certification_order(
     entries: Sequence[Entry], survivors: Sequence[Entry], champion: Entry | None
 ) -> list[Entry]:
-    """Entries by score, the halving's survivors and the champion first; with a champion, a score
-    resting on fewer samples than the champion's that beats it goes after those that can."""
+    """Entries by score, the halving's survivors and the champion first; with a champion, a pair
+    scoring above it that the pilot does not separate from it (`search_pilot.beats`) goes after
+    it: the champion then wins, and the two are not both certified on the same evidence."""
     finalists = {*survivors, *([champion] if champion is not None else [])}
     order = sorted(ranked(entries), key=lambda e: e not in finalists)  # stable: by score within each group
     if champion is not None:
-        order.sort(
-            key=lambda e: not (e is champion or e.drawn >= champion.drawn or e.score <= champion.score)
-        )
+        pool = len(entries)
+
+        def behind(e: Entry) -> bool:
+            return not (e is champion or e.score <= champion.score or beats(e, champion, pool=pool))
+
+        order.sort(key=behind)
     return order
 
 
 def winner(order: Sequence[Entry], champion: Entry | None, *, verdict_relation: Relation) -> Entry:
     """`order[0]`, unless within `VERDICT_TIE` of it there is a pair under the verdict claim's
-    relation (on comparably many samples), and then unless the champion is within that tie."""
+    relation (on comparably many samples), and then unless the pilot does not separate it from
+    the registered champion (`search_pilot.beats`): the champion wins every such tie."""
     best = order[0]
     if best.pair.relation is not verdict_relation:
         same = [e for e in order if e.pair.relation is verdict_relation and 2 * e.drawn >= best.drawn]
         if same and same[0].score >= best.score - VERDICT_TIE:
             best = same[0]
-    if champion is not None and champion is not best and champion.score >= best.score - VERDICT_TIE:
+    if champion is not None and champion is not best and not beats(best, champion, pool=len(order)):
         best = champion
     return best
 

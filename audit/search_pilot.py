@@ -34,7 +34,25 @@ champion (certified next to it when the budget allows): cross-fitted pilot score
 registered route's selection size vary by about this much between pairs whose true ε differ by
 ~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
 CHALLENGERS = 2
-"""Finalists (not registered) topped up to the registered champion's pilot size to challenge it."""
+"""Finalists (not registered) topped up to the registered champion's pilot size to challenge it
+(within what is left of the pilot budget: the pilot never spends more than P)."""
+CHAMPION_MARGIN = REGISTERED_TIE
+"""A pair that is not registered is certified beside (or instead of) the registered champion only
+when its pilot score beats the champion's by more than this margin; on fewer pilot samples than
+the champion's (n < n_c), by this margin × √(n_c / n) (the score's noise shrinks like 1/√n) ×
+√(2 ln C) (the expected maximum of C standard normals: the best of C screened candidates is
+selected on its own noise). Within it the pilot cannot tell the two apart, and certifying both
+would split the certification samples and β between equally strong pairs (gaussian_sum at
+5·10⁵ per side: 0.608 instead of 0.70)."""
+
+
+def beats(entry: Entry, champion: Entry, *, pool: int) -> bool:
+    """True when the pilot separates `entry` from the registered `champion` (`CHAMPION_MARGIN`;
+    `pool` = the candidates it was selected among)."""
+    scale = 1.0
+    if entry.drawn < champion.drawn:
+        scale = math.sqrt(champion.drawn / max(entry.drawn, 1) * 2.0 * math.log(max(pool, 3)))
+    return entry.score > champion.score + CHAMPION_MARGIN * scale
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -93,7 +111,8 @@ class SearchSetup:
 
 def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pilot_samples: int) -> Pilot:
     """Screening, the registered pairs' top-ups, successive halving on what is left of the pilot
-    budget, and the challenge of the registered champion: every draw at pilot seeds."""
+    budget, and the challenge of the registered champion on what is still left: every draw at
+    pilot seeds, never more than P in all (unless the registered top-ups alone exceed it)."""
     sampler, scorer, plan = setup.sampler, setup.scorer, setup.plan
     entries = screen(
         sampler,
@@ -106,7 +125,8 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     reg = score_registered(sampler, scorer, entries, selection=sampler.config.split()[0])
     budget = plan.pilot_budget - sampler.spent
     halving = halve(sampler, scorer, entries, reg, budget=budget, min_pilot_samples=min_pilot_samples)
-    champion = challenge(sampler, scorer, halving.survivors, reg.champion)
+    budget = plan.pilot_budget - sampler.spent
+    champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
     return Pilot(entries=entries, registered=reg, halving=halving, champion=champion)
 
 
@@ -273,19 +293,26 @@ def halve(
 
 
 def challenge(
-    sampler: PilotSampler, scorer: Scorer, survivors: Sequence[Entry], champion: Entry | None
+    sampler: PilotSampler,
+    scorer: Scorer,
+    survivors: Sequence[Entry],
+    champion: Entry | None,
+    *,
+    budget: int,
 ) -> Entry | None:
     """The registered champion if its score is finite (else None), after topping up to its pilot
-    size the best `CHALLENGERS` survivors that would displace it, and rescoring them: a pair
-    that is not registered displaces the champion only on a score resting on as many samples."""
+    size the best `CHALLENGERS` survivors that would displace it (as many as `budget` samples per
+    side, what is left of the pilot, pays for), and rescoring them."""
     if champion is None or not math.isfinite(champion.score):
         return None
     challengers = []
     for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
         if e.score <= champion.score + VERDICT_TIE:
             break
-        if e.drawn < champion.drawn and e.rows() > 0:
-            challengers.append((e, champion.drawn - e.rows()))
+        need = champion.drawn - e.rows()
+        if e.drawn < champion.drawn and e.rows() > 0 and need <= budget:
+            challengers.append((e, need))
+            budget -= need
 
     def rescore(entry: Entry, ok: bool) -> None:
         if ok:

@@ -12,6 +12,11 @@ N is the entry's `default_num_samples` unless the estimated time of one route ex
 the per-sample time is measured after a warm-up call; `--num-samples`
 caps N for every entry. "ratio" is search / registered (certified bounds).
 
+`--twins` adds the buggy twins (a `*` after a bound marks a flagged violation), `--epsilon E ...`
+rebuilds every entry whose factory takes `epsilon` at each E (small-ε power: the sparse-vector
+family `--family svt --twins --epsilon 0.1 0.5 1`), and "k" is the number of pairs the pooled
+search certified (1 when the pilot does not separate a better pair from the registered champion).
+
 With `--seeds K` every route runs at seeds S..S+K−1 and a summary per mechanism prints the
 mean certified bound of each route, the sample standard deviation of the registered route
 over seeds (the noise the comparison is judged against), the smallest per-seed ratio
@@ -19,6 +24,7 @@ pooled / registered and the mean seconds per route.
 
     python benchmarks/search.py [--num-samples N] [--seed 0] [--seeds 1] [--family reference]
                                 [--only NAME ...] [--max-seconds 300] [--min-n 20000] [--no-blind]
+                                [--twins] [--epsilon E ...]
 """
 
 from __future__ import annotations
@@ -33,9 +39,11 @@ import numpy as np
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.search import search_and_certify
 from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.registry import entries
+from dpaudit.mechanisms.registry import entries, factory_parameters
 
 MIN_N = 20_000
+Row = tuple[float, float, float, float, float, float]
+"""(registered, blind, pooled) certified bounds and seconds."""
 
 
 def _truth(mech: Any, pairs: Any) -> float:
@@ -48,8 +56,16 @@ def _truth(mech: Any, pairs: Any) -> float:
         return math.nan
 
 
-def _fmt(x: float) -> str:
-    return f"{x:7.3f}" if math.isfinite(x) else f"{x:>7}"
+def _fmt(x: float, flagged: bool = False) -> str:
+    mark = "*" if flagged else " "
+    return f"{x:6.3f}{mark}" if math.isfinite(x) else f"{x:>6}{mark}"
+
+
+def _flag(out: Any) -> bool:
+    if out is None:
+        return False
+    result = getattr(out, "certified", out)
+    return bool(result.violation)
 
 
 def _route(fn: Any) -> tuple[float, float, Any]:
@@ -64,7 +80,7 @@ def _route(fn: Any) -> tuple[float, float, Any]:
     )
 
 
-def main() -> None:
+def _parse() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--num-samples", type=int, default=None, help="cap on N (per side per registered pair)")
     ap.add_argument("--seed", type=int, default=0)
@@ -75,74 +91,101 @@ def main() -> None:
     ap.add_argument("--no-registered-pool", action="store_true", help="skip the search with registered pairs")
     ap.add_argument("--no-blind", action="store_true", help="skip the blind search")
     ap.add_argument("--min-n", type=int, default=MIN_N, help="floor of N when --max-seconds reduces it")
-    args = ap.parse_args()
+    ap.add_argument("--twins", action="store_true", help="include the buggy twins")
+    ap.add_argument("--epsilon", type=float, nargs="*", default=None, help="rebuild entries at these ε")
+    return ap.parse_args()
 
+
+def _budget(mech: Any, entry: Any, registered: Any, args: argparse.Namespace) -> int:
+    """N: the entry's default (capped by --num-samples), reduced to fit --max-seconds per route."""
+    n = (
+        entry.default_num_samples
+        if args.num_samples is None
+        else min(args.num_samples, entry.default_num_samples)
+    )
+    mech.sample(registered[0].dataset, 200, rng=np.random.default_rng(0))  # warm-up (caches)
+    t = time.perf_counter()
+    mech.sample(registered[0].dataset, 2000, rng=np.random.default_rng(0))
+    route = (time.perf_counter() - t) / 2000 * 2 * n * len(registered)
+    if route > args.max_seconds:
+        n = max(args.min_n, int(n * args.max_seconds / route))
+    return int(n)
+
+
+def _seed_row(mech: Any, registered: Any, n: int, seed: int, args: argparse.Namespace) -> tuple[str, Row]:
+    """One seed of the three routes: the printed line and the row for the summary."""
+    cfg = AuditConfig(num_samples=n, seed=seed)
+    t_reg, r_eps, reg = _route(lambda: run_audit(mech, registered, cfg))
+    t_blind, b_eps, blind = (
+        (math.nan, math.nan, None) if args.no_blind else _route(lambda: search_and_certify(mech, cfg))
+    )
+    t_both, p_eps, both = (
+        (math.nan, math.nan, None)
+        if args.no_registered_pool
+        else _route(lambda: search_and_certify(mech, cfg, registered=registered))
+    )
+    ratio = p_eps / r_eps if r_eps > 0 else math.nan
+    b_true = _truth(mech, blind.certified_pairs) if blind is not None else math.nan
+    p_true = _truth(mech, both.certified_pairs) if both is not None else math.nan
+    k = len(both.certified_pairs) if both is not None else 0
+    line = (
+        f"{mech.name:32s} {mech.claim.epsilon:4g} {seed:4d} {len(registered):2d} {n:9,d} | "
+        f"{_fmt(r_eps, _flag(reg)):>10s} {_fmt(_truth(mech, registered))} {t_reg:6.1f} | "
+        f"{_fmt(b_eps, _flag(blind))} {_fmt(b_true)} {t_blind:6.1f} | "
+        f"{_fmt(p_eps, _flag(both))} {_fmt(p_true)} {t_both:6.1f} {k:2d} {ratio:6.3f}"
+    )
+    return line, (r_eps, b_eps, p_eps, t_reg, t_blind, t_both)
+
+
+def _summary(label: str, rows: list[Row]) -> str:
+    a = np.asarray(rows, dtype=float)
+    sd = float(np.std(a[:, 0], ddof=1)) if len(rows) > 1 else math.nan
+    ratios = [p / r for r, _, p, *_ in rows if r > 0]
+    return (
+        f"{label:32s} {len(rows):5d} | {a[:, 0].mean():10.4f} {sd:7.4f} | "
+        f"{_fmt(a[:, 2].mean())} {_fmt(a[:, 1].mean())} | "
+        f"{_fmt(min(ratios, default=math.nan))} {_fmt(a[:, 2].mean() - a[:, 0].mean())} | "
+        f"{a[:, 3].mean():6.1f} {a[:, 5].mean():6.1f} {a[:, 4].mean():6.1f}"
+    )
+
+
+def main() -> None:
+    args = _parse()
     print(
-        f"{'mechanism':32s} {'seed':>4s} {'R':>2s} {'N':>9s} | "
+        f"{'mechanism':32s} {'ε':>4s} {'seed':>4s} {'R':>2s} {'N':>9s} | "
         f"{'registered':>10s} {'(true)':>7s} {'s':>6s} | "
-        f"{'blind':>7s} {'(true)':>7s} {'s':>6s} | {'pooled':>7s} {'(true)':>7s} {'s':>6s} {'ratio':>6s}",
+        f"{'blind':>7s} {'(true)':>7s} {'s':>6s} | "
+        f"{'pooled':>7s} {'(true)':>7s} {'s':>6s} {'k':>2s} {'ratio':>6s}",
         flush=True,
     )
     skipped = []
     summary: list[str] = []
-    for e in entries().values():
-        if e.buggy or (args.family and e.family != args.family) or (args.only and e.name not in args.only):
-            continue
-        rows: list[tuple[float, float, float, float, float, float]] = []
+    runs = [
+        (e, eps)
+        for e in entries().values()
+        if not (e.buggy and not args.twins)
+        and not (args.family and e.family != args.family)
+        and not (args.only and e.name not in args.only)
+        for eps in (args.epsilon if args.epsilon and "epsilon" in factory_parameters(e.factory) else [None])
+    ]
+    for e, eps in runs:
+        rows: list[Row] = []
+        label = e.name if eps is None else f"{e.name}@{eps:g}"
         try:
-            mech = e.build()
+            mech = e.build() if eps is None else e.build(epsilon=eps)
             registered = tuple(getattr(mech, "neighbor_pairs", lambda: ())())
             if not registered:
-                skipped.append(f"{e.name}: no registered pairs")
+                skipped.append(f"{label}: no registered pairs")
                 continue
-            n = (
-                e.default_num_samples
-                if args.num_samples is None
-                else min(args.num_samples, e.default_num_samples)
-            )
-            mech.sample(registered[0].dataset, 200, rng=np.random.default_rng(0))  # warm-up (caches)
-            t = time.perf_counter()
-            mech.sample(registered[0].dataset, 2000, rng=np.random.default_rng(0))
-            per_sample = (time.perf_counter() - t) / 2000
-            route = per_sample * 2 * n * len(registered)
-            if route > args.max_seconds:
-                n = max(args.min_n, int(n * args.max_seconds / route))
+            n = _budget(mech, e, registered, args)
             for seed in range(args.seed, args.seed + args.seeds):
-                cfg = AuditConfig(num_samples=n, seed=seed)
-                t_reg, r_eps, _ = _route(lambda: run_audit(mech, registered, cfg))  # noqa: B023
-                t_blind, b_eps, blind = (
-                    (math.nan, math.nan, None)
-                    if args.no_blind
-                    else _route(lambda: search_and_certify(mech, cfg))  # noqa: B023
-                )
-                t_both, p_eps, both = (
-                    (math.nan, math.nan, None)
-                    if args.no_registered_pool
-                    else _route(lambda: search_and_certify(mech, cfg, registered=registered))  # noqa: B023
-                )
-                ratio = p_eps / r_eps if r_eps > 0 else math.nan
-                rows.append((r_eps, b_eps, p_eps, t_reg, t_blind, t_both))
-                b_true = _truth(mech, blind.certified_pairs) if blind is not None else math.nan
-                p_true = _truth(mech, both.certified_pairs) if both is not None else math.nan
-                print(
-                    f"{e.name:32s} {seed:4d} {len(registered):2d} {n:9,d} | "
-                    f"{r_eps:10.4f} {_fmt(_truth(mech, registered))} {t_reg:6.1f} | "
-                    f"{_fmt(b_eps)} {_fmt(b_true)} {t_blind:6.1f} | "
-                    f"{_fmt(p_eps)} {_fmt(p_true)} {t_both:6.1f} {ratio:6.3f}",
-                    flush=True,
-                )
+                line, row = _seed_row(mech, registered, n, seed, args)
+                print(line, flush=True)
+                rows.append(row)
         except Exception as exc:  # a family under construction must not stop the benchmark
-            skipped.append(f"{e.name}: {type(exc).__name__}: {exc}")
+            skipped.append(f"{label}: {type(exc).__name__}: {exc}")
         if rows:
-            a = np.asarray(rows, dtype=float)
-            sd = float(np.std(a[:, 0], ddof=1)) if len(rows) > 1 else math.nan
-            ratios = [p / r for r, _, p, *_ in rows if r > 0]
-            summary.append(
-                f"{e.name:32s} {len(rows):5d} | {a[:, 0].mean():10.4f} {sd:7.4f} | "
-                f"{_fmt(a[:, 2].mean())} {_fmt(a[:, 1].mean())} | "
-                f"{_fmt(min(ratios, default=math.nan))} {_fmt(a[:, 2].mean() - a[:, 0].mean())} | "
-                f"{a[:, 3].mean():6.1f} {a[:, 5].mean():6.1f} {a[:, 4].mean():6.1f}"
-            )
+            summary.append(_summary(label, rows))
     if summary:
         print(
             f"\n{'mechanism':32s} {'seeds':>5s} | {'registered':>10s} {'sd':>7s} | {'pooled':>7s} "

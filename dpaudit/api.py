@@ -43,6 +43,11 @@ class Route:
     pairs: tuple[NeighborPair, ...] = ()
     explicit: bool = False
     """The mode was asked for (an impossible search is then an error, not a fallback)."""
+    pilot_fraction: float | None = None
+    """Share of the search budget spent on the pilot (None: automatic, 0.2 with registered pairs)."""
+    search_pairs: int | None = None
+    """Search budget per side = num_samples × this (None: the number of registered pairs, else of
+    boundary templates: what the registered route would spend)."""
 
 
 def audit(
@@ -201,6 +206,8 @@ def _search(
         command=f"{command} --pairs {route.mode}",
         checkpoint_path=saved.checkpoint_path,
         resume=saved.resume,
+        pilot_fraction=route.pilot_fraction,
+        budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
     )
     return found.certified
 

@@ -27,6 +27,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.geometric",  # 002: set cover, conjunctions, k-gons, unions of polygons
     "dpaudit.mechanisms.decision_lists",  # 003: private decision lists, DP-Winnow
     "dpaudit.mechanisms.boosting",  # 004: LazyBregBoost, private halfspaces
+    "dpaudit.mechanisms.counting",  # svt: sparse vector technique (Lyu, Su & Li 2017)
 )
 
 
@@ -36,6 +37,7 @@ FAMILY_TITLES: Mapping[str, str] = {
     "002": "geometric concepts (002)",
     "003": "decision lists, Winnow (003)",
     "004": "boosting halfspaces (004)",
+    "svt": "sparse vector technique (Lyu, Su & Li 2017)",
 }
 """What a reader sees for a family code (the codes stay the filter keys, e.g. `--family 002`).
 000: Alon, Beimel, Moran, Stemmer, "Closure Properties for Private Classification and Online
@@ -43,7 +45,8 @@ Prediction"; 001: Li, Wang, Ye, "Private Realizable-to-Agnostic Transformation w
 Sample Complexity"; 002: Kaplan, Mansour, Matias, Stemmer, "Differentially Private Learning of
 Geometric Concepts"; 003: Bun, Fang, "Privately Learning Decision Lists and a Differentially
 Private Winnow"; 004: Bun, Carmosino, Sorrell, "Efficient, Noise-Tolerant, and Private Learning
-via Boosting"."""
+via Boosting"; svt: Lyu, Su, Li, "Understanding the Sparse Vector Technique for Differential
+Privacy"."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

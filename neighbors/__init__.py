@@ -11,12 +11,15 @@ from dpaudit.neighbors.base import (
     are_neighbors,
     is_neighbor,
 )
+from dpaudit.neighbors.records import RecordKind, RecordSpace
 
 __all__ = [
     "Dataset",
     "Domain",
     "NeighborGenerator",
     "NeighborPair",
+    "RecordKind",
+    "RecordSpace",
     "Relation",
     "Subsampling",
     "SubsamplingKind",

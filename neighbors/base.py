@@ -20,6 +20,8 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.neighbors.records import RecordSpace
+
 
 class Relation(enum.StrEnum):
     """Neighbour relations used by the papers' privacy claims."""
@@ -232,10 +234,30 @@ class Domain:
     private_rows: tuple[int, int] | None = None
     """Positions [start, stop) of the private part when the claim is "DP w.r.t. U for any public
     V, W" (001 Claim 3.5, 000 Lemma 5.3): only pairs that change a private row are covered."""
+    records: RecordSpace | None = None
+    """The valid records when they are not the whole box (`neighbors.records`: categorical,
+    one-hot, histogram bins, integer, bounded norm, binary counting-query vectors); the box is
+    then the space's (`RecordSpace.box`), and `feature_low` / `feature_high` are ignored."""
+    hypothesis_grid: tuple[float, ...] | None = None
+    """A finite grid the mechanism chooses from (thresholds, quantile candidates, hypotheses
+    indexed by a feature value): its boundary points are where the grid template family puts
+    records (`neighbors.record_templates`)."""
+
+    @staticmethod
+    def over(records: RecordSpace, **kwargs: object) -> Domain:
+        """A domain whose records are `records` (num_features and the box follow from it)."""
+        return Domain(num_features=records.num_features, records=records, **kwargs)  # type: ignore[arg-type]
 
     def __post_init__(self) -> None:
         if self.num_features < 1:
             raise ValueError("num_features must be ≥ 1")
+        if self.records is not None and self.records.num_features != self.num_features:
+            raise ValueError(
+                f"a {self.records.kind.value} record space has {self.records.num_features} features, "
+                f"not {self.num_features}"
+            )
+        if self.hypothesis_grid is not None:
+            object.__setattr__(self, "hypothesis_grid", tuple(sorted(float(t) for t in self.hypothesis_grid)))
         lo, hi = self.bounds()
         if np.any(lo > hi):
             raise ValueError("feature_low must be ≤ feature_high")
@@ -244,7 +266,14 @@ class Domain:
         if self.private_rows is not None and not 0 <= self.private_rows[0] < self.private_rows[1]:
             raise ValueError("private_rows must be (start, stop) with 0 ≤ start < stop")
 
+    @property
+    def integer_valued(self) -> bool:
+        """Integer features: declared, or implied by the record space."""
+        return self.integer_features or (self.records is not None and self.records.integer_valued)
+
     def bounds(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        if self.records is not None:
+            return self.records.box()
         lo = np.broadcast_to(np.asarray(self.feature_low, dtype=float), (self.num_features,))
         hi = np.broadcast_to(np.asarray(self.feature_high, dtype=float), (self.num_features,))
         return lo, hi
@@ -258,8 +287,10 @@ class Domain:
         lo, hi = self.bounds()
         if dataset.n and (np.any(lo > dataset.X) or np.any(hi < dataset.X)):
             return "features outside the domain box"
-        if self.integer_features and not np.all(np.round(dataset.X) == dataset.X):
+        if self.integer_valued and not np.all(np.round(dataset.X) == dataset.X):
             return "features must be integers"
+        if self.records is not None and (reason := self.records.check(dataset.X)) is not None:
+            return reason
         if (self.labels is None) != (dataset.y is None):
             return "labels required" if self.labels is not None else "unlabelled data expected"
         if (

@@ -152,7 +152,13 @@ def farthest_records(space: Space, record: F64, limit: int | None = None) -> lis
     return recs[:limit] if limit is not None else recs
 
 
-def round_robin(iterators: list[Iterator[NeighborPair | None]]) -> Iterator[NeighborPair | None]:
+def round_robin(
+    iterators: list[Iterator[NeighborPair | None]], weights: list[int] | None = None
+) -> Iterator[NeighborPair | None]:
+    """One item of each iterator in turn (`weights`: that many items of each per round)."""
+    if weights is not None:
+        yield from _weighted(iterators, weights)
+        return
     active = list(iterators)
     while active:
         nxt = []
@@ -162,4 +168,23 @@ def round_robin(iterators: list[Iterator[NeighborPair | None]]) -> Iterator[Neig
                 continue
             nxt.append(it)
             yield item  # type: ignore[misc]
+        active = nxt
+
+
+def _weighted(
+    iterators: list[Iterator[NeighborPair | None]], weights: list[int]
+) -> Iterator[NeighborPair | None]:
+    active = list(zip(iterators, weights, strict=True))
+    while active:
+        nxt = []
+        for it, w in active:
+            alive = True
+            for _ in range(max(w, 1)):
+                item = next(it, StopIteration)
+                if item is StopIteration:
+                    alive = False
+                    break
+                yield item  # type: ignore[misc]
+            if alive:
+                nxt.append((it, w))
         active = nxt

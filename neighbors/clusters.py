@@ -22,7 +22,7 @@ __all__ = ["family_clusters"]
 def _diagonal_point(space: Space, t: float) -> F64:
     """The point lo + t·(hi − lo) of the box diagonal (rounded to the grid, clipped to the box)."""
     v = space.lo + min(max(t, 0.0), 1.0) * (space.hi - space.lo)
-    if space.domain.integer_features:
+    if space.domain.integer_valued:
         v = np.floor(v + 0.5)
     return np.asarray(np.clip(v, space.lo, space.hi), dtype=float)
 
@@ -71,13 +71,13 @@ def _cluster_layouts(
     space: Space, relation: Relation, n: int, *, extra: bool
 ) -> Iterator[NeighborPair | None]:
     span = space.hi - space.lo
-    integer = space.domain.integer_features
+    integer = space.domain.integer_valued
     unit = 1.0 / float(np.max(span)) if integer and np.max(span) > 0 else 1.0 / 16
     lo_corner, hi_corner = space.lo.copy(), space.hi.copy()
     centre = _diagonal_point(space, 0.5)
     adjacent = centre.copy()  # one grid step from the central cluster, along the last coordinate
     adjacent[-1] = min(adjacent[-1] + unit * float(span[-1]), float(space.hi[-1]))
-    if space.domain.integer_features:
+    if space.domain.integer_valued:
         adjacent = np.floor(adjacent + 0.5)
     layouts: list[_Layout] = [
         ("one cluster near the top, lone record at the low corner", (1 - unit,), 0.0, 0, [hi_corner], False),

@@ -19,6 +19,10 @@ Where each piece lives:
   under another; the generators call it before yielding anything), `InadmissiblePairError`.
 - `neighbors.sizes`: `size_jumps`, `inclusion_probability`, `boundary_sizes`.
 - `neighbors.building`: applying one change to a base dataset, fillers, far records.
+- `neighbors.records`: `RecordSpace` (categorical, one-hot, histogram bins, integer, bounded
+  norm, binary counting-query records), declared as `Domain(records=...)` / `Domain.over`;
+  `neighbors.record_templates`: their families (counting-query patterns, flanked clusters,
+  boundary points of `Domain.hypothesis_grid`), first in `WorstCasePairs`.
 - `neighbors.templates`: `WorstCasePairs` and its families (extreme, corner, tiny, size,
   duplicate, lone, stream); `neighbors.clusters` (cluster family) and
   `neighbors.subsampling_cases` (`SubsamplingPairs`, subsampling family).

@@ -143,7 +143,7 @@ def _new_record(space: Space, old: F64, rng: np.random.Generator) -> F64:
     if r < 0.4:
         recs = space.extreme_records()
         return recs[int(rng.integers(len(recs)))][1].copy()
-    if r < 0.7 or space.domain.integer_features:
+    if r < 0.7 or space.domain.integer_valued:
         return space.random_record(rng)
     # small continuous step from the old record
     span = space.hi - space.lo

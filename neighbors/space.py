@@ -5,7 +5,8 @@ fixes the label set and the allowed sizes (at most `max_rows` rows unless `min_s
 more), and knows where a claim with `private_rows` allows a change (`change_range`,
 `position`, `privatise`: the changed row is swapped with the nearest private row on both
 sides, which keeps the multiset of records). Its extreme records (box corners, centre, first /
-last / middle labels) are where the template families put the changed record.
+last / middle labels; a declared `RecordSpace`'s own extremes, e.g. cells of a one-hot space)
+are where the template families put the changed record.
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ class Space:
     @staticmethod
     def of(domain: Domain, max_rows: int) -> Space | None:
         lo, hi = (np.array(b, dtype=float) for b in domain.bounds())
-        if domain.integer_features:
+        if domain.integer_valued:
             lo, hi = np.ceil(lo), np.floor(hi)
             if np.any(lo > hi):
                 return None  # no integer record exists
@@ -118,11 +119,15 @@ class Space:
         return None if a > b else min(max(n, a), b)
 
     def centre(self) -> F64:
+        if self.domain.records is not None:
+            return self.domain.records.centre()
         mid = (self.lo + self.hi) / 2
-        return np.floor(mid) if self.domain.integer_features else mid
+        return np.floor(mid) if self.domain.integer_valued else mid
 
     def feature_vectors(self) -> list[tuple[str, F64]]:
         """Corners (all of them for d ≤ 3, else low/high and single-coordinate corners), centre."""
+        if self.domain.records is not None:
+            return self.domain.records.named_records()
         lo, hi, d = self.lo, self.hi, self.d
         out: list[tuple[str, F64]] = [("low corner", lo.copy()), ("high corner", hi.copy())]
         if d <= 3:
@@ -158,8 +163,14 @@ class Space:
 
     def random_record(self, rng: np.random.Generator) -> F64:
         """Uniform in the box (integer grid if integer features); each coordinate snaps to an
-        endpoint with probability 1/4 (the extremes are where the worst cases live)."""
-        if self.domain.integer_features:
+        endpoint with probability 1/4 (the extremes are where the worst cases live); a record of
+        the domain's record space when it declares one."""
+        if self.domain.records is not None:
+            v = self.domain.records.random_record(rng)
+            if self.labels is None:
+                return v
+            return np.append(v, self.labels[int(rng.integers(len(self.labels)))])
+        if self.domain.integer_valued:
             v = rng.integers(self.lo.astype(np.int64), self.hi.astype(np.int64) + 1).astype(float)
         else:
             v = rng.uniform(self.lo, self.hi)

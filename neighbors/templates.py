@@ -26,6 +26,10 @@ every family.
   record certain (n equals the subsample size: no amplification), likely and unlikely to be
   drawn, and duplicates of the changed record that change its inclusion probability.
 
+With a declared record space (`Domain.records`) or hypothesis grid (`Domain.hypothesis_grid`),
+the families of `neighbors.record_templates` come first (counting-query patterns, flanked
+clusters, grid boundary points) and the box-diagonal cluster family is left out.
+
 `check_amplification(domain, relation)` raises `AmplificationMismatchError` when a mechanism
 whose claim relies on amplification by subsampling under one relation is audited under a
 """
@@ -42,6 +46,7 @@ from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
 from dpaudit.neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
 from dpaudit.neighbors.clusters import family_clusters
+from dpaudit.neighbors.record_templates import RECORD_FAMILY_WEIGHT, record_families
 from dpaudit.neighbors.sizes import boundary_sizes
 from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
 from dpaudit.neighbors.subsampling_cases import family_subsampling
@@ -315,7 +320,7 @@ class WorstCasePairs:
         space = Space.of(domain, self.max_rows)
         if space is None:
             return {}
-        fams: dict[str, Iterator[NeighborPair | None]] = {}
+        fams: dict[str, Iterator[NeighborPair | None]] = record_families(space, relation, self.base_size)
         if domain.subsampling.kind is not SubsamplingKind.NONE:
             fams["subsampling"] = family_subsampling(space, relation)
         fams["extreme"] = _family_extreme(space, relation, self.base_size)
@@ -323,7 +328,8 @@ class WorstCasePairs:
         fams["tiny"] = _family_tiny(space, relation)
         fams["size"] = _family_sizes(space, relation, self.max_rows)
         fams["duplicate"] = _family_duplicates(space, relation, self.base_size)
-        fams["cluster"] = family_clusters(space, relation, self.base_size)
+        if domain.records is None:  # clusters along the box diagonal: boxes only (records: "flanked")
+            fams["cluster"] = family_clusters(space, relation, self.base_size)
         fams["lone"] = _family_lone(space, relation, self.base_size)
         if domain.ordered:
             fams["stream"] = _family_stream(space, relation, self.base_size)
@@ -331,5 +337,7 @@ class WorstCasePairs:
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         check_amplification(domain, relation)
-        merged = round_robin(list(self.families(domain, relation).values()))
+        fams = self.families(domain, relation)
+        weights = [RECORD_FAMILY_WEIGHT if name == "counting" else 1 for name in fams]
+        merged = round_robin(list(fams.values()), weights)
         yield from admitted_pairs(merged, domain, strict=self.strict, limit=self.max_pairs)

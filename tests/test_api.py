@@ -179,3 +179,17 @@ def test_readme_python_example_runs_as_printed(tmp_path: Path) -> None:
     assert ran.returncode == 0, ran.stderr
     verdict, bound = ran.stdout.splitlines()[0].split()  # then the gate's own summary lines
     assert verdict == "no_violation_found" and 0.9 < float(bound) <= 1.0
+
+
+def test_readme_counting_query_example_is_flagged_blind(tmp_path: Path) -> None:
+    """The README's counting-query mechanism (a histogram record space, no registered pairs) is
+    flagged by the default route, as the README shows."""
+    (tmp_path / "my_counts.py").write_text(
+        _readme_block("Your own mechanism over counting queries (record spaces)", "python")
+    )
+    ran = _run(
+        tmp_path, "-m", "dpaudit", "run", "my_counts:NoisyBinAlarm", "--num-samples", "1000000", "--json"
+    )
+    assert ran.returncode == 1, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["verdict"] == "violation_found" and data["epsilon_lower_bound"] > 1.0

@@ -3,6 +3,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
@@ -285,3 +286,18 @@ def test_run_all_ends_with_one_summary_line(
     assert cli.main([*argv, "--json"]) == 1
     out, err = capsys.readouterr()
     assert len(json.loads(out)) == 2 and err.strip().splitlines()[-1].startswith("dpaudit: 2 audits")
+
+
+def test_search_budget_options_reach_the_search_and_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """--pilot-fraction and --search-pairs steer the search's budget, appear in the printed
+    command, and the printed command reproduces the bound."""
+    argv = ["laplace_sum", "--num-samples", "30000", "--pilot-fraction", "0.3", "--search-pairs", "3"]
+    code, out, _ = run(capsys, "run", *argv, "--json")
+    data = json.loads(out)
+    assert code == 0 and data["extra"]["search"]["budget"] == 90_000
+    assert "--pilot-fraction 0.3 --search-pairs 3" in data["command"]
+    again = shlex.split(data["command"])[1:]
+    code, out, _ = run(capsys, *again, "--json")
+    assert json.loads(out)["epsilon_lower_bound"] == data["epsilon_lower_bound"]
+    code, _, err = run(capsys, "run", "laplace_sum", "--pilot-fraction", "1.5")
+    assert code == 2 and "--pilot-fraction" in err

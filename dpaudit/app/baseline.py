@@ -78,8 +78,8 @@ from dpaudit.app.baseline_recount import (
     BASELINE_PHASE,
     REGRESSION_PHASE,
     open_checkpoint,
-    recount_closing,
     recount,
+    recount_closing,
 )
 from dpaudit.app.baseline_stale import (
     DETECTION_POWER,

@@ -96,6 +96,10 @@ def _test_options(args: argparse.Namespace) -> list[str]:
         parts += ["--profile-epsilons", ",".join(repr(float(e)) for e in args.profile_epsilons)]
     if args.gdp:
         parts.append("--gdp")
+    if args.pilot_fraction is not None:
+        parts += ["--pilot-fraction", repr(float(args.pilot_fraction))]
+    if args.search_pairs is not None:
+        parts += ["--search-pairs", str(args.search_pairs)]
     return parts
 
 
@@ -128,7 +132,12 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
             "registered to search its domain, or give it neighbor_pairs()"
         )
     checkpoint = args.out / ".checkpoints" / f"{safe_stem(mechanism.name)}.jsonl" if args.out else None
-    route = Route(mode=mode, explicit=args.pairs is not None)
+    route = Route(
+        mode=mode,
+        explicit=args.pairs is not None,
+        pilot_fraction=args.pilot_fraction,
+        search_pairs=args.search_pairs,
+    )
     result = certify(
         mechanism,
         config,

@@ -139,6 +139,20 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         "pairs in its pool; the same total budget either way (default: all; registered, with a note, "
         "when the mechanism declares no domain or the budget is too small to search)",
     )
+    r.add_argument(
+        "--pilot-fraction",
+        type=_probability,
+        default=None,
+        help="share of the search budget spent on the pilot that picks the pairs (default: 0.2 with "
+        "registered pairs; more for a blind search of a small-ε claim)",
+    )
+    r.add_argument(
+        "--search-pairs",
+        type=_positive_int,
+        default=None,
+        help="search budget per side = --num-samples × this (default: the number of registered pairs, "
+        "else of boundary template pairs, so both routes spend the same)",
+    )
     r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
     r.add_argument(
         "--strict",

@@ -34,6 +34,7 @@ PAPER_TITLES = (
     "Differentially Private Learning of Geometric Concepts",
     "Privately Learning Decision Lists and a Differentially Private Winnow",
     "Efficient, Noise-Tolerant, and Private Learning via Boosting",
+    "Understanding the Sparse Vector Technique for Differential Privacy",
 )
 
 NAMES = sorted(entries())
