@@ -1,4 +1,5 @@
-"""The default distinguisher set: `BASE_DISTINGUISHERS` plus the learned scores for vector outputs.
+"""The default distinguisher set: `BASE_DISTINGUISHERS` plus the learned scores for vector outputs,
+and the floating-point events for mechanisms whose claim is about their float implementation.
 
 The learned ones (`learned.py`: logistic regression on the coordinates, with and without squared
 features, and fixed linear projections) return no candidates on 1-D outputs and when the
@@ -8,16 +9,37 @@ already ranks them), and fit on a capped subsample of the selection split
 (`learned.DEFAULT_MAX_FIT` rows per side), so a scalar or small discrete audit pays nothing for
 them. This module exists so that `estimators` (the event types and base distinguishers) and
 `learned` (which builds on them) do not import each other.
+
+`FLOAT_DISTINGUISHERS` adds `float_events.FloatDistinguisher` (lattice and ulp-residue events,
+Mironov 2012). It is used for a mechanism that declares `floating_point = True`: its claim is
+about the bits it releases (the `floats` and `libraries` families, `from_callable(...,
+floating_point=True)`). The textbook mechanisms and the learners state claims about the
+mechanism over the reals, which their float implementations only approximate: `laplace_sum` is
+`x + rng.laplace(0, 1/ε)` over doubles, exactly Mironov's counterexample, and would be refuted
+by an infinite witness that says nothing about the algorithm its claim is about. So an
+undeclared mechanism keeps `DEFAULT_DISTINGUISHERS`, and every existing number is unchanged.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from dpaudit.engine.estimators import BASE_DISTINGUISHERS, Distinguisher
+from dpaudit.engine.float_events import FloatDistinguisher
 from dpaudit.engine.learned import default_learned_distinguishers
 
 DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*BASE_DISTINGUISHERS, *default_learned_distinguishers())
 
+FLOAT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*DEFAULT_DISTINGUISHERS, FloatDistinguisher())
+"""`DEFAULT_DISTINGUISHERS` plus the floating-point lattice events."""
 
-def default_distinguishers() -> tuple[Distinguisher, ...]:
-    """The runner's default set (`DEFAULT_DISTINGUISHERS`)."""
-    return DEFAULT_DISTINGUISHERS
+
+def audits_float_bits(mechanism: Any) -> bool:
+    """Whether a mechanism's claim covers its floating-point implementation (`floating_point`)."""
+    return bool(getattr(mechanism, "floating_point", False))
+
+
+def default_distinguishers(mechanism: Any = None) -> tuple[Distinguisher, ...]:
+    """The runner's default set: `FLOAT_DISTINGUISHERS` for a mechanism declaring
+    `floating_point = True`, else `DEFAULT_DISTINGUISHERS`."""
+    return FLOAT_DISTINGUISHERS if audits_float_bits(mechanism) else DEFAULT_DISTINGUISHERS

@@ -439,7 +439,7 @@ def _run_audit(
     selection_outputs: Sequence[tuple[NDArray[Any], NDArray[Any]]] | None,
 ) -> AuditResult:
     start = time.monotonic()
-    dists = default_distinguishers() if distinguishers is None else tuple(distinguishers)
+    dists = default_distinguishers(mechanism) if distinguishers is None else tuple(distinguishers)
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     layout = probe_layout(mechanism, plan, config)
     checkpoint = open_checkpoint(

@@ -127,8 +127,9 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
+from dpaudit.engine.float_events import FloatDistinguisher
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.search_candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
 from dpaudit.engine.search_certify import Audit, Outputs, assemble, certify, choose
@@ -212,7 +213,7 @@ def search_and_certify(
     max_candidates: int = 64,
     min_pilot_samples: int = 1000,
     max_rows: int = DEFAULT_MAX_ROWS,
-    distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
+    distinguishers: Sequence[Distinguisher] | None = None,
     pilot_distinguishers: Sequence[Distinguisher] | None = None,
     parameters: Sequence[tuple[str, str]] = (),
     command: str = "",
@@ -233,6 +234,8 @@ def search_and_certify(
     relation other than a claimed one, `SearchBudgetError` when the budget is too small.
     """
     started = time.perf_counter()
+    if distinguishers is None:
+        distinguishers = default_distinguishers(mechanism)
     if pilot_fraction is None:
         pilot_fraction = auto_pilot_fraction(_verdict_claim(mechanism).epsilon, registered=bool(registered))
     setup = prepare(
@@ -383,5 +386,6 @@ def _pilot_distinguishers(
     """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds)."""
     if pilot is not None:
         return pilot
-    cheap = [d for d in distinguishers if isinstance(d, HistogramDistinguisher | ThresholdDistinguisher)]
+    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher
+    cheap = [d for d in distinguishers if isinstance(d, no_fit)]
     return cheap or list(distinguishers)

@@ -260,14 +260,19 @@ def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class CallableMechanism:
-    """Adapts a one-release-at-a-time function `fn(dataset, rng) -> output` (any black box).
+    """Adapts a one-release-at-a-time function `fn(dataset, rng) -> output` (any black box), or a
+    vectorised `batch_fn(dataset, num_samples, rng) -> outputs` (axis 0 = samples).
 
-    The per-sample Python loop is the price of a black box; native mechanisms implement a
-    vectorised `sample`. `seedable=False` marks a function that ignores `rng` (results then
-    do not reproduce from a seed, and the report says so).
+    The per-sample Python loop is the price of a black box. With `chunk_size` the samples are
+    drawn in chunks of that many, chunk i on the i-th child of `rng` (`Generator.spawn`), and with
+    `n_jobs` ≠ 1 the chunks run on joblib workers: the outputs depend on `rng` and `chunk_size`
+    only, never on `n_jobs`. Without either, one loop on `rng` itself (the original behaviour).
+    `seedable=False` marks a function that ignores `rng` (results then do not reproduce from a
+    seed, and the report says so). `floating_point=True` declares that the claim covers the
+    doubles released (the audit then adds the floating-point lattice events).
     """
 
-    fn: Callable[[Dataset, np.random.Generator], Any]
+    fn: Callable[[Dataset, np.random.Generator], Any] | None
     name: str
     claim: PrivacyClaim
     domain: Domain
@@ -275,8 +280,22 @@ class CallableMechanism:
     claims: tuple[PrivacyClaim, ...] = ()
     pairs: tuple[NeighborPair, ...] = ()
     output_kind: str | None = None
+    batch_fn: Callable[[Dataset, int, np.random.Generator], Any] | None = None
+    chunk_size: int | None = None
+    n_jobs: int = 1
+    floating_point: bool = False
 
-    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+    def __post_init__(self) -> None:
+        if (self.fn is None) == (self.batch_fn is None):
+            raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
+        if self.chunk_size is not None and self.chunk_size < 1:
+            raise ValueError("chunk_size must be ≥ 1")
+
+    def _draw(self, dataset: Dataset, num_samples: int, rng: np.random.Generator) -> NDArray[Any]:
+        if self.batch_fn is not None:
+            out = np.asarray(self.batch_fn(dataset, num_samples, rng))
+            return validate_output(self.name, out, num_samples)
+        assert self.fn is not None
         outs = [np.asarray(self.fn(dataset, rng)) for _ in range(num_samples)]
         if not outs:
             return np.empty((0,))
@@ -285,12 +304,33 @@ class CallableMechanism:
         except ValueError as exc:
             raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
 
+    def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        if self.chunk_size is None and self.n_jobs == 1:
+            return self._draw(dataset, num_samples, rng)
+        size = self.chunk_size or max(1, -(-num_samples // 64))
+        sizes = [min(size, num_samples - i) for i in range(0, num_samples, size)]
+        children = rng.spawn(len(sizes))
+        if self.n_jobs == 1:
+            parts = [self._draw(dataset, k, g) for k, g in zip(sizes, children, strict=True)]
+        else:
+            from joblib import Parallel, delayed
+
+            parts = Parallel(n_jobs=self.n_jobs)(
+                delayed(self._draw)(dataset, k, g) for k, g in zip(sizes, children, strict=True)
+            )
+        if not parts:
+            return np.empty((0,))
+        try:
+            return np.concatenate(parts)
+        except ValueError as exc:
+            raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
+
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
         return self.pairs
 
 
 def from_callable(
-    fn: Callable[[Dataset, np.random.Generator], Any],
+    fn: Callable[[Dataset, np.random.Generator], Any] | None = None,
     *,
     name: str,
     claim: PrivacyClaim,
@@ -299,8 +339,13 @@ def from_callable(
     claims: Sequence[PrivacyClaim] = (),
     pairs: Sequence[NeighborPair] = (),
     output_kind: str | None = None,
+    batch_fn: Callable[[Dataset, int, np.random.Generator], Any] | None = None,
+    chunk_size: int | None = None,
+    n_jobs: int = 1,
+    floating_point: bool = False,
 ) -> CallableMechanism:
-    """Wrap `fn(dataset, rng) -> one output` as a `Mechanism`."""
+    """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
+    `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers."""
     return CallableMechanism(
         fn=fn,
         name=name,
@@ -310,4 +355,8 @@ def from_callable(
         claims=tuple(claims),
         pairs=tuple(pairs),
         output_kind=output_kind,
+        batch_fn=batch_fn,
+        chunk_size=chunk_size,
+        n_jobs=n_jobs,
+        floating_point=floating_point,
     )

@@ -28,6 +28,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.decision_lists",  # 003: private decision lists, DP-Winnow
     "dpaudit.mechanisms.boosting",  # 004: LazyBregBoost, private halfspaces
     "dpaudit.mechanisms.counting",  # svt: sparse vector technique (Lyu, Su & Li 2017)
+    "dpaudit.mechanisms.floats",  # floats: floating-point twins (Mironov 2012) and exact samplers
 )
 
 
@@ -38,6 +39,7 @@ FAMILY_TITLES: Mapping[str, str] = {
     "003": "decision lists, Winnow (003)",
     "004": "boosting halfspaces (004)",
     "svt": "sparse vector technique (Lyu, Su & Li 2017)",
+    "floats": "floating point (Mironov 2012)",
 }
 """What a reader sees for a family code (the codes stay the filter keys, e.g. `--family 002`).
 000: Alon, Beimel, Moran, Stemmer, "Closure Properties for Private Classification and Online

@@ -22,6 +22,8 @@ every family.
 - **stream** (Domain.ordered): the change at positions 0, 1, middle, n − 2, n − 1 of an
   alternating stream, of one record repeated with alternating labels (non-realizable: an
   online learner updates every round), and at the switch point of a sorted stream;
+- **float** (`neighbors.float_templates`; 1-feature continuous boxes): rounding-sensitive fillers
+  (dyadic points, powers of two, tiny values next to a large one, the change first and last);
 - **subsampling** (also `SubsamplingPairs`, when the domain declares subsampling): the changed
   record certain (n equals the subsample size: no amplification), likely and unlikely to be
   drawn, and duplicates of the changed record that change its inclusion probability.
@@ -46,6 +48,7 @@ from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
 from dpaudit.neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
 from dpaudit.neighbors.clusters import family_clusters
+from dpaudit.neighbors.float_templates import float_family
 from dpaudit.neighbors.record_templates import RECORD_FAMILY_WEIGHT, record_families
 from dpaudit.neighbors.sizes import boundary_sizes
 from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
@@ -333,6 +336,7 @@ class WorstCasePairs:
         fams["lone"] = _family_lone(space, relation, self.base_size)
         if domain.ordered:
             fams["stream"] = _family_stream(space, relation, self.base_size)
+        fams["float"] = float_family(space, relation)  # 1-feature continuous boxes only
         return fams
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:

@@ -1,6 +1,7 @@
 """Bun, Carmosino & Sorrell, "Efficient, Noise-Tolerant, and Private Learning via Boosting": Thm 30.
 
-LazyBregBoost / HS-StL private large-margin halfspaces (paper 004).
+LazyBregBoost / HS-StL private large-margin halfspaces (paper 004), and its private Gaussian weak
+learner WL^ (Thm 27) audited on its own (`weak`).
 """
 
 from __future__ import annotations
@@ -15,12 +16,30 @@ from dpaudit.mechanisms.boosting.buggy import (
     HSStLUniformNoise,
 )
 from dpaudit.mechanisms.boosting.hsstl import HSStL, paper_parameters, project_dense
+from dpaudit.mechanisms.boosting.weak import HSWeakLearner, WeakUniformNoise
 from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "004"
 _N = 200_000
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
+    RegistryEntry(
+        name="hs_weak_learner",
+        factory=HSWeakLearner,
+        family=FAMILY,
+        summary="private Gaussian weak learner WL^ alone (fixed κ-smooth measure), ρ = 2/(κnσ)²-zCDP, Thm 27",
+        default_num_samples=_N,
+    ),
+    RegistryEntry(
+        name="hs_weak_learner_uniform_noise",
+        factory=WeakUniformNoise,
+        family=FAMILY,
+        summary="WL^ with noise calibrated to uniform weights",
+        buggy=True,
+        twin_of="hs_weak_learner",
+        bug="σ calibrated to Δ = 2/n instead of 2/(κn) (true μ ×1/κ)",
+        default_num_samples=_N,
+    ),
     RegistryEntry(
         name="hs_stl",
         factory=HSStL,
@@ -117,6 +136,8 @@ __all__ = [
     "HSStLPreNoiseLoss",
     "HSStLUnclippedLoss",
     "HSStLUniformNoise",
+    "HSWeakLearner",
+    "WeakUniformNoise",
     "paper_parameters",
     "project_dense",
 ]

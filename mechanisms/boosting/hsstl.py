@@ -14,7 +14,8 @@ Algorithm (004 Alg. 5 "HS-StL" = Boost (Alg. 1–2) with LB-NxM (Alg. 4) and the
                                                              ℓ ∈ [0, 1]; post-processing, free)
 
 The release is the transcript (ẑ_1, …, ẑ_T), a (T·d)-vector; the final hypothesis
-sign(⟨Σ_t ẑ_t, x⟩) is post-processing. Features are projected to the unit ℓ2 ball (domain
+H(x) = sign(Σ_t clip(ẑ_t · x, −1, 1)) (Alg. 1's sign of the average of the clipped h_t, the same h_t
+the updates use) is post-processing. Features are projected to the unit ℓ2 ball (domain
 assumption of Thm 27; a no-op on the default d = 1 domain [−1, 1]).
 
 Privacy claims (replace-one with n fixed: 004 Def. 12; the slickness proof needs the same
@@ -238,9 +239,16 @@ class HSStL:
     def predict(
         transcript: NDArray[np.float64], X: NDArray[np.float64], num_features: int
     ) -> NDArray[np.float64]:
-        """Final hypothesis sign(⟨Σ_t ẑ_t, x⟩) (post-processing of the transcript), ±1."""
-        zbar = transcript.reshape(transcript.shape[0], -1, num_features).sum(axis=1)
-        return np.where(zbar @ np.asarray(X, float).T >= 0, 1.0, -1.0)
+        """Final hypothesis H(x) = sign(Σ_t h_t(x)), h_t(x) = clip(ẑ_t · x, −1, 1) (004 Alg. 1's
+        f̂ = (1/T)Σ_t h_t with the clipped h_t the LB-NxM updates and the margin analysis of Thm 24
+        use, docs/specs/ERRATA.md F8), ±1, ties to +1. Post-processing of the transcript; one
+        vectorised pass per round (never per sample)."""
+        X = np.asarray(X, float).reshape(-1, num_features)
+        z = np.asarray(transcript, float).reshape(transcript.shape[0], -1, num_features)
+        score = np.zeros((z.shape[0], X.shape[0]))
+        for t in range(z.shape[1]):
+            score += np.clip(z[:, t, :] @ X.T, -1.0, 1.0)
+        return np.where(score >= 0, 1.0, -1.0)
 
     # ------------------------------------------------------------------ worst-case pairs
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:

@@ -7,7 +7,8 @@ d = 256), geo_union_grid3 (union-grid3), geo_select_halfplane / geo_select_trian
 Twins: buggy.py's table.
 
 Modules: `arrangement` (exact cell tables), `scl` (SetCoverLearner engine, claims, privacy-loss
-oracle), `learners` (conjunctions, disjunctions, convex k-gons, unions of polygons), `select`
+oracle), `learners` (conjunctions, disjunctions, convex k-gons, unions of polygons),
+`composition` (Example 3.3: per-step EM + advanced composition, geo_conj_composition), `select`
 (SelectHalfplane / SelectTriangle standalone, exact oracle), `buggy` (docs/specs/seed-002.md §10 twins).
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from dpaudit.mechanisms.geometric import buggy as _b
+from dpaudit.mechanisms.geometric.composition import CompositionConjunctionLearner, CompositionNoSplit
 from dpaudit.mechanisms.geometric.learners import (
     AmplifiedConvexKGonLearner,
     ConjunctionLearner,
@@ -35,6 +37,7 @@ LONG_T_SAMPLES = 100_000  # presets with T = 86 / 171 iterations (≈ 50–90 µ
 SELECT_SAMPLES = 1_000_000
 HALFPLANE_SAMPLES = 2_000_000  # 200k selection split: see select.py "Component audit"
 TRIANGLE_TWIN_SAMPLES = 4_000_000
+COMPOSITION_SAMPLES = 100_000  # T = 26, 10 pairs: ≈ 15 s per default run (2·10⁵ took 31 s)
 HUNT_TWIN_SAMPLES = 200_000  # statement-level finding: 10⁵ certified it on 3 of 5 seeds, 2·10⁵ with margin
 
 
@@ -61,6 +64,12 @@ def _twin(
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
     _ok("geo_conj_small", ConjunctionLearner, "SCL(AND) + EM over 32 literals, Thm 3.6 (conj-small)"),
     _ok("geo_disj_small", DisjunctionLearner, "SCL(OR) + EM over 32 literals, Thm 1.3/3.6"),
+    _ok(
+        "geo_conj_composition",
+        CompositionConjunctionLearner,
+        "Example 3.3: SCL(AND) over 32 literals, per-step EM at ε_0 + advanced composition (Thm 2.10)",
+        COMPOSITION_SAMPLES,
+    ),
     _ok(
         "geo_halfplane_grid4",
         ConvexKGonLearner,
@@ -155,6 +164,14 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         "geo_conj_small",
         "EM only over literals consistent with the positives",
         True,
+    ),
+    _twin(
+        "geo_conj_composition_no_split",
+        CompositionNoSplit,
+        "geo_conj_composition",
+        "every EM step at the total ε instead of the composed ε_0",
+        True,
+        COMPOSITION_SAMPLES,
     ),
     _twin(
         "geo_union_grid3_wrong_or_deletion",

@@ -266,6 +266,7 @@ class ConvexKGonLearner(ChecklistLearner):
     name: str = "geo_halfplane_grid4"
     form: ClassVar[str] = "and"
     reference: ClassVar[str] = PAPER + ", Claim 3.4 / Claim 4.4"
+    first_removal_features: ClassVar[bool] = True
 
     @property
     def stated_reference(self) -> str:
@@ -344,6 +345,7 @@ class AmplifiedConvexKGonLearner(ConvexKGonLearner):
     epsilon: float = 0.99
     delta: float = 0.3
     name: str = "geo_amplified"
+    first_removal_features: ClassVar[bool] = False
     count_features: ClassVar[bool] = True
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
@@ -362,6 +364,7 @@ class KeepPosHuntLearner(ConvexKGonLearner):
     epsilon: float = 0.99
     delta: float = 0.05
     name: str = "geo_keep_pos_hunt"
+    first_removal_features: ClassVar[bool] = False
     count_features: ClassVar[bool] = True
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
@@ -409,6 +412,7 @@ class ConvexProbeLearner(ConvexKGonLearner):
     k: int = 3
     alpha: float = 0.1
     name: str = "geo_convex_probe"
+    first_removal_features: ClassVar[bool] = False
 
     def _cells_for(self, points: NDArray[np.float64]) -> HalfplaneCells:
         have = set(CONVEX_PROBE_POINTS)
@@ -459,6 +463,7 @@ class UnionOfPolygonsLearner(ConvexKGonLearner):
     k: int = 2
     alpha: float = 0.25
     name: str = "geo_union_grid3"
+    first_removal_features: ClassVar[bool] = False
     form: ClassVar[str] = "or"
     reference: ClassVar[str] = PAPER + ", Claim 3.4 / Thm 5.1"
 

@@ -22,7 +22,8 @@ never a function of n); scale = T/ε (the paper's (2k/ε)·log(2/α) with the sa
 coupling of Claim 3.4 costs ≤ e^{ε}); Δ = scale·ln(T/β) (natural log makes the Claim 3.1 tail
 exact); ε̂ = ε/(2 ln(e/δ)) (Claim 3.4; Claim 4.4 gives only O(·), the same constant is used for
 SelectHalfplane/SelectTriangle, docs/specs/seed-002.md §13.4). The "corrected" preset
-(docs/specs/ERRATA.md F1) uses scale = 2T/ε and ε̂ = ε/(4 ln(e/δ)).
+(docs/specs/ERRATA.md F1) uses scale = 2T/ε, ε̂ = ε/(4 ln(e/δ)) and Δ = scale·ln(T/β) = (2T/ε)·ln(T/β)
+(Δ follows the scale, or the Claim 3.1 tail bound no longer holds).
 
 Claims (docs/specs/ERRATA.md F1–F3). Claim 3.4's proof ends with "≤ e^{2ε}·Pr[SCL(S') ∈ F] + δ": the
 floored-Laplace coupling w'_j = w_j − 1 (j ≤ t) costs e^{ε} (≤ T draws of scale T/ε, each
@@ -52,6 +53,16 @@ front, per probe point p, the number of iterations whose h_j removes p: also a f
 statistic of the privacy loss of "single example x* vs ∅" when excluded examples are never
 deleted (docs/specs/seed-002.md §10 B9: the T steps are then i.i.d. and the loss is linear in x*'s
 count), so the threshold distinguisher can reach that event; the first columns are the ones it scans.
+Presets with `first_removal_features` (halfplane-grid4 and its twins) put in front, per probe
+point p, the first step whose h_j removes p (T + 1 if none): also a function of h⃗, and the
+sufficient statistic of the privacy loss of "add/remove or relabel one protected-side x* = p" when
+x* is the only point whose side changes (the loss is (t − 1)·c + (c − ε̂) for first removal at step
+t ≤ T and T·c if never, c = −ln(1 − p_rem(1 − e^{−ε̂})), increasing in t), so a threshold on that
+column is the Neyman–Pearson event. Measured (halfplane-grid4, default run): certified ε 0 → 0.134.
+Ceiling: the loss exceeds Λ only when x* survives ≳ Λ/c steps, an event of mass ≈ (1 − p_rem)^T
+(≈ 1.4·10⁻³ at Λ ≈ 0.28), so certifying 90% of the exact ε(0) ≈ 0.34 at δ = 0 would need ≳ 10⁷
+samples per side: with the oracle's exact loss distribution, the best event certifies 0.17–0.19 at
+1.6·10⁶ and 0.20–0.22 at 3.2·10⁶ samples per side.
 """
 
 from __future__ import annotations
@@ -177,6 +188,10 @@ class SetCoverLearner:
     reference: ClassVar[str] = PAPER + ", Claim 3.4"
     count_features: ClassVar[bool] = False
     """Prepend, per probe point p, #{j : h_j removes p} (a function of h⃗; see the module docstring)."""
+    first_removal_features: ClassVar[bool] = False
+    """Prepend, per probe point p, the first step j whose h_j removes p (T + 1 if none): a function
+    of h⃗, and the sufficient statistic of the privacy loss of the pairs that add/remove (or relabel)
+    one protected-side record at p (see the module docstring)."""
 
     def __post_init__(self) -> None:
         if not 0 < self.epsilon < 1:
@@ -197,7 +212,10 @@ class SetCoverLearner:
 
     @property
     def Delta(self) -> float:
-        return self.T / self.epsilon * math.log(self.T / self.beta)
+        """Δ = scale·ln(T/β): each floored draw exceeds Δ w.p. ≤ ½e^{−Δ/scale} ≤ β/T (Claim 3.1's tail
+        bound, union over T draws). Tied to the noise scale actually used, so the corrected preset
+        (scale 2T/ε) gets Δ = (2T/ε)·ln(T/β), not the uncorrected T/ε·ln(T/β)."""
+        return self.noise_scale * math.log(self.T / self.beta)
 
     @property
     def eps_hat(self) -> float:
@@ -395,7 +413,7 @@ class SetCoverLearner:
         tab, _ = self.table(dataset)
         probe = self.hypothesis_labels(self.probe_points()).astype(bool)  # (H, P0)
         Tw = self.output_iterations()
-        width = Tw + probe.shape[1] * (2 if self.count_features else 1)
+        width = Tw + probe.shape[1] * (1 + int(self.count_features) + int(self.first_removal_features))
         out = np.empty((num_samples, width))
         for lo in range(0, num_samples, _BATCH):
             hi = min(num_samples, lo + _BATCH)
@@ -414,6 +432,7 @@ class SetCoverLearner:
         # probe points each hypothesis removes (AND: h = 0, OR: h = 1); h_fin follows from the counts
         removes = ~probe if self.form == "and" else probe
         removed_count = np.zeros((R, probe.shape[1]), dtype=np.int32)
+        first = np.full((R, probe.shape[1]), Tw + 1, dtype=np.int32)
         for j in range(T):
             ct = alive * tab.covered
             cp = self.protected_alive(alive) * tab.protected
@@ -425,17 +444,20 @@ class SetCoverLearner:
             pos = np.searchsorted(tab.key, g + rng.random(R), side="right")
             h = tab.order[np.minimum(pos, tab.order.size - 1)]
             act = self.running(ct, j)
+            hit = removes[h] if act is None else removes[h] & act[:, None]
+            first[hit & (removed_count == 0)] = j + 1
+            removed_count += hit
             if act is None:
                 ids[:, j] = h
-                removed_count += removes[h]
                 alive = self.delete(alive, tab.removal[g], tab)
             else:
                 ids[act, j] = h[act]
-                removed_count += removes[h] & act[:, None]
                 alive = np.where(act[:, None], self.delete(alive, tab.removal[g], tab), alive)
         # AND: h_fin(p) = 1 iff no iteration removed p; OR: h_fin(p) = 1 iff some iteration did
         fin = removed_count == 0 if self.form == "and" else removed_count > 0
-        parts = [removed_count.astype(np.float64)] if self.count_features else []
+        parts = [first.astype(np.float64)] if self.first_removal_features else []
+        if self.count_features:
+            parts.append(removed_count.astype(np.float64))
         return np.concatenate([*parts, ids, fin.astype(np.float64)], axis=1)
 
     # ------------------------------------------------- white-box oracle (docs/specs/seed-002.md §8.4)

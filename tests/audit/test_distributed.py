@@ -77,9 +77,10 @@ def test_dask_cluster_result_equals_local(cluster: Any, mechanism: str) -> None:
     assert remote is not None, f"dask run failed (exit {dask_code}): {err.strip()}"
     assert dask_code == local_code == (1 if mechanism.endswith("_bug") else 0)
     assert _timeless(remote) == _timeless(local)
-    # The chunks really ran on the cluster (the scheduler lives in this process).
+    # The chunks really ran on the cluster (the scheduler lives in this process): as themselves, or
+    # inside `sampling.in_worker`, which carries an audit session's deadline and output checks.
     prefixes = " ".join(str(k) for k in cluster.scheduler.task_prefixes)
-    assert "count_events" in prefixes and "sample_rows" in prefixes
+    assert ("count_events" in prefixes and "sample_rows" in prefixes) or "in_worker" in prefixes, prefixes
 
 
 def test_scheduler_needs_dask_backend() -> None:

@@ -14,17 +14,18 @@ def test_white_box_search_reaches_the_known_worst_case() -> None:
     """Randomized response is ε-DP with every replace-one pair at exactly ε: the search's best
     is ε; on the Laplace sum the range-spanning pair's ε = claim is found from templates alone."""
     rr = RandomizedResponse(epsilon=1.3)
-    best, tried, scored, desc = white_box_search(rr, rr.neighbor_pairs(), delta=0.0, seconds=2.0)
-    assert best == pytest.approx(1.3) and scored >= 1 and tried >= scored and desc
+    best, tried, scored, desc, data = white_box_search(rr, rr.neighbor_pairs(), delta=0.0, seconds=2.0)
+    assert best == pytest.approx(1.3) and scored >= 1 and tried >= scored and desc and data
     lap = LaplaceSum(epsilon=0.7)
-    best, _, scored, _ = white_box_search(lap, (), delta=0.0, seconds=2.0)
+    best, _, scored, _, _ = white_box_search(lap, (), delta=0.0, seconds=2.0)
     assert scored > 1 and best == pytest.approx(0.7)
 
 
 def test_row_status_words() -> None:
     row = PowerRow(
         name="x", family="000,001", twin_of=None, detectable=True, claim=1.0, registered_exact=0.5,
-        search_exact=0.5, search_scored=1, search_tried=1, search_best_pair="p", certified=0.4,
+        search_exact=0.5, search_scored=1, search_tried=1, search_best_pair="p", search_best_data="",
+        certified=0.4,
         exit_code=0, utility=None, utility_bound=None, seconds=1.0,
     )
     assert status(row) == "ok"

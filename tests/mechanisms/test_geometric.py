@@ -154,8 +154,22 @@ def test_first_step_exclusion_probability(rng: np.random.Generator) -> None:
     area = np.exp(c.log_area)
     ex = c.labels[:, xi] == 0
     p = area[ex].sum() * math.exp(-m.eps_hat) / (area[ex].sum() * math.exp(-m.eps_hat) + area[~ex].sum())
-    got = np.mean(c.labels[out[:, 0].astype(int), xi] == 0)
+    P0 = len(c.points)  # the first-removal-step columns come first (scl.py, `first_removal_features`)
+    got = np.mean(c.labels[out[:, P0].astype(int), xi] == 0)
     assert abs(got - p) < 5 * math.sqrt(p * (1 - p) / 100_000)  # 5 sd: false-failure < 1e-6
+    assert np.mean(out[:, xi] == 1) == pytest.approx(got, abs=1e-12)  # first removal at step 1
+
+
+def test_first_removal_features_match_hypotheses(rng: np.random.Generator) -> None:
+    m = ConvexKGonLearner()
+    out = m.sample(m.neighbor_pairs()[1].dataset, 500, rng=rng)
+    labels = halfplane_cells(4).labels
+    P0, T = labels.shape[1], m.T
+    assert out.shape == (500, P0 + T + P0)
+    removed = labels[out[:, P0 : P0 + T].astype(int)] == 0  # (runs, T, P0)
+    first = np.where(removed.any(axis=1), removed.argmax(axis=1) + 1, T + 1)
+    np.testing.assert_array_equal(out[:, :P0], first)
+    np.testing.assert_array_equal(out[:, P0 + T :], first == T + 1)  # AND: h_fin = 1 iff never removed
 
 
 def test_scl_privacy_loss_oracle(rng: np.random.Generator) -> None:
@@ -176,7 +190,7 @@ def _grid_utility(
         tgt = table[ids].min(0) if form == "and" else table[ids].max(0)
         idx = r.integers(0, len(pts), size=n)
         out = m.sample(Dataset(pts[idx], tgt[idx].astype(float)), 1, rng=r)[0]
-        errs.append(np.mean(out[m.T :] != tgt))  # exact test error under the uniform grid distribution
+        errs.append(np.mean(out[-len(pts) :] != tgt))  # exact test error under the uniform grid distribution
     return np.array(errs)
 
 

@@ -1,0 +1,58 @@
+"""Shared pieces of the `floats` family: bounded-sum records, claims, registered pairs.
+
+Every mechanism of the family declares `floating_point = True`: its claim is about the doubles
+it releases, so the audit adds the lattice events of `dpaudit.engine.float_events` (Mironov,
+"On significance of the least significant bits for differential privacy", CCS 2012).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+
+MIRONOV = "Mironov, On significance of the least significant bits for differential privacy (CCS 2012)"
+CSVW = (
+    "Casacuberta, Shoemate, Vadhan & Wagaman, Widespread underestimation of sensitivity in "
+    "differentially private libraries and how to fix it (CCS 2022)"
+)
+CKS = "Canonne, Kamath & Steinke, The discrete Gaussian for differential privacy (NeurIPS 2020)"
+NAIVE = "the textbook claim of the mechanism over the reals, applied to its float implementation: "
+
+
+def pair(a: Any, b: Any, description: str, *tags: str) -> NeighborPair:
+    return NeighborPair(
+        dataset=Dataset(np.asarray(a, float).reshape(len(a), -1)),
+        neighbor=Dataset(np.asarray(b, float).reshape(len(b), -1)),
+        relation=Relation.REPLACE_ONE,
+        description=description,
+        tags=tags,
+    )
+
+
+def replace_pairs(low: float, high: float) -> tuple[NeighborPair, ...]:
+    """Replace-one {low} ↔ {high} (the brief's pair: a single record 0 → 1) and on ten records."""
+    return (
+        pair([low], [high], "one record low → high", "extreme"),
+        pair([low] * 10, [low] * 9 + [high], "replace one of ten records low → high", "extreme"),
+    )
+
+
+def claims(epsilon: float, delta: float, reference: str) -> tuple[PrivacyClaim, ...]:
+    return tuple(
+        PrivacyClaim(epsilon=epsilon, delta=delta, relation=r, reference=reference)
+        for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
+    )
+
+
+def clamped_sum(dataset: Dataset, low: float, high: float) -> float:
+    """The float sum of the records clamped to [low, high] (numpy's pairwise summation)."""
+    return float(np.clip(dataset.X[:, 0], low, high).sum())
+
+
+def check_box(epsilon: float, low: float, high: float) -> None:
+    if not epsilon > 0 or not low < high:
+        raise ValueError("need epsilon > 0 and low < high")

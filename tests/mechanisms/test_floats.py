@@ -1,0 +1,87 @@
+"""The `floats` family: naive float twins are flagged, exact counterparts are not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.base import from_callable
+from dpaudit.mechanisms.floats import (
+    DiscreteGaussianSum,
+    DiscreteLaplaceSum,
+    NaiveFloatGaussian,
+    NaiveFloatLaplace,
+    RoundedSumDiscreteLaplace,
+    SnappingLaplace,
+)
+from dpaudit.mechanisms.floats.samplers import discrete_gaussian, discrete_laplace, full_precision_uniform
+from dpaudit.mechanisms.registry import entries
+from dpaudit.neighbors.base import Relation
+from dpaudit.neighbors.templates import WorstCasePairs
+
+
+def _audit(mech: Any, n: int = 200_000) -> float:
+    config = AuditConfig(num_samples=n, seed=0)
+    return run_audit(mech, mech.neighbor_pairs(), config, show_progress=False).epsilon_lower_bound
+
+
+@pytest.mark.parametrize("cls", [NaiveFloatLaplace, NaiveFloatGaussian])
+def test_naive_twins_flagged(cls: type) -> None:
+    assert _audit(cls()) >= 5
+
+
+@pytest.mark.parametrize("cls", [SnappingLaplace, DiscreteLaplaceSum, DiscreteGaussianSum])
+def test_exact_counterparts_not_flagged(cls: type) -> None:
+    assert _audit(cls()) <= 1.0
+
+
+def test_rounding_twin_found_on_a_template_pair() -> None:
+    mech = RoundedSumDiscreteLaplace()
+    assert mech.neighbor_pairs() == ()
+    pairs = list(WorstCasePairs().pairs(mech.domain, Relation.REPLACE_ONE))
+    assert any(mech.exact_epsilon(p) == 2.0 for p in pairs if "float" in p.tags)
+    found = search_and_certify(mech, AuditConfig(num_samples=300_000, seed=0), show_progress=False)
+    assert found.certified.epsilon_lower_bound > 1.2
+
+
+def test_samplers() -> None:
+    rng = np.random.default_rng(0)
+    k = discrete_laplace(2.0, 200_000, rng=rng)
+    assert abs(np.mean(k == 0) - np.tanh(0.25)) < 0.01  # P(0) = (1 − e^{-1/2}) / (1 + e^{-1/2})
+    g = discrete_gaussian(3.0, 200_000, rng=rng)
+    assert g.dtype == np.int64 and abs(g.var() - 9.0) < 0.2
+    u = full_precision_uniform(100_000, rng=rng)
+    assert np.all((u > 0) & (u < 1)) and abs(u.mean() - 0.5) < 0.01
+
+
+def test_registry_and_declarations() -> None:
+    fam = [e for e in entries().values() if e.family == "floats"]
+    assert {e.name for e in fam if e.buggy} == {
+        "float_laplace_naive",
+        "float_gaussian_naive",
+        "float_sum_rounding",
+    }
+    for e in fam:
+        assert e.build().floating_point is True  # type: ignore[attr-defined]
+
+
+def test_from_callable_chunks_reproducible() -> None:
+    mech = NaiveFloatLaplace()
+    pair = mech.neighbor_pairs()[0]
+    kw = dict(name="c", claim=mech.claim, domain=mech.domain, chunk_size=100)
+    per_call = from_callable(lambda d, r: float(d.X.sum() + r.laplace()), **kw)  # type: ignore[arg-type]
+    a = per_call.sample(pair.dataset, 1000, rng=np.random.default_rng(3))
+    b = per_call.sample(pair.dataset, 1000, rng=np.random.default_rng(3))
+    assert a.shape == (1000,) and np.array_equal(a, b)
+    batch = from_callable(
+        batch_fn=lambda d, n, r: d.X.sum() + r.laplace(size=n),
+        **kw,  # type: ignore[arg-type]
+    )
+    assert batch.sample(pair.dataset, 1000, rng=np.random.default_rng(3)).shape == (1000,)
+    with pytest.raises(ValueError):
+        from_callable(name="x", claim=mech.claim, domain=mech.domain)
