@@ -130,6 +130,7 @@ from pathlib import Path
 from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
 from dpaudit.engine.float_events import FloatDistinguisher
+from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.search_candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
 from dpaudit.engine.search_certify import Audit, Outputs, assemble, certify, choose
@@ -250,7 +251,10 @@ def search_and_certify(
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
     )
     sampler, plan = setup.sampler, setup.plan
+    sampler.progress = Progress(f"{mechanism.name} pilot", 2 * plan.pilot_budget, enabled=show_progress)
     pilot = run_pilot(setup, registered=registered, min_pilot_samples=min_pilot_samples)
+    sampler.progress.close()
+    sampler.progress = None  # the selection top-ups after the pilot belong to certification
     choice = choose(
         pilot,
         verdict_relation=setup.verdict_relation,

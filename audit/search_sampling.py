@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.engine.progress import Progress
 from dpaudit.engine.sampling import Task, run_tasks, sample_rows, try_sample_rows
 from dpaudit.engine.types import AuditConfig, EpsilonEstimate
 from dpaudit.mechanisms.base import Mechanism, MechanismError
@@ -82,6 +83,8 @@ class PilotSampler:
     spent: int = 0
     skipped: list[str] = dataclasses.field(default_factory=list)
     failures: list[str] = dataclasses.field(default_factory=list)
+    progress: Progress | None = None
+    """Where pilot draws are shown (display only: nothing drawn or decided depends on it)."""
 
     def draw_all(
         self, requests: Sequence[tuple[Entry, int]], *, ranking: bool = True, then: Then | None = None
@@ -106,6 +109,8 @@ class PilotSampler:
         """Account for a draw of `num` samples per side: a failing candidate (a MechanismError's
         message in `error`) is reported and released, not fatal to the search."""
         self.spent += num
+        if self.progress is not None:
+            self.progress.advance(2 * num, "pilot")
         if error is not None:
             self.skipped.append(f"{entry.source} pair {entry.pair.description!r}: {error}")
             self.failures.append(self.skipped[-1])

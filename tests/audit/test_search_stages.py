@@ -189,3 +189,34 @@ def test_cross_fitted_score_separates_a_leaky_pair_from_identical_sides() -> Non
     s_leaky, est = cross_fitted(*leaky, **kw)
     assert s_leaky > 0 > s_same
     assert est.p_total == est.q_total == 2000 and est.assumption.startswith("pilot figure")
+
+
+def test_the_pilot_shows_progress_and_only_displays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pilot reports its draws on the progress line (2 × samples per side, labelled "pilot"),
+    and the search result is the same with the display on or off."""
+    import dpaudit.engine.search as search_module
+    from dpaudit.engine.search import search_and_certify
+    from dpaudit.engine.types import AuditConfig
+    from dpaudit.mechanisms.reference import LaplaceSum
+
+    shown: list[tuple[str, int]] = []
+
+    class Recorder:
+        def __init__(self, label: str, total: int, *, enabled: bool | None = None) -> None:
+            self.label, self.total = label, total
+
+        def advance(self, amount: int, note: str = "") -> None:
+            shown.append((note, amount))
+
+        def close(self) -> None:
+            shown.append(("closed", self.total))
+
+    m = LaplaceSum(epsilon=1.0)
+    cfg = AuditConfig(num_samples=20_000, seed=3)
+    plain = search_and_certify(m, cfg, registered=m.neighbor_pairs(), show_progress=False)
+    monkeypatch.setattr(search_module, "Progress", Recorder)
+    watched = search_and_certify(m, cfg, registered=m.neighbor_pairs(), show_progress=True)
+    pilot = [a for note, a in shown if note == "pilot"]
+    closed = [total for note, total in shown if note == "closed"]
+    assert pilot and closed == [2 * int(0.2 * watched.budget)] and shown[-1][0] == "closed"
+    assert watched.certified.epsilon_lower_bound == plain.certified.epsilon_lower_bound
