@@ -21,6 +21,7 @@ TWINS = [
     "hs_stl_early_stop",
     "hs_stl_unclipped_loss",
     "hs_stl_double_rounds",
+    "hs_weak_learner_uniform_noise",
 ]
 
 
