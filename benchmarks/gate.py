@@ -71,11 +71,15 @@ def _miss_reason(o: AuditOutcome, twin: Mechanism, correct: Mechanism) -> str:
     checks = () if o.regression is None else o.regression.checks
     if not checks:
         return "no comparable witness" + suffix
-    rise = max(c.new_point - c.baseline_point for c in checks)
-    power = min(c.detectable_increase for c in checks)
-    if rise > 0 and not math.isnan(rise):
+    risen = [c for c in checks if not math.isnan(c.new_point - c.baseline_point)]
+    top = max(risen, key=lambda c: c.new_point - c.baseline_point, default=None)
+    if top is None or top.new_point - top.baseline_point <= 0:
+        return "the witness doesn't see it" + suffix
+    rise, power = top.new_point - top.baseline_point, top.detectable_increase
+    if rise < power:
         return f"too few samples (witness rose {rise:.3g} < detectable {power:.3g})" + suffix
-    return "the witness doesn't see it" + suffix
+    # the point estimate rose past the rise detected w.p. 0.8, but this run's bounds did not separate
+    return f"not flagged this run (witness rose {rise:.3g}, detectable w.p. 0.8 from {power:.3g})" + suffix
 
 
 def _one_twin(name: str, correct_name: str, num_samples: int | None, seed: int, tmp: Path) -> tuple[str, str]:
