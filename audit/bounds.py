@@ -1,4 +1,4 @@
-"""Certified bounds from event counts (DESIGN.md, "Statistics").
+"""Certified bounds from event counts (docs/DESIGN.md, "Statistics").
 
 Core reduction: (ε, δ)-DP implies, for every event S and both orders of a neighbour pair,
 

@@ -1,4 +1,4 @@
-"""Distinguishers: events chosen on the selection split (DESIGN.md, "Statistics").
+"""Distinguishers: events chosen on the selection split (docs/DESIGN.md, "Statistics").
 
 A distinguisher looks at selection-split outputs from both sides of a pair and proposes
 candidate events S with their selection counts. `choose_event` scores every candidate in

@@ -1,4 +1,4 @@
-"""Learned score distinguishers for vector outputs (DESIGN.md, "Statistics"; issue 7).
+"""Learned score distinguishers for vector outputs (docs/DESIGN.md, "Statistics"; issue 7).
 
 The threshold distinguisher looks at one coordinate at a time (plus one standardised
 mean-difference projection). When the privacy loss is spread over many coordinates no single

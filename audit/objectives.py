@@ -28,7 +28,7 @@ from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
 DIRECT_ASSUMPTION = (
     "i.i.d. samples; event fixed on the selection split before certification; no distributional assumption"
 )
-"""The direct (ε, δ) route: valid for any mechanism (DESIGN.md, "Statistics")."""
+"""The direct (ε, δ) route: valid for any mechanism (docs/DESIGN.md, "Statistics")."""
 GDP_ASSUMPTION = (
     "i.i.d. samples; event fixed on the selection split before certification; "
     "μ-GDP trade-off curve (refutes μ-GDP claims only)"

@@ -1,4 +1,4 @@
-"""The audit runner: pairs → selection → certification → verdict (DESIGN.md, "Sampling").
+"""The audit runner: pairs → selection → certification → verdict (docs/DESIGN.md, "Sampling").
 
 For each neighbour pair the runner
 

@@ -1,4 +1,4 @@
-"""Seeded, chunked Monte Carlo sampling (DESIGN.md, "Sampling").
+"""Seeded, chunked Monte Carlo sampling (docs/DESIGN.md, "Sampling").
 
 Every chunk draws from its own generator,
 

@@ -1,4 +1,4 @@
-"""Audit configuration and result types (DESIGN.md, "Contracts": `audit.types`).
+"""Audit configuration and result types (docs/DESIGN.md, "Contracts": `audit.types`).
 
 All frozen, slotted, keyword-only dataclasses, validated at construction. The verdict is
 `VIOLATION_FOUND` or `NO_VIOLATION_FOUND`: a lower bound below the claim proves nothing more

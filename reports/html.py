@@ -1,4 +1,4 @@
-"""Self-contained HTML audit reports (DESIGN.md, "reports/"). Render a result; compute nothing.
+"""Self-contained HTML audit reports (docs/DESIGN.md, "reports/"). Render a result; compute nothing.
 
 The pages are Jinja2 templates (`reports/templates/`, autoescaped: every string from a result —
 mechanism names, descriptions, notes, commands — is escaped); this module gathers what they show

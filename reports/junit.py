@@ -1,4 +1,4 @@
-"""JUnit XML for CI systems (DESIGN.md, "reports/"). Renders results; computes nothing.
+"""JUnit XML for CI systems (docs/DESIGN.md, "reports/"). Renders results; computes nothing.
 
 One `<testsuite name="dpaudit">` with one `<testcase>` per audited mechanism (`classname` =
 "dpaudit" or the mechanism's family when known, `name` = mechanism). A mechanism whose verdict

@@ -1,4 +1,4 @@
-"""The versioned result JSON (DESIGN.md, "CLI and JSON contract").
+"""The versioned result JSON (docs/DESIGN.md, "CLI and JSON contract").
 
 `to_json_dict(result)` and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
 ever added, never renamed or removed; `SCHEMA_VERSION` increases when fields are added.

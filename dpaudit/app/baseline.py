@@ -1,4 +1,4 @@
-"""Gate baselines and the privacy-regression test (issue 8, item 2; DESIGN.md "Statistics").
+"""Gate baselines and the privacy-regression test (issue 8, item 2; docs/DESIGN.md "Statistics").
 
 Baseline file: see `baseline_format` (reading, writing, validation); staleness (a baseline
 that no longer informs the test): `baseline_stale`. Both are re-exported here.

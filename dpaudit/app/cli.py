@@ -1,4 +1,4 @@
-"""The `dpaudit` command (DESIGN.md, "CLI and JSON contract").
+"""The `dpaudit` command (docs/DESIGN.md, "CLI and JSON contract").
 
 Exit codes: 0 no violation found, 1 violation found (verdicts only); 2 usage or input error,
 including the user's mechanism failing or exceeding `--timeout` (one line on stderr naming the

@@ -23,7 +23,7 @@ Procedure (issue 8, item 2):
    accepting the current state).
 
 Exit code: 1 if any audit's certified bound exceeds its *proved* claim (a violation; a bound
-above only a paper's stated claim is a finding, never a failure, see specs/ERRATA.md) or any
+above only a paper's stated claim is a finding, never a failure, see docs/specs/ERRATA.md) or any
 regression is flagged, else 0; input errors are exit 2 via the CLI.
 
 Error budget. An audit configured with failure_probability β_a spends β_a/2 on its violation
@@ -33,7 +33,7 @@ depend on the baseline. The gate wrongly exits 1 with probability ≤ Σ_a β_a.
 audit's result with `dpaudit run`, pass `--failure-probability β_a/2` (the `command` field of
 its result JSON does).
 
-This module must not import reports/ (dependency direction, DESIGN.md); the CLI hands it the
+This module must not import reports/ (dependency direction, docs/DESIGN.md); the CLI hands it the
 JSON writer/reader and the renderers in a `GateIO`. Layout: options, I/O and outcome types in
 `gate_types`, the summary and output files in `gate_report`; this module runs the audits.
 """
