@@ -165,7 +165,7 @@ class RecordSpace:
             word = "bin" if self.kind is RecordKind.HISTOGRAM else "category"
             out = [(f"{word} 0", self.unit(0)), (f"high corner ({word} {k - 1})", self.unit(k - 1))]
             out += [(f"{word} {j}", self.unit(j)) for j in (k // 2, 1 % k)]
-            return _dedupe(out)
+            return dedupe_named(out)
         if self.kind is RecordKind.BOUNDED_NORM:
             return self._norm_records()
         lo, hi = self.box()
@@ -182,7 +182,7 @@ class RecordSpace:
             half[: k // 2] = hi[: k // 2]
             out.append(("half corner", half))
         out.append(("centre", self.centre()))
-        return _dedupe(out)
+        return dedupe_named(out)
 
     def _norm_records(self) -> list[tuple[str, F64]]:
         d, r = self.size, self.radius
@@ -196,7 +196,7 @@ class RecordSpace:
             e1[1] = r
             out.append(("r·e1", e1))
         out.append(("centre", np.zeros(d)))
-        return _dedupe(out)
+        return dedupe_named(out)
 
     def random_record(self, rng: np.random.Generator) -> F64:
         """A random record of the space (extremes favoured where the space has corners)."""
@@ -212,7 +212,8 @@ class RecordSpace:
         return rng.integers(lo.astype(np.int64), hi.astype(np.int64) + 1).astype(float)
 
 
-def _dedupe(items: list[tuple[str, F64]]) -> list[tuple[str, F64]]:
+def dedupe_named(items: list[tuple[str, F64]]) -> list[tuple[str, F64]]:
+    """Named records with repeated values dropped (first name kept)."""
     seen: set[bytes] = set()
     out = []
     for name, v in items:

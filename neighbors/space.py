@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.neighbors.base import Dataset, Domain, Relation
+from dpaudit.neighbors.records import dedupe_named
 
 __all__ = ["DEFAULT_MAX_ROWS", "F64", "Space", "fmt_record", "fmt_value"]
 
@@ -144,7 +145,7 @@ class Space:
                 w[j] = lo[j]
                 out.append((f"corner ¬e{j}", w))
         out.append(("centre", self.centre()))
-        return _dedupe_named(out)
+        return dedupe_named(out)
 
     def extreme_records(self) -> list[tuple[str, F64]]:
         """Full records (features, then label if labelled) at the domain's extremes."""
@@ -156,7 +157,7 @@ class Space:
             ls.append(self.labels[len(self.labels) // 2])
         ls = list(dict.fromkeys(ls))
         out = [(f"{name}, y={fmt_value(y)}", np.append(v, y)) for name, v in vecs for y in ls]
-        return _dedupe_named(out)
+        return dedupe_named(out)
 
     def low_record(self) -> F64:
         return self.extreme_records()[0][1]
@@ -198,17 +199,6 @@ class Space:
         if self.labelled:
             return Dataset(rows[:, : self.d].reshape(-1, self.d), rows[:, self.d])
         return Dataset(rows.reshape(-1, self.d))
-
-
-def _dedupe_named(items: list[tuple[str, F64]]) -> list[tuple[str, F64]]:
-    seen: set[bytes] = set()
-    out = []
-    for name, v in items:
-        k = np.asarray(v, dtype=float).tobytes()
-        if k not in seen:
-            seen.add(k)
-            out.append((name, v))
-    return out
 
 
 def fmt_value(v: float) -> str:
