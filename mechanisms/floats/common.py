@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 MIRONOV = "Mironov, On significance of the least significant bits for differential privacy (CCS 2012)"
 CSVW = (
@@ -56,3 +56,29 @@ def clamped_sum(dataset: Dataset, low: float, high: float) -> float:
 def check_box(epsilon: float, low: float, high: float) -> None:
     if not epsilon > 0 or not low < high:
         raise ValueError("need epsilon > 0 and low < high")
+
+
+class BoundedSum:
+    """What every mechanism of the family shares: a sum of records clamped to [low, high], the
+    parameter check, the headline claim (the first of `claims`) and the box domain. Subclasses
+    are frozen slotted dataclasses that declare the fields and `claims`."""
+
+    __slots__ = ()
+    epsilon: float
+    low: float
+    high: float
+
+    def __post_init__(self) -> None:
+        check_box(self.epsilon, self.low, self.high)
+
+    @property
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        raise NotImplementedError
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        return self.claims[0]
+
+    @property
+    def domain(self) -> Domain:
+        return Domain(num_features=1, feature_low=self.low, feature_high=self.high)

@@ -27,7 +27,7 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import discrete_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from dpaudit.mechanisms.floats.common import CKS, CSVW, MIRONOV, check_box, claims, replace_pairs
+from dpaudit.mechanisms.floats.common import CKS, CSVW, MIRONOV, BoundedSum, claims, replace_pairs
 from dpaudit.mechanisms.floats.samplers import discrete_gaussian, discrete_laplace, full_precision_uniform
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
@@ -42,7 +42,7 @@ def snapping_lambda(epsilon: float, bound: float) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SnappingLaplace:
+class SnappingLaplace(BoundedSum):
     """Mironov's snapping mechanism on the clamped sum (see the module docstring)."""
 
     epsilon: float = 1.0
@@ -56,7 +56,7 @@ class SnappingLaplace:
     output_kind: ClassVar[str] = "discrete"
 
     def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
+        BoundedSum.__post_init__(self)
         width = self.high - self.low
         if math.frexp(width)[0] != 0.5:
             raise ValueError("snapping rescales by Δ = high − low, which must be a power of two")
@@ -72,14 +72,6 @@ class SnappingLaplace:
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return claims(self.epsilon, 0.0, MIRONOV + ", Section 5.2 (snapping mechanism)")
 
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
-    @property
-    def domain(self) -> Domain:
-        return Domain(num_features=1, feature_low=self.low, feature_high=self.high)
-
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         lam = snapping_lambda(self.epsilon, self.bound)
         grid = 2.0 ** math.ceil(math.log2(lam))
@@ -94,7 +86,7 @@ class SnappingLaplace:
         return replace_pairs(self.low, self.high)
 
 
-class _IntegerSum:
+class _IntegerSum(BoundedSum):
     """Records clamped to [low, high] and rounded one by one, summed exactly in int64."""
 
     __slots__ = ()
@@ -128,16 +120,9 @@ class DiscreteLaplaceSum(_IntegerSum):
     floating_point: ClassVar[bool] = True
     output_kind: ClassVar[str] = "discrete"
 
-    def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
-
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return claims(self.epsilon, 0.0, CKS + ", discrete Laplace mechanism; integer sums as in " + CSVW)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         noise = discrete_laplace(self.sensitivity / self.epsilon, num_samples, rng=rng)
@@ -168,7 +153,7 @@ class DiscreteGaussianSum(_IntegerSum):
     output_kind: ClassVar[str] = "discrete"
 
     def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
+        BoundedSum.__post_init__(self)
         if not 0 < self.delta < 1:
             raise ValueError("need 0 < delta < 1")
 
@@ -188,10 +173,6 @@ class DiscreteGaussianSum(_IntegerSum):
             PrivacyClaim(epsilon=self.epsilon, delta=self.delta, relation=r, reference=ref, curve=curve)
             for r in (Relation.REPLACE_ONE, Relation.ADD_REMOVE_ONE)
         )
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         noise = discrete_gaussian(self.sigma, num_samples, rng=rng)

@@ -26,14 +26,14 @@ from dpaudit.mechanisms.floats.common import (
     CSVW,
     MIRONOV,
     NAIVE,
-    check_box,
+    BoundedSum,
     claims,
     clamped_sum,
     pair,
     replace_pairs,
 )
 from dpaudit.mechanisms.floats.samplers import discrete_laplace
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
+from dpaudit.neighbors.base import Dataset, NeighborPair
 
 
 def _inf_unless_equal(pair: NeighborPair, low: float, high: float) -> float:
@@ -42,7 +42,7 @@ def _inf_unless_equal(pair: NeighborPair, low: float, high: float) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NaiveFloatLaplace:
+class NaiveFloatLaplace(BoundedSum):
     """`clamp-sum(D) + rng.laplace(0, (U − L)/ε)` over doubles (see the module docstring)."""
 
     epsilon: float = 1.0
@@ -53,20 +53,9 @@ class NaiveFloatLaplace:
     floating_point: ClassVar[bool] = True
     output_kind: ClassVar[str] = "continuous"
 
-    def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
-
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return claims(self.epsilon, 0.0, NAIVE + "Dwork & Roth 2014, Thm 3.6; refuted by " + MIRONOV)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
-    @property
-    def domain(self) -> Domain:
-        return Domain(num_features=1, feature_low=self.low, feature_high=self.high)
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         scale = (self.high - self.low) / self.epsilon
@@ -81,7 +70,7 @@ class NaiveFloatLaplace:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class NaiveFloatGaussian:
+class NaiveFloatGaussian(BoundedSum):
     """`clamp-sum(D) + rng.normal(0, σ)`, σ the analytic Gaussian calibration to (ε, δ)."""
 
     epsilon: float = 1.0
@@ -94,7 +83,7 @@ class NaiveFloatGaussian:
     output_kind: ClassVar[str] = "continuous"
 
     def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
+        BoundedSum.__post_init__(self)
         if not 0 < self.delta < 1:
             raise ValueError("need 0 < delta < 1")
 
@@ -102,14 +91,6 @@ class NaiveFloatGaussian:
     def claims(self) -> tuple[PrivacyClaim, ...]:
         ref = NAIVE + "Balle & Wang 2018, Thm 8; refuted as in " + MIRONOV
         return claims(self.epsilon, self.delta, ref)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
-    @property
-    def domain(self) -> Domain:
-        return Domain(num_features=1, feature_low=self.low, feature_high=self.high)
 
     @property
     def sigma(self) -> float:
@@ -126,7 +107,7 @@ class NaiveFloatGaussian:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RoundedSumDiscreteLaplace:
+class RoundedSumDiscreteLaplace(BoundedSum):
     """rint(float sum of records clamped to [L, U]) + discrete Laplace(⌈U − L⌉/ε): the declared
     sensitivity ignores the rounding of the sum (see the module docstring). Registers no pair:
     the audit finds one among the templates (`neighbors.float_templates`)."""
@@ -139,9 +120,6 @@ class RoundedSumDiscreteLaplace:
     floating_point: ClassVar[bool] = True
     output_kind: ClassVar[str] = "discrete"
 
-    def __post_init__(self) -> None:
-        check_box(self.epsilon, self.low, self.high)
-
     @property
     def declared_sensitivity(self) -> float:
         return float(math.ceil(self.high - self.low))
@@ -150,14 +128,6 @@ class RoundedSumDiscreteLaplace:
     def claims(self) -> tuple[PrivacyClaim, ...]:
         ref = "declared sensitivity ⌈U − L⌉ of the rounded float sum, refuted as in " + CSVW
         return claims(self.epsilon, 0.0, ref)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
-    @property
-    def domain(self) -> Domain:
-        return Domain(num_features=1, feature_low=self.low, feature_high=self.high)
 
     def release(self, dataset: Dataset) -> float:
         return float(np.rint(clamped_sum(dataset, self.low, self.high)))
