@@ -146,7 +146,8 @@ def assemble_pair(
     primary = counts.counts[index][: selected.starts(index)[1]]
     obj: Objective = plan.objectives[index][0]
     est, records, reported = certify_test(sels[0], primary, plan.certification_samples, plan.beta_t, c, obj)
-    multi = [{"pair": index, "test": obj.label(), "events": records}] if len(records) > 1 else []
+    primary_test = {"pair": index, "test": obj.label(), "primary": True, "events": records}
+    multi = [primary_test] if len(records) > 1 else []
     interval = (est.p_lower, est.q_upper)
     prof = profile_tests(plan, counts, selected, index=index)
     findings = profile_findings(plan.claims, prof.exceeded, index=index, pair=planned.pair)

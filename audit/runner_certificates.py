@@ -26,7 +26,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.estimators import Selection
+from dpaudit.engine.estimators import Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.objectives import DIRECT_ASSUMPTION, Objective
 from dpaudit.engine.runner_plan import assumption_of
@@ -131,6 +131,7 @@ def certify_test(
             "projected": json_number(e.projected),
             "certified": json_number(v),
             "reported": j == best,
+            "spec": event_spec(e.event),
         }
         for j, (e, est, v) in enumerate(zip(events, estimates, values, strict=True))
     ]

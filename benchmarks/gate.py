@@ -4,11 +4,16 @@ Twins (default). For every registered learner twin (`registry.entries()`: buggy,
 "reference"), `dpaudit.api.gate` writes a baseline of the correct learner (`twin_of`) under the
 audit name "learner", then gates the twin under that name (the baseline's mechanism field is
 renamed to the twin's, as if the learner's code had changed in place). Each twin is *caught as a
-violation* (exit 1 on its claim), *caught as a regression* (exit 1 on the regression test only)
-or *missed*; a miss gets a reason: "no registered pair shows it" (the twin's exact ε, from
+violation* (exit 1 on its claim), *caught as a regression* (exit 1 on the regression test only),
+*stale* (no exit 1, but the gate names the baseline as no longer informative for a pair, which
+`--strict` turns into exit 2: the twin's outputs no longer hit the stored witness), or *missed*;
+a miss gets a reason: "no registered pair shows it" (the twin's exact ε, from
 `exact_epsilon(pair, delta)`, exceeds the learner's on no registered pair), "too few samples"
-(the witness's point loss rose, by less than the gate's detectable rise at power 0.8), or "the
-witness doesn't see it" (it did not rise). Without an exact oracle the reason is "(no oracle)".
+(the witness's point loss rose, by less than the gate's detectable rise at power 0.8; that rise
+is computed at the baseline's event frequencies, so when the twin moved the event's frequencies
+the reason also gives the rise the test separates at today's frequencies: the sum of the two
+confidence half-widths), or "the witness doesn't see it" (it did not rise). Without an exact
+oracle the reason is "(no oracle)".
 
 False alarms (`--false-alarm`). Unchanged mechanisms at β = 0.5 (β_reg = 0.25 per audit):
 R seeded repetitions of baseline (run_audit at β/2 → `baseline_audit_from_result`) then the
@@ -32,7 +37,7 @@ from typing import Any
 from scipy import stats
 
 from dpaudit.api import gate
-from dpaudit.app.baseline import baseline_audit_from_result, regression_checks
+from dpaudit.app.baseline import RegressionCheck, baseline_audit_from_result, regression_checks
 from dpaudit.app.gate_types import VIOLATION_SHARE, AuditOutcome
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig
@@ -46,9 +51,10 @@ FALSE_ALARM_MECHANISMS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
-def _toml(mechanism: str, num_samples: int | None, seed: int) -> str:
+def _toml(mechanism: str, num_samples: int | None, seed: int, witnesses: str = "reported") -> str:
     budget = f"num_samples = {num_samples}\n" if num_samples else ""
-    return f'[[audit]]\nname = "learner"\nmechanism = "{mechanism}"\nseed = {seed}\n{budget}'
+    head = f'witnesses = "{witnesses}"\n'
+    return f'{head}[[audit]]\nname = "learner"\nmechanism = "{mechanism}"\nseed = {seed}\n{budget}'
 
 
 def _exact_gap(twin: Mechanism, correct: Mechanism) -> bool | None:
@@ -78,13 +84,26 @@ def _miss_reason(o: AuditOutcome, twin: Mechanism, correct: Mechanism) -> str:
     rise, power = top.new_point - top.baseline_point, top.detectable_increase
     if rise < power:
         return f"too few samples (witness rose {rise:.3g} < detectable {power:.3g})" + suffix
-    # the point estimate rose past the rise detected w.p. 0.8, but this run's bounds did not separate
+    today = _separable_today(top)
+    if rise < today:  # the twin made the event rarer: today's counts are too few to separate
+        return (
+            f"too few samples at today's event frequencies (witness rose {rise:.3g}; detectable "
+            f"{power:.3g} at the baseline's frequencies, separable from {today:.3g} at today's)" + suffix
+        )
     return f"not flagged this run (witness rose {rise:.3g}, detectable w.p. 0.8 from {power:.3g})" + suffix
 
 
-def _one_twin(name: str, correct_name: str, num_samples: int | None, seed: int, tmp: Path) -> tuple[str, str]:
+def _separable_today(check: RegressionCheck) -> float:
+    """The rise at which this run's two bounds would just meet: the baseline's upper half-width
+    plus today's lower half-width (a rise below it cannot be flagged on these counts)."""
+    return (check.baseline_upper - check.baseline_point) + (check.new_point - check.new_lower)
+
+
+def _one_twin(
+    name: str, correct_name: str, num_samples: int | None, seed: int, tmp: Path, witnesses: str
+) -> tuple[str, str]:
     registry = entries()
-    (tmp / "base.toml").write_text(_toml(correct_name, num_samples, seed))
+    (tmp / "base.toml").write_text(_toml(correct_name, num_samples, seed, witnesses))
     gate(tmp / "base.toml", baseline=tmp / "b.json", update_baseline=True)
     data = json.loads((tmp / "b.json").read_text())
     twin = registry[name].build()
@@ -96,11 +115,15 @@ def _one_twin(name: str, correct_name: str, num_samples: int | None, seed: int, 
         return "violation", ""
     if o.regressed:
         return "regression", ""
-    return "missed", _miss_reason(o, twin, registry[correct_name].build())
+    reason = _miss_reason(o, twin, registry[correct_name].build())
+    if o.regression is not None and o.regression.stale:
+        n_stale = len(o.regression.stale)
+        return "stale", f"{n_stale} witness(es) no longer informative (exit 2 with --strict); {reason}"
+    return "missed", reason
 
 
 def twins(args: argparse.Namespace) -> None:
-    rows, caught = [], 0
+    rows, caught, stale = [], 0, 0
     learners = [e for e in entries().values() if e.buggy and e.family != "reference" and e.twin_of]
     learners = [e for e in learners if not args.only or e.name in args.only]
     print(f"{'twin':48s} {'learner':30s} {'outcome':10s} {'s':>6s}  reason", flush=True)
@@ -108,16 +131,23 @@ def twins(args: argparse.Namespace) -> None:
         start = time.monotonic()
         with tempfile.TemporaryDirectory() as d:
             try:
-                outcome, reason = _one_twin(e.name, str(e.twin_of), args.num_samples, args.seed, Path(d))
+                outcome, reason = _one_twin(
+                    e.name, str(e.twin_of), args.num_samples, args.seed, Path(d), args.witnesses
+                )
             except (TypeError, ValueError) as exc:  # e.g. the twin's output no longer fits the witness
                 outcome, reason = "missed", f"gate error: {type(exc).__name__}: {str(exc)[:60]}"
-        caught += outcome != "missed"
+        caught += outcome in ("violation", "regression")
+        stale += outcome == "stale"
         rows.append((e.name, outcome, reason))
         print(
             f"{e.name:48s} {e.twin_of!s:30s} {outcome:10s} {time.monotonic() - start:6.1f}  {reason}",
             flush=True,
         )
-    print(f"catch rate: {caught}/{len(rows)} = {caught / max(len(rows), 1):.2f}")
+    n = max(len(rows), 1)
+    print(
+        f"catch rate: {caught}/{len(rows)} = {caught / n:.2f} (exit 1); with --strict also {stale} stale: "
+        f"{caught + stale}/{len(rows)} = {(caught + stale) / n:.2f}"
+    )
 
 
 def _fires(m: Mechanism, *, seed: int, n: int, beta: float) -> bool:
@@ -159,6 +189,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--reps", type=int, default=300)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument(
+        "--witnesses",
+        choices=("reported", "certified"),
+        default="reported",
+        help="baseline witnesses per pair (the gate config's `witnesses`)",
+    )
     args: Any = ap.parse_args(argv)
     if args.false_alarm:
         args.num_samples = args.num_samples or 4000

@@ -298,12 +298,14 @@ def baseline_audit_from_result(
     backend: str = "loky",
     checkpoint_path: Path | None = None,
     resume: bool = False,
+    witnesses: str = "reported",
 ) -> BaselineAudit:
-    """The baseline entry of one audit: each pair's reported event (its witness) with counts from a
+    """The baseline entry of one audit: each pair's reported event (its witness; with
+    `witnesses="certified"` every event its primary test certified) with counts from a
     fresh re-count of n = result.certification_samples per side on the BASELINE_PHASE streams of
     result.seed. The run chose the reported event on its certification counts, so those counts are
     biased given the event; the fresh ones are Binomial given it (module docstring)."""
-    entry = witness_entry_from_result(name, spec, result, pairs)
+    entry = witness_entry_from_result(name, spec, result, pairs, witnesses=witnesses)
     n = result.certification_samples
     checkpoint = open_checkpoint(
         mechanism,

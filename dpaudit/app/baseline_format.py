@@ -18,6 +18,7 @@ invalid dataset) raises BaselineError (exit 2, naming the file).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import re
@@ -29,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.engine.estimators import Event, event_from_spec
-from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.jsonnum import json_number, parse_number
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
@@ -144,39 +145,50 @@ class Baseline:
         }
 
 
+WITNESS_CHOICES = ("reported", "certified")
+"""`witnesses` of a baseline entry: each pair's reported event, or every event its primary test
+certified (the reported one first; the regression test splits β_reg across all of them)."""
+
+
 def witness_entry_from_result(
-    name: str, spec: str, result: AuditResult, pairs: Sequence[NeighborPair]
+    name: str, spec: str, result: AuditResult, pairs: Sequence[NeighborPair], *, witnesses: str = "reported"
 ) -> BaselineAudit:
-    """Each pair's reported event with the run's *certification* counts: not a valid baseline
+    """Each pair's witnesses with the run's *certification* counts: not a valid baseline
     (see the module docstring) until `baseline.baseline_audit_from_result` replaces the counts.
 
-    `pairs[i]` must be the pair of `result.pairs[i]` (the pairs the audit ran on, in order)."""
+    `pairs[i]` must be the pair of `result.pairs[i]` (the pairs the audit ran on, in order).
+    `witnesses="certified"` adds the other events the pair's primary test certified
+    (`result.extra["certified_events"]`), so a regression that one event misses may show on
+    another, at β_reg split over more events."""
     if len(pairs) != len(result.pairs):
         raise ValueError(f"{len(pairs)} pairs given for a result with {len(result.pairs)} pairs")
+    if witnesses not in WITNESS_CHOICES:
+        raise ValueError(f"witnesses must be one of {', '.join(WITNESS_CHOICES)}, got {witnesses!r}")
     events, skipped = [], []
     for pr, pair in zip(result.pairs, pairs, strict=True):
         if pr.event_spec is None:
             skipped.append(f"pair {pr.index + 1} ({pr.description}): its event cannot be serialised")
             continue
         e = pr.estimate
-        events.append(
-            BaselineEvent(
-                pair_index=pr.index,
-                description=pr.description,
-                relation=pair.relation,
-                dataset=pair.dataset,
-                neighbor=pair.neighbor,
-                event_spec=dict(pr.event_spec),
-                event=e.event,
-                direction=e.direction,
-                delta=float(pr.claim.delta),
-                p_count=e.p_count,
-                p_total=e.p_total,
-                q_count=e.q_count,
-                q_total=e.q_total,
-                epsilon_lower_bound=e.epsilon_lower_bound,
-            )
+        reported = BaselineEvent(
+            pair_index=pr.index,
+            description=pr.description,
+            relation=pair.relation,
+            dataset=pair.dataset,
+            neighbor=pair.neighbor,
+            event_spec=dict(pr.event_spec),
+            event=e.event,
+            direction=e.direction,
+            delta=float(pr.claim.delta),
+            p_count=e.p_count,
+            p_total=e.p_total,
+            q_count=e.q_count,
+            q_total=e.q_total,
+            epsilon_lower_bound=e.epsilon_lower_bound,
         )
+        events.append(reported)
+        if witnesses == "certified":
+            events.extend(_other_certified(result, reported))
     return BaselineAudit(
         name=name,
         mechanism=result.mechanism,
@@ -188,6 +200,29 @@ def witness_entry_from_result(
         events=tuple(events),
         skipped=tuple(skipped),
     )
+
+
+def _other_certified(result: AuditResult, reported: BaselineEvent) -> list[BaselineEvent]:
+    """The other serialisable events of the reported event's primary test, as witnesses of the
+    same pair (counts are placeholders until the fresh re-count)."""
+    tests: Sequence[dict[str, Any]] = result.extra.get("certified_events", ())  # type: ignore[assignment]
+    records = [
+        r
+        for t in tests
+        if t.get("primary") and t.get("pair") == reported.pair_index
+        for r in t["events"]
+        if not r.get("reported") and r.get("spec") is not None
+    ]
+    return [
+        dataclasses.replace(
+            reported,
+            event_spec=dict(r["spec"]),
+            event=str(r["event"]),
+            direction=str(r["direction"]),
+            epsilon_lower_bound=parse_number(r["certified"]),
+        )
+        for r in records
+    ]
 
 
 _FLAT = re.compile(r"\[\s*([^\[\]{}\"]*?)\s*\]")

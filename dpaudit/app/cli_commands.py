@@ -24,6 +24,7 @@ from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
 from dpaudit.engine.types import AuditResult
 from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import BoundaryPairs, check_amplification
@@ -139,6 +140,9 @@ def cmd_list(_: argparse.Namespace) -> int:
         "\nestimators: histogram (discrete outputs), threshold (coordinates and mean-difference projection)"
     )
     print("pair generators: registered worst-case pairs per mechanism; boundary templates from the domain")
+    hint = missing_hint()
+    if hint:
+        print(hint)
     return EXIT_OK
 
 

@@ -97,7 +97,11 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r = sub.add_parser("run", help="audit a mechanism (or --all registered correct mechanisms)")
     r.add_argument("mechanism", nargs="?", help="registered name or package.module:attribute")
-    r.add_argument("--all", action="store_true", help="audit every registered correct mechanism")
+    r.add_argument(
+        "--all",
+        action="store_true",
+        help="audit every registered correct mechanism (not the DP-library family, audited by name)",
+    )
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
     r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
     r.add_argument("--seed", type=_seed, default=0, help="seed of every sample stream (default 0)")

@@ -319,6 +319,7 @@ def _update_baseline(outcome: GateOutcome, baseline_path: Path, io: GateIO) -> N
             o.spec.mechanism,
             jobs=jobs,
             backend=backend,
+            witnesses=o.spec.witnesses,
         )
         print_baseline_power(io, o)
     new = Baseline(

@@ -9,6 +9,8 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     failure_probability = 0.05     # per audit: violation tests + regression tests (see audit/gate.py)
     pairs = "registered"           # registered | search | all (as `dpaudit run --pairs`)
     timeout = 600                  # seconds one audit may take (as `dpaudit run --timeout`; default none)
+    witnesses = "reported"         # baseline witnesses per pair: reported | certified (every
+                                   # event the pair's test certified; β_reg split across them)
     baseline = "dpaudit-baseline.json"   # default for --baseline, relative to this file
 
     [[audit]]
@@ -48,7 +50,8 @@ from dpaudit.mechanisms.registry import RegistryError, resolve
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
 PAIR_MODES = ("registered", "search", "all")
-DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs", "timeout")
+DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs", "timeout", "witnesses")
+WITNESS_MODES = ("reported", "certified")
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
 AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -74,6 +77,8 @@ class AuditSpec:
     mechanism: Mechanism
     timeout: float | None = None
     """Wall-clock seconds the audit may take (None: unlimited); past it the gate exits 2."""
+    witnesses: str = "reported"
+    """What `--update-baseline` stores per pair (`baseline_format.WITNESS_CHOICES`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -150,6 +155,11 @@ class _Ctx:
                 f"'timeout' must be a positive number of seconds, got {_shown(value)} ({_type_name(value)})"
             )
         return float(value)
+
+    def witnesses(self, value: Any) -> str:
+        if value not in WITNESS_MODES:
+            raise self.error(f"'witnesses' must be one of {', '.join(WITNESS_MODES)}, got {_shown(value)}")
+        return str(value)
 
     def pairs(self, value: Any) -> str:
         if value not in PAIR_MODES:
@@ -252,6 +262,7 @@ def _defaults(top: _Ctx, table: dict[str, Any]) -> dict[str, Any]:
         "failure_probability": top.probability(table.get("failure_probability", DEFAULT_FAILURE_PROBABILITY)),
         "pairs": top.pairs(table.get("pairs", "registered")),
         "timeout": top.timeout(table["timeout"]) if "timeout" in table else None,
+        "witnesses": top.witnesses(table.get("witnesses", "reported")),
     }
     if "num_samples" in table:
         defaults["num_samples"] = top.num_samples(table["num_samples"])
@@ -330,6 +341,7 @@ def load_config(path: Path) -> GateConfig:
                 pairs=ctx.pairs(raw["pairs"]) if "pairs" in raw else defaults["pairs"],
                 mechanism=mechanism,
                 timeout=ctx.timeout(raw["timeout"]) if "timeout" in raw else defaults["timeout"],
+                witnesses=ctx.witnesses(raw["witnesses"]) if "witnesses" in raw else defaults["witnesses"],
             )
         )
     return GateConfig(path=path, audits=tuple(audits), baseline=baseline)

@@ -404,3 +404,30 @@ def test_a_stale_baseline_is_named_and_strict_makes_it_exit_2(
     make_baseline(in_tmp, capsys, "epsilon = 1.0")
     code, _, err = run(capsys, "gate", "--baseline", "b.json", "--strict")
     assert code == 2 and "parameters changed (epsilon: 1.0 → 0.9)" in err
+
+
+def test_certified_witnesses_store_every_certified_event(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`witnesses = "certified"`: the baseline holds every event the pair's primary test
+    certified (reported first), re-counted, and the gate compares each at β_reg / m."""
+    write(in_tmp / "dpaudit.toml", 'witnesses = "certified"\n' + audit_toml("gaussian_sum", n=40_000))
+    code, _, _ = run(capsys, "gate", "--update-baseline", "--out", "out")
+    assert code == 0
+    entry = read_baseline(in_tmp / "dpaudit-baseline.json").audits["gaussian_sum"]
+    result = json.loads((in_tmp / "out" / "gaussian_sum.json").read_text())
+    (primary,) = [t for t in result["extra"]["certified_events"] if t.get("primary")]
+    specs = [r["spec"] for r in primary["events"]]
+    assert len(entry.events) == len(specs) > 1
+    assert entry.events[0].event_spec == result["pairs"][0]["event_spec"]
+    assert sorted(map(json.dumps, (e.event_spec for e in entry.events))) == sorted(map(json.dumps, specs))
+    assert all(e.p_total == result["certification_samples"] for e in entry.events)
+    code, out, _ = run(capsys, "gate", "--baseline", "dpaudit-baseline.json")
+    assert code == 0 and f"({len(specs)} event(s)," in out
+
+
+def test_witnesses_key_is_validated(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    write(in_tmp / "dpaudit.toml", 'witnesses = "all"\n' + audit_toml("laplace_sum"))
+    code, _, err = run(capsys, "gate")
+    assert code == 2
+    assert "'witnesses' must be one of reported, certified" in one_error_line(err, "dpaudit.toml")

@@ -23,10 +23,22 @@ def test_white_box_search_reaches_the_known_worst_case() -> None:
 
 def test_row_status_words() -> None:
     row = PowerRow(
-        name="x", family="000,001", twin_of=None, detectable=True, claim=1.0, registered_exact=0.5,
-        search_exact=0.5, search_scored=1, search_tried=1, search_best_pair="p", search_best_data="",
+        name="x",
+        family="000,001",
+        twin_of=None,
+        detectable=True,
+        claim=1.0,
+        registered_exact=0.5,
+        search_exact=0.5,
+        search_scored=1,
+        search_tried=1,
+        search_best_pair="p",
+        search_best_data="",
         certified=0.4,
-        exit_code=0, utility=None, utility_bound=None, seconds=1.0,
+        exit_code=0,
+        utility=None,
+        utility_bound=None,
+        seconds=1.0,
     )
     assert status(row) == "ok"
     assert status(dataclasses.replace(row, exit_code=1)) == "FALSE ALARM"

@@ -50,9 +50,13 @@ def test_sample_axis_seed_and_pickle(name: str, built: dict[str, Mechanism]) -> 
     assert isinstance(a, np.ndarray) and a.shape[0] == 7
     assert np.issubdtype(a.dtype, np.number) or a.dtype == np.bool_
     assert np.all(np.isfinite(a.astype(float)))
-    assert np.array_equal(a, b), "same seed must give the same output"
     clone = pickle.loads(pickle.dumps(m))
-    assert np.array_equal(clone.sample(ds, 7, rng=np.random.default_rng(5)), a)
+    c = clone.sample(ds, 7, rng=np.random.default_rng(5))
+    if getattr(m, "seedable", True):
+        assert np.array_equal(a, b), "same seed must give the same output"
+        assert np.array_equal(c, a)
+    else:  # the library's own randomness (e.g. OpenDP's): the clone still samples, same shape
+        assert c.shape == a.shape and c.dtype == a.dtype
 
 
 def test_every_twin_names_an_existing_correct_mechanism() -> None:

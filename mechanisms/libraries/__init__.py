@@ -1,0 +1,70 @@
+"""DP libraries: OpenDP measurements and diffprivlib mechanisms, tools and a model, audited
+against the claims the libraries make for them.
+
+Registered only when the library is installed (`pip install "dpaudit[opendp]"`,
+`pip install "dpaudit[diffprivlib]"`); without them the family is empty and `INSTALL_HINT`
+says how to get it. Availability is read from package metadata, and each library is imported
+only when one of its mechanisms is built, so importing dpaudit never imports them.
+Each audit's default budget is small (a few seconds at the adapters' measured throughput).
+`dpaudit run --all` leaves this family out: it audits third-party code, by name.
+"""
+
+from __future__ import annotations
+
+from dpaudit.mechanisms.libraries.common import INSTALL_HINT, diffprivlib_available, opendp_available, pickled
+from dpaudit.mechanisms.registry import RegistryEntry
+
+FAMILY = "libraries"
+
+__all__ = ["DEFAULT_NUM_SAMPLES", "FAMILY", "INSTALL_HINT", "REGISTRY_ENTRIES", "missing_hint"]
+
+DEFAULT_NUM_SAMPLES: dict[str, int] = {
+    "opendp_laplace": 100_000,
+    "opendp_gaussian": 50_000,
+    "opendp_count": 20_000,
+    "opendp_sum": 20_000,
+    "opendp_mean": 20_000,
+    "diffprivlib_laplace": 200_000,
+    "diffprivlib_gaussian": 200_000,
+    "diffprivlib_geometric": 200_000,
+    "diffprivlib_exponential": 100_000,
+    "diffprivlib_mean": 20_000,
+    "diffprivlib_var": 10_000,
+    "diffprivlib_sum": 20_000,
+    "diffprivlib_histogram": 20_000,
+    "diffprivlib_gaussian_nb": 2_000,
+}
+"""Per-mechanism default budgets: about 2–5 s of sampling each on one core."""
+
+
+def missing_hint() -> str | None:
+    """A one-line hint when neither library is usable (for `dpaudit list`), else None."""
+    return None if opendp_available() or diffprivlib_available() else INSTALL_HINT
+
+
+def _entries() -> tuple[RegistryEntry, ...]:
+    out: list[RegistryEntry] = []
+    groups = []
+    if opendp_available():
+        from dpaudit.mechanisms.libraries import opendp_adapters
+
+        groups.append(opendp_adapters.FACTORIES)
+    if diffprivlib_available():
+        from dpaudit.mechanisms.libraries import diffprivlib_adapters
+
+        groups.append(diffprivlib_adapters.FACTORIES)
+    for group in groups:
+        for name, (factory, summary) in group.items():
+            out.append(
+                RegistryEntry(
+                    name=name,
+                    factory=pickled(factory),
+                    family=FAMILY,
+                    summary=summary,
+                    default_num_samples=DEFAULT_NUM_SAMPLES[name],
+                )
+            )
+    return tuple(out)
+
+
+REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = _entries()

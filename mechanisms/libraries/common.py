@@ -1,0 +1,105 @@
+"""Shared pieces of the `libraries` family: which DP libraries are usable, their versions,
+neighbour pairs on one-column datasets, seeds for libraries that take a `random_state`, and
+`LibraryMechanism`, which lets an adapter pickle.
+
+Nothing here imports a DP library: availability is read from the installed distributions'
+metadata (`importlib.metadata`), so building the registry stays cheap; the adapters import the
+library inside their factories.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib.util
+from collections.abc import Callable, Sequence
+from importlib import metadata
+from typing import Any
+
+import numpy as np
+
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+
+INSTALL_HINT = 'the "DP libraries" family needs pip install "dpaudit[opendp]" and/or "dpaudit[diffprivlib]"'
+
+
+def version_of(distribution: str) -> str | None:
+    """The installed version of a distribution, or None when it is not installed."""
+    try:
+        return metadata.version(distribution)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def _major_minor(version: str) -> tuple[int, int]:
+    parts = ([*version.split("."), "0", "0"])[:2]
+    return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts)  # type: ignore[return-value]
+
+
+def opendp_available() -> bool:
+    """OpenDP ≥ 0.10 is installed (its `prelude` API with `enable_features`)."""
+    v = version_of("opendp")
+    return v is not None and _major_minor(v) >= (0, 10) and importlib.util.find_spec("opendp") is not None
+
+
+def diffprivlib_available() -> bool:
+    """diffprivlib ≥ 0.6 is installed with a scikit-learn it imports with (< 1.8: diffprivlib
+    0.6.6 imports `DOUBLE` from `sklearn.tree._tree`, removed in scikit-learn 1.8)."""
+    v, sk = version_of("diffprivlib"), version_of("scikit-learn")
+    if v is None or sk is None or importlib.util.find_spec("diffprivlib") is None:
+        return False
+    return _major_minor(v) >= (0, 6) and _major_minor(sk) < (1, 8)
+
+
+def library_label(distribution: str, title: str) -> str:
+    """`"OpenDP 0.16.0"`: the name and installed version shown in every claim reference."""
+    return f"{title} {version_of(distribution) or '(not installed)'}"
+
+
+def column(values: Sequence[float]) -> Dataset:
+    """A one-column dataset."""
+    return Dataset(np.asarray(values, dtype=float).reshape(len(values), 1))
+
+
+def pair(a: Sequence[float], b: Sequence[float], relation: Relation, description: str) -> NeighborPair:
+    return NeighborPair(
+        dataset=column(a), neighbor=column(b), relation=relation, description=description, tags=("extreme",)
+    )
+
+
+def int_seed(rng: np.random.Generator) -> int:
+    """A 32-bit seed drawn from `rng`, for a library `random_state` (`numpy.random.RandomState`)."""
+    return int(rng.integers(0, 2**32, dtype=np.uint64))
+
+
+class LibraryMechanism:
+    """A library adapter that pickles as the factory call that built it.
+
+    The adapters close over library objects (OpenDP measurements, diffprivlib classes) that do
+    not pickle, and joblib workers and checkpoints need the mechanism pickled: this proxy sends
+    `factory(**kwargs)` instead and forwards every attribute to the built mechanism."""
+
+    def __init__(self, factory: Callable[..., Any], kwargs: dict[str, Any]) -> None:
+        self._factory = factory
+        self._kwargs = dict(kwargs)
+        self._inner = factory(**kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") or name in ("_inner", "_factory", "_kwargs"):
+            raise AttributeError(name)
+        return getattr(self._inner, name)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (LibraryMechanism, (self._factory, self._kwargs))
+
+    def __repr__(self) -> str:
+        return f"LibraryMechanism({self._inner!r})"
+
+
+def pickled(factory: Callable[..., Any]) -> Callable[..., LibraryMechanism]:
+    """`factory` as a registry factory whose mechanisms pickle (`LibraryMechanism`)."""
+
+    @functools.wraps(factory)
+    def build(**kwargs: Any) -> LibraryMechanism:
+        return LibraryMechanism(factory, kwargs)
+
+    return build
