@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import time
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -186,6 +187,11 @@ class Plan:
     epsilon_ceiling: float
     min_samples_for_claim: int | None
     min_samples_for_target: int | None
+    pilot_seconds: float = 0.0
+    """Wall-clock seconds of the pilot audit (pilot_samples per side and pair, one process)."""
+    estimated_seconds: float | None = None
+    """The planned run's time, scaled linearly from the pilot's: pilot_seconds × num_samples /
+    pilot_samples (fixed costs are scaled too, so a short pilot over-estimates)."""
 
     @property
     def reachable(self) -> bool:
@@ -250,7 +256,27 @@ class Plan:
                 f"The estimate rests on few pilot counts (P: {best.p_count}, Q: {best.q_count}) and is noisy"
                 + ("; Q = 0 plans for an infinite witness and is optimistic." if best.q_count == 0 else ".")
             )
-        return " ".join([pilot, main, ceiling + ".", *caveats])
+        return " ".join([pilot, main, *self._time_text(), ceiling + ".", *caveats])
+
+    def _time_text(self) -> list[str]:
+        if self.estimated_seconds is None:
+            return []
+        return [
+            f"At the pilot's pace ({self.pilot_seconds:.2g} s for {self.pilot_samples:,} per side) "
+            f"that run takes about {_duration(self.estimated_seconds)} on this machine with the "
+            "same --jobs (scaled linearly)."
+        ]
+
+
+def _duration(seconds: float) -> str:
+    """`seconds` rounded for a reader: "40 s", "12 min", "3.5 h", "2.1 days"."""
+    if seconds < 90:
+        return f"{max(seconds, 1):.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 48 * 3600:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
 
 
 PLAN_STREAM = 0x706C616E  # "plan"
@@ -317,7 +343,9 @@ def plan(
     pilot_config = dataclasses.replace(
         base, num_samples=pilot_samples, seed=pilot_seed(seed), failure_probability=failure_probability
     )
+    started = time.perf_counter()
     result = run_audit(mechanism, pairs, pilot_config, show_progress=False)
+    pilot_seconds = time.perf_counter() - started
     beta_t = result.per_test_failure_probability
 
     pair_plans = [
@@ -351,4 +379,6 @@ def plan(
         epsilon_ceiling=ceiling(n_plan if n_plan is not None else result.certification_samples),
         min_samples_for_claim=_smallest(lambda n: ceiling(n) > claim.epsilon),
         min_samples_for_target=_smallest(lambda n: ceiling(n) >= target_epsilon),
+        pilot_seconds=pilot_seconds,
+        estimated_seconds=None if best is None else pilot_seconds * (best.num_samples or 0) / pilot_samples,
     )

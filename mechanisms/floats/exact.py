@@ -3,10 +3,11 @@
 - `SnappingLaplace`: Mironov's snapping mechanism (Mironov, "On significance of the least
   significant bits for differential privacy", CCS 2012, Section 5.2):
   clamp_B(round_Λ(clamp_B(f(D)) + S·λ·ln U*)), U* a full-precision uniform double, S a random
-  sign, Λ the smallest power of two ≥ λ. For a sensitivity-1 f and λ < B < 2^46·λ it is
-  ε(λ) = (1 + 12Bη)/λ + 2^-49·B/λ²-DP (η = 2^-53: the snapping theorem of Section 5.2
-  with its precision term, which only makes λ larger); λ is
-  solved from ε(λ) = ε. The function is rescaled by Δ = U − L (a power of two: exact scaling).
+  sign, Λ the smallest power of two ≥ λ. For a sensitivity-1 f and λ < B < 2^46·λ the
+  theorem of Section 5.2 states (1/λ + 2^-49·B/λ)-DP; its proof runs through the precision
+  term (1 + 12Bη)/λ + 2^-49·B/λ² (η = 2^-53). Neither form dominates the other for every λ, so
+  λ is solved so that *both* are ≤ ε (the larger λ): the claim holds under either reading.
+  The function is rescaled by Δ = U − L (a power of two: exact scaling).
 - `DiscreteLaplaceSum`: records clamped to [L, U] and rounded *one by one* to integers, summed
   exactly in int64 (sensitivity ⌈U − L⌉ however the floats round), plus discrete-Laplace noise
   (the fix of Casacuberta, Shoemate, Vadhan & Wagaman, CCS 2022: compute on integers).
@@ -35,10 +36,13 @@ ETA = 2.0**-53
 
 
 def snapping_lambda(epsilon: float, bound: float) -> float:
-    """The λ with (1 + 12Bη)/λ + 2^-49·B/λ² = ε (Mironov 2012, Section 5.2; unit sensitivity)."""
+    """The smallest λ with 1/λ + 2^-49·B/λ ≤ ε (the statement of Mironov 2012, Section 5.2) and
+    (1 + 12Bη)/λ + 2^-49·B/λ² ≤ ε (the form with the precision term), unit sensitivity."""
+    stated = (1.0 + 2.0**-49 * bound) / epsilon
     a = 1.0 + 12.0 * bound * ETA
     c = 2.0**-49 * bound
-    return (a + math.sqrt(a * a + 4.0 * epsilon * c)) / (2.0 * epsilon) * (1.0 + 1e-12)
+    precise = (a + math.sqrt(a * a + 4.0 * epsilon * c)) / (2.0 * epsilon)
+    return max(stated, precise) * (1.0 + 1e-12)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -131,3 +131,17 @@ def test_the_pilot_draws_from_its_own_stream() -> None:
 def test_a_target_that_is_not_positive_is_refused(target: float) -> None:
     with pytest.raises(ValueError, match="> 0"):
         plan(RandomizedResponse(), [ONE_RECORD], target_epsilon=target)
+
+
+def test_the_plan_states_the_time_the_run_will_take() -> None:
+    """The estimate scales the pilot's wall-clock time by num_samples / pilot_samples, and the
+    text gives it; an unreachable plan gives none."""
+    m = RandomizedResponse(epsilon=1.0)
+    pl = plan(m, [ONE_RECORD], target_epsilon=0.9, pilot_samples=20_000, seed=2)
+    assert pl.reachable and pl.num_samples is not None and pl.estimated_seconds is not None
+    assert pl.pilot_seconds > 0
+    assert pl.estimated_seconds == pytest.approx(pl.pilot_seconds * pl.num_samples / 20_000)
+    assert "that run takes about" in pl.describe()
+    assert json.loads(json.dumps(pl.to_dict()))["estimated_seconds"] == pytest.approx(pl.estimated_seconds)
+    far = plan(m, [ONE_RECORD], target_epsilon=5.0, pilot_samples=20_000, seed=2)
+    assert far.estimated_seconds is None and "takes about" not in far.describe()
