@@ -104,12 +104,14 @@ Budget accounting (samples per side). The total budget T defaults to what `dpaud
 mechanism's registered pairs, else one boundary template per claimed relation). Only that
 *count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
-- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): half
-  for screening (C = min(max_candidates, ⌊P/2 / min_pilot_samples⌋) candidates, s₀ = ⌊P/2 / C⌋
+- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8
+  for screening (C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋) candidates, s₀ = ⌊3P/8 / C⌋
   samples each), then the registered pairs' top-ups to their selection size, then successive
-  halving on what is left (each round an equal share, split evenly over that round's survivors;
+  halving on what is left less the challenge's reserve (up to P/8, held only when there is a
+  registered champion; each round an equal share, split evenly over that round's survivors;
   with many registered pairs on a small budget the top-ups may exceed P, and certification gets
-  less), then the challenge on what is still left;
+  less), then the challenge on what is still left: survivors scoring above the champion are
+  topped up towards its pilot size and rescored (`search_pilot.challenge`);
 - the certified pairs' selection splits are topped up (if their pilot samples fall short of
   what the runner would select on) by U samples, drawn at pilot seeds;
 - certification gets N_cert = ⌊(T − pilot spent − U) / k⌋ per certified pair (k = the number of

@@ -65,6 +65,9 @@ class PilotPlan:
     num_candidates: int
     per_candidate: int
     projected_total: int
+    challenge_budget: int = 0
+    """Held back from screening for the challenge (`challenge_reserve`); without a registered
+    champion it goes to the halving."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -124,7 +127,10 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     )
     reg = score_registered(sampler, scorer, entries, selection=sampler.config.split()[0])
     budget = plan.pilot_budget - sampler.spent
-    halving = halve(sampler, scorer, entries, reg, budget=budget, min_pilot_samples=min_pilot_samples)
+    reserve = challenge_reserve(budget, reg.champion)
+    halving = halve(
+        sampler, scorer, entries, reg, budget=budget - reserve, min_pilot_samples=min_pilot_samples
+    )
     budget = plan.pilot_budget - sampler.spent
     champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
     return Pilot(entries=entries, registered=reg, halving=halving, champion=champion)
@@ -143,13 +149,15 @@ def plan_pilot(
     max_candidates: int,
     min_pilot_samples: int,
 ) -> PilotPlan:
-    """P = ⌊f·T⌋, half of it screening C = min(max_candidates, ⌊P/2 / min_pilot_samples⌋)
-    candidates on s₀ = ⌊P/2 / C⌋ samples each; `SearchBudgetError` if C < 2 or T − P < 200."""
+    """P = ⌊f·T⌋: 3/8 of it screening C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋)
+    candidates on s₀ = ⌊3P/8 / C⌋ samples each, P/8 held for the challenge; `SearchBudgetError`
+    if C < 2 or T − P < 200."""
     pilot_budget = math.floor(pilot_fraction * total_budget)
-    screen_budget = pilot_budget // 2
+    challenge_budget = pilot_budget // 8
+    screen_budget = pilot_budget // 2 - challenge_budget
     num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
     if num_candidates < 2 or total_budget - pilot_budget < 200:
-        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
+        need = math.ceil(16 * min_pilot_samples / (3 * pilot_fraction))  # 3P/8 ≥ 2 candidates
         raise SearchBudgetError(
             f"a total budget of {total_budget:,} samples per side is too small for a search with "
             f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
@@ -161,6 +169,7 @@ def plan_pilot(
         num_candidates=num_candidates,
         per_candidate=screen_budget // num_candidates,
         projected_total=cert_cfg.split()[1],
+        challenge_budget=challenge_budget,
     )
 
 
@@ -292,6 +301,19 @@ def halve(
     return Halving(survivors=tuple(survivors), rounds=rounds)
 
 
+def challenge_reserve(budget: int, champion: Entry | None) -> int:
+    """Pilot samples held back from the halving for the challenge (`budget`: the plan's
+    `challenge_budget`, P/8, or what is left if less), at most the champion's pilot size; none
+    without a champion. Unspent (no survivor outscores the champion) they go to
+    certification, so the champion's share never shrinks for it; spent, they let a strong
+    survivor screened on a few thousand samples be rescored on tens of thousands, where
+    `beats` can separate it (float_sum_rounding: a template pair at true ε = 2 scored 1.0
+    against the champion's −0.07 on 5,469 samples, inside the 1.85 margin there)."""
+    if champion is None or not math.isfinite(champion.score):
+        return 0
+    return max(0, min(budget, champion.drawn))
+
+
 def challenge(
     sampler: PilotSampler,
     scorer: Scorer,
@@ -300,18 +322,19 @@ def challenge(
     *,
     budget: int,
 ) -> Entry | None:
-    """The registered champion if its score is finite (else None), after topping up to its pilot
-    size the best `CHALLENGERS` survivors that would displace it (as many as `budget` samples per
-    side, what is left of the pilot, pays for), and rescoring them."""
+    """The registered champion if its score is finite (else None), after topping up towards its
+    pilot size the best `CHALLENGERS` survivors that would displace it (as far as `budget`
+    samples per side, what is left of the pilot, pays for: the last one possibly part way), and
+    rescoring them."""
     if champion is None or not math.isfinite(champion.score):
         return None
     challengers = []
     for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
         if e.score <= champion.score + VERDICT_TIE:
             break
-        need = champion.drawn - e.rows()
-        if e.drawn < champion.drawn and e.rows() > 0 and need <= budget:
-            challengers.append((e, need))
+        need = min(champion.drawn - e.rows(), budget)
+        if e.drawn < champion.drawn and e.rows() > 0 and need >= min(e.rows(), champion.drawn - e.rows()):
+            challengers.append((e, need))  # at least doubles its samples (or reaches the champion's)
             budget -= need
 
     def rescore(entry: Entry, ok: bool) -> None:

@@ -70,10 +70,12 @@ def test_the_challenge_stays_within_the_pilot_budget() -> None:
     def no_scoring(entry: Entry) -> None:
         return None
 
+    challenge(sampler, no_scoring, [challenger], champion, budget=300)  # type: ignore[arg-type]
+    assert sampler.spent == before  # 300 would not even double the challenger's 500 samples
     challenge(sampler, no_scoring, [challenger], champion, budget=1_000)  # type: ignore[arg-type]
-    assert sampler.spent == before  # a top-up of 3 500 does not fit in 1 000
-    challenge(sampler, no_scoring, [challenger], champion, budget=3_500)  # type: ignore[arg-type]
-    assert sampler.spent == before + 3_500
+    assert sampler.spent == before + 1_000  # part way: 1 000 of the 3 500 to the champion's size
+    challenge(sampler, no_scoring, [challenger], champion, budget=10_000)  # type: ignore[arg-type]
+    assert sampler.spent == before + 3_500  # never past the champion's pilot size
 
 
 def test_equally_strong_pairs_leave_the_registered_pair_its_share() -> None:

@@ -60,8 +60,8 @@ def test_plan_pilot_splits_the_budget() -> None:
     plan = plan_pilot(
         CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000
     )
-    assert plan.pilot_budget == 20_000
-    assert plan.num_candidates == 10 and plan.per_candidate == 1000
+    assert plan.pilot_budget == 20_000 and plan.challenge_budget == 2_500  # P/8 held for the challenge
+    assert plan.num_candidates == 7 and plan.per_candidate == 7_500 // 7  # screening: 3P/8
     assert plan.projected_total == AuditConfig(num_samples=80_000, seed=5).split()[1]
     with pytest.raises(SearchBudgetError, match="too small"):
         plan_pilot(CONFIG, total_budget=5_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000)

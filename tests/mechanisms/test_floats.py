@@ -85,3 +85,15 @@ def test_from_callable_chunks_reproducible() -> None:
     assert batch.sample(pair.dataset, 1000, rng=np.random.default_rng(3)).shape == (1000,)
     with pytest.raises(ValueError):
         from_callable(name="x", claim=mech.claim, domain=mech.domain)
+
+
+def test_the_default_route_flags_the_rounding_sum_on_a_template_pair() -> None:
+    """The registered pair of float_sum_rounding shows no excess (its sum is exact); the rounding
+    templates do. The challenge tops the template survivor up until the pilot separates it from
+    the registered champion, so `dpaudit run`'s default route certifies it (true ε = 2)."""
+    from dpaudit.api import audit
+
+    result = audit("float_sum_rounding", seed=0)
+    assert result.violation and result.epsilon_lower_bound > 1.5
+    search = result.extra["search"]
+    assert any(not d.startswith("replace the last record") for d in search["certified_pairs"])  # type: ignore[union-attr]
