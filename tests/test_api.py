@@ -193,3 +193,16 @@ def test_readme_counting_query_example_is_flagged_blind(tmp_path: Path) -> None:
     assert ran.returncode == 1, ran.stderr
     data = json.loads(ran.stdout)
     assert data["verdict"] == "violation_found" and data["epsilon_lower_bound"] > 1.0
+
+
+def test_readme_opendp_example_runs_as_printed(tmp_path: Path) -> None:
+    """The README's OpenDP adapter, audited with the printed command: no violation, a bound
+    just under the claim the measurement states (skipped without the opendp extra)."""
+    pytest.importorskip("opendp", reason='needs pip install "dpaudit[opendp]"')
+    (tmp_path / "my_sum.py").write_text(_readme_block("Auditing your DP library", "python"))
+    command = _readme_block("Auditing your DP library", "bash").split("#")[0].split()
+    assert command[:3] == ["dpaudit", "run", "my_sum:mechanism"]
+    ran = _run(tmp_path, "-m", "dpaudit", *command[1:], "--json")
+    assert ran.returncode == 0, ran.stderr
+    data = json.loads(ran.stdout)
+    assert data["verdict"] == "no_violation_found" and 0.8 < data["epsilon_lower_bound"] <= 1.0
