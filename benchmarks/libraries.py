@@ -1,4 +1,4 @@
-"""Throughput and audit results of the DP-library adapters (OpenDP, diffprivlib).
+"""Throughput and audit results of the DP-library adapters (OpenDP, diffprivlib, python-dp).
 
 For every registered mechanism of the "DP libraries" family: samples per second on one core
 through the adapter, then `dpaudit.audit` (what `dpaudit run NAME --num-samples N` does) at
@@ -6,6 +6,7 @@ N per side, printing the certified ε lower bound against the library's claim.
 
     python benchmarks/libraries.py                   # each mechanism's registered budget
     python benchmarks/libraries.py --num-samples 1000000 --only opendp_laplace diffprivlib_laplace
+    python benchmarks/libraries.py --only pydp_laplace pydp_gaussian pydp_count pydp_sum pydp_mean
 """
 
 from __future__ import annotations

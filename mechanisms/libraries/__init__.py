@@ -1,17 +1,24 @@
-"""DP libraries: OpenDP measurements and diffprivlib mechanisms, tools and a model, audited
-against the claims the libraries make for them.
+"""DP libraries: OpenDP measurements, diffprivlib mechanisms, tools and a model, and Google's
+python-dp mechanisms and aggregations, audited against the claims the libraries make for them.
 
 Registered only when the library is installed (`pip install "dpaudit[opendp]"`,
-`pip install "dpaudit[diffprivlib]"`); without them the family is empty and `INSTALL_HINT`
-says how to get it. Availability is read from package metadata, and each library is imported
-only when one of its mechanisms is built, so importing dpaudit never imports them.
+`pip install "dpaudit[diffprivlib]"`, `pip install "dpaudit[pydp]"`); without them the family
+is empty and `INSTALL_HINT` says how to get it. Availability is read from package metadata,
+and each library is imported only when one of its mechanisms is built, so importing dpaudit
+never imports them.
 Each audit's default budget is small (a few seconds at the adapters' measured throughput).
 `dpaudit run --all` leaves this family out: it audits third-party code, by name.
 """
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.libraries.common import INSTALL_HINT, diffprivlib_available, opendp_available, pickled
+from dpaudit.mechanisms.libraries.common import (
+    INSTALL_HINT,
+    diffprivlib_available,
+    opendp_available,
+    pickled,
+    pydp_available,
+)
 from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "libraries"
@@ -33,13 +40,18 @@ DEFAULT_NUM_SAMPLES: dict[str, int] = {
     "diffprivlib_sum": 20_000,
     "diffprivlib_histogram": 20_000,
     "diffprivlib_gaussian_nb": 2_000,
+    "pydp_laplace": 200_000,
+    "pydp_gaussian": 200_000,
+    "pydp_count": 200_000,
+    "pydp_sum": 200_000,
+    "pydp_mean": 50_000,
 }
 """Per-mechanism default budgets: about 2–5 s of sampling each on one core."""
 
 
 def missing_hint() -> str | None:
-    """A one-line hint when neither library is usable (for `dpaudit list`), else None."""
-    return None if opendp_available() or diffprivlib_available() else INSTALL_HINT
+    """A one-line hint when no library is usable (for `dpaudit list`), else None."""
+    return None if opendp_available() or diffprivlib_available() or pydp_available() else INSTALL_HINT
 
 
 def _entries() -> tuple[RegistryEntry, ...]:
@@ -53,6 +65,10 @@ def _entries() -> tuple[RegistryEntry, ...]:
         from dpaudit.mechanisms.libraries import diffprivlib_adapters
 
         groups.append(diffprivlib_adapters.FACTORIES)
+    if pydp_available():
+        from dpaudit.mechanisms.libraries import pydp_adapters
+
+        groups.append(pydp_adapters.FACTORIES)
     for group in groups:
         for name, (factory, summary) in group.items():
             out.append(

@@ -19,7 +19,10 @@ import numpy as np
 
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
-INSTALL_HINT = 'the "DP libraries" family needs pip install "dpaudit[opendp]" and/or "dpaudit[diffprivlib]"'
+INSTALL_HINT = (
+    'the "DP libraries" family needs pip install "dpaudit[opendp]", "dpaudit[diffprivlib]" '
+    'and/or "dpaudit[pydp]"'
+)
 
 
 def version_of(distribution: str) -> str | None:
@@ -48,6 +51,12 @@ def diffprivlib_available() -> bool:
     if v is None or sk is None or importlib.util.find_spec("diffprivlib") is None:
         return False
     return _major_minor(v) >= (0, 6) and _major_minor(sk) < (1, 8)
+
+
+def pydp_available() -> bool:
+    """Google's python-dp ≥ 1.1 is installed (distribution `python-dp`, import name `pydp`)."""
+    v = version_of("python-dp")
+    return v is not None and _major_minor(v) >= (1, 1) and importlib.util.find_spec("pydp") is not None
 
 
 def library_label(distribution: str, title: str) -> str:
