@@ -35,9 +35,12 @@ Decision lists (twin → true ε on the registered pairs; detectable as measured
 - private_decision_list_data_features (B-DL4, tiny): F = the literals satisfied by at least one
   example (features "seen in the sample"). On the boundary pair (S has no x_1 = 1 example) the
   S list cannot separate e_1 from 0: ε = ∞. Yes.
-- private_decision_list_no_group_privacy (B-DL6, tiny): the add/remove numbers are claimed for
-  replace-one ((|F|+1)·c = 2.0 basic and (ε_cover, δ) cover) instead of (|F|+1)·2c = 4.0 and
-  (2ε_cover, (1 + e^{ε_cover})δ). Exact oracle of the relabel pair 1.33 < 2.0. No.
+- private_decision_list_no_group_privacy (B-DL6, own preset: one feature, ε0 = 2): the add/remove
+  numbers are claimed for replace-one ((|F|+1)·c = 2.0 basic and (ε_cover, δ) cover) instead of
+  (|F|+1)·2c = 4.0 and (2ε_cover, (1 + e^{ε_cover})δ). At the tiny preset (d = 3, ε0 = 1) no replace
+  pair of ≤ 12 records found by an exact-oracle hill-climb exceeds 1.35 < 2.0 (4 steps dilute the
+  non-monotone step); with one feature (2 steps) the exhaustive search finds a replace pair at exact
+  2.338 > 2.0 (`no_group_privacy_pair`). Yes: certified 2.29 / 2.30 (seeds 0 / 1, 10^6 budget).
 
 DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
 - dp_winnow_shadow_release (B-W1): releases the private shadow w. ε = ∞ on W1. Yes.
@@ -47,6 +50,8 @@ DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
   update, the S' world updates at t0 with probability ≈ 0.4: δ ≥ 0.4 at any ε, ε = ∞. Yes.
 - dp_winnow_shadow_cache (B-W4): the cache test uses the private shadow w instead of w̃, so
   later epochs' queries depend on the changed record (pair W5 below, registered by this twin).
+  Yes: certified 6.18 on W5 at 5·10^5 (the learned events see the later caches), above both the
+  derived 2.14 and Thm 4.4's 4.2.
 - dp_winnow_one_draw_charge (B-W5): each update charged as ONE EM draw instead of m (claim
   K·ε0 + K·ε_s basic); the spec's preset K = 4, m = 16, η = 0.1: exact W1 oracle ε(1e-5) = 7.36 against
   the claim 1.6.
@@ -54,9 +59,12 @@ DP-Winnow (W1–W4 pairs of the correct mechanism unless stated):
   L̂ is drawn once and reused by all K epochs (cache and count are reset). True ε: within the
   claim. This is Lyu–Su–Li's Alg. 1 with c = K ⊤'s: threshold Lap(Δ/ε1) with ε1 = ε0/2 and
   query noise Lap(2cΔ/ε2) with ε2 = ε0 (c = 2, Δ = 1), so the SVT layer costs 1.5·ε0 ≤ the
-  K·ε0 = 2·ε0 accounted. No: not a violation at K = 2 (the accounting is still valid).
+  K·ε0 = 2·ε0 accounted. No: within Thm 4.4's accounting at K = 2; against the derived claim
+  (ε0 for the one epoch a change reaches, winnow.py) the reused threshold couples the K epochs, so
+  its SVT layer may cost up to 1.5·ε0 = 0.75: an excess ≤ 0.25 over 2.14 that needs the SVT and
+  the EM layers at their extremes at once (certified 1.21 at 5·10^5; not measurable here).
 - dp_winnow_utility_eta (B-W7): runs with ConfidentWinnow's utility rate η = (1 − c)ρ = 0.125
-  while the claim is computed with η = 0.05.
+  while the claim is computed with η = 0.05. Yes: exact W1 3.89 > the derived 2.14 (< 4.2).
 - dp_winnow_half_charge: EM draws charged 2η instead of 4η (docs/specs/seeds-003-004.md §2.3.4
   open question). True ε ≤ the correct mechanism's. No (advanced composition is loose).
 The measured detectability of B-W4…B-W7 is recorded in the registry (`detectable`, `bug`).
@@ -196,8 +204,23 @@ class PrivateDecisionListDataFeatures(PrivateDecisionList):
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
-    """B-DL6: the add/remove ε is reported for replace-one neighbours (group privacy forgotten)."""
+    """B-DL6: the add/remove ε is reported for replace-one neighbours (group privacy forgotten).
 
+    Own preset (one feature, ε0 = 2): F = {x_1}, two steps (x_1, TRUE), sampler and accounting
+    c = 1, so the buggy replace-one claim is (|F|+1)·c = 2.0 where the correct learner claims
+    (|F|+1)·2c = 4.0 (the cover bound (e − 1)·ln(e/δ) = 21.5 does not bind). At the tiny preset
+    (d = 3, ε0 = 1, claim 2.0) an exact-oracle hill-climb over replace pairs of ≤ 12 records
+    reaches only 1.35 (ε0 = 2: 3.09 vs 4.0; ε0 = 4: 7.09 vs 8.0): four steps dilute the one-step
+    effect. With one feature the exhaustive search over replace pairs of ≤ 12 records finds
+    `no_group_privacy_pair`: 4 × (x=0, y=1), 7 × (x=1, y=1), and (x=0, y=0) replaced by (x=0, y=1).
+    The record's relabel moves the x_1-rule's score of the two bits in opposite directions (range
+    2c, non-monotone), and the output "x_1 = 0 → 0, else 1" has probability 0.0346 vs 0.00334
+    (ln 2.338 = the pair's exact ε(0)) > 2.0; the best pair overall (smaller outputs) reaches 2.374.
+    The correct learner on the same pair: the same 2.338, below its 4.0. Measured: see the
+    registry entry."""
+
+    epsilon0: float = 2.0
+    num_features: int = 1
     name: str = "private_decision_list_no_group_privacy"
 
     @property
@@ -221,6 +244,28 @@ class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
             ),
         ]
         return (*ar, *ro)
+
+    def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
+        return (*PrivateDecisionList.neighbor_pairs(self)[:2], no_group_privacy_pair())
+
+
+def no_group_privacy_pair() -> NeighborPair:
+    """Replace-one pair on one feature where B-DL6's replace claim (|F|+1)·c = 2.0 fails (exact 2.338)."""
+    from dpaudit.mechanisms.decision_lists.rivest import _pair
+
+    X = [*[(0,)] * 4, *[(1,)] * 7]
+    y = [1] * 11
+    return _pair(
+        [*X, (0,)],
+        [*y, 0],
+        [*X, (0,)],
+        [*y, 1],
+        Relation.REPLACE_ONE,
+        "replace (x=0, y=0) by (x=0, y=1) next to 4 × (0, 1) and 7 × (1, 1), one feature "
+        "(exhaustive exact-oracle search over ≤ 12 records)",
+        "relabelled-minority",
+        "oracle-search",
+    )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 import pytest
@@ -57,16 +58,21 @@ def test_winnow_claims_follow_the_formulas() -> None:
         + math.sqrt(2 * K * m_ * math.log(1 / d2)) * es
         + K * m_ * es * math.expm1(es)
     )
+    # derived (winnow.py docstring): ε0 + m·Σ_k [ln σ(η(4 − 2k)) − ln σ(−2kη)], k = 1..K, η = 0.05
+    derived = e0 + m_ * sum(
+        math.log1p(math.exp(0.05 * 2 * k)) - math.log1p(math.exp(-0.05 * (4 - 2 * k))) for k in (1, 2)
+    )
     vals = sorted(c.epsilon for c in m.claims if c.kind.value == "proved")
-    assert vals == pytest.approx(sorted([adv, K * e0 + K * m_ * es]))
-    assert m.claim.epsilon == pytest.approx(4.2)
-    assert OnlineDecisionList().claims == OnlineDecisionList().claims  # deterministic
+    assert vals == pytest.approx(sorted([adv, K * e0 + K * m_ * es, derived]))
+    assert m.claim.epsilon == pytest.approx(derived) and derived == pytest.approx(2.14, abs=0.005)
+    odl = OnlineDecisionList()  # d = 2k + 2 features: no derived bound, the basic composition decides
+    assert odl.claims == OnlineDecisionList().claims and odl.claim.epsilon == pytest.approx(4.2)
 
 
 @pytest.mark.parametrize("name", NAMES)
 def test_pairs_are_neighbours_in_domain_and_sampling_is_seeded(name: str) -> None:
     entry = next(e for e in REGISTRY_ENTRIES if e.name == name)
-    m = entry.build()
+    m: Any = entry.build()
     pairs = m.neighbor_pairs()
     assert pairs
     for p in pairs:
@@ -241,8 +247,10 @@ def test_medium_sampler_matches_step_one_probabilities(rng: np.random.Generator)
 
 def test_twin_hooks_change_only_what_they_claim(rng: np.random.Generator) -> None:
     base, b6 = PrivateDecisionList(), PrivateDecisionListNoGroupPrivacy()
+    ok6 = PrivateDecisionList(epsilon0=b6.epsilon0, num_features=b6.num_features)  # B-DL6's own preset
     ro = sorted(c.epsilon for c in b6.claims if c.relation is Relation.REPLACE_ONE)
-    assert ro == pytest.approx(sorted([2.0, base.cover_epsilon()]))  # add/remove numbers (the bug)
+    assert ro == pytest.approx(sorted([2.0, ok6.cover_epsilon()]))  # add/remove numbers (the bug)
+    assert min(c.epsilon for c in ok6.claims if c.relation is Relation.REPLACE_ONE) == pytest.approx(4.0)
     b4 = PrivateDecisionListDataFeatures()
     boundary = base.neighbor_pairs()[2]
     assert len(b4.features_for(boundary.dataset)) == 2 and len(b4.features_for(boundary.neighbor)) == 3
@@ -256,11 +264,35 @@ def test_twin_hooks_change_only_what_they_claim(rng: np.random.Generator) -> Non
     ]
 
 
+def test_no_group_privacy_pair_exceeds_the_buggy_replace_claim_only() -> None:
+    # B-DL6 at one feature, ε0 = 2: the oracle-searched replace pair sits above the add/remove number
+    # claimed for replace-one (2.0) and below the correct group-privacy claim (4.0), with an outcome
+    # of mass ≥ 0.03 carrying the excess (certifiable, unlike the tiny preset's ≤ 1.35 vs 2.0).
+    b6 = PrivateDecisionListNoGroupPrivacy()
+    ok6 = PrivateDecisionList(epsilon0=b6.epsilon0, num_features=b6.num_features)
+    pair = b6.neighbor_pairs()[-1]
+    assert pair.relation is Relation.REPLACE_ONE and is_neighbor(pair)
+
+    def tightest(m: PrivateDecisionList) -> float:
+        return min(c.epsilon for c in m.claims if c.kind.value == "proved" and c.covers(pair.relation))
+
+    assert tightest(b6) == pytest.approx(2.0) and tightest(ok6) == pytest.approx(4.0)
+    exact = b6.exact_epsilon(pair)
+    assert tightest(b6) + 0.3 < exact < tightest(ok6)  # 2.338
+    assert ok6.exact_epsilon(pair) == pytest.approx(exact)  # the bug is the claim, not the sampler
+    p, q = b6.output_distribution(pair.dataset), b6.output_distribution(pair.neighbor)
+    witness = max((k for k in p if p[k] >= 0.03), key=lambda k: p[k] / q.get(k, 1e-300))
+    assert math.log(p[witness] / q[witness]) > tightest(b6) + 0.3
+
+
 def test_winnow_twin_claims_and_cached_query_schedule(rng: np.random.Generator) -> None:
     b5 = DPWinnowOneDrawCharge()
     assert b5.claim.epsilon == pytest.approx(4 * 0.5 + 4 * 1 * 0.4)  # K·ε0 + K·1·ε_s, ε_s = 4η
     assert b5.exact_epsilon(b5.neighbor_pairs()[0], 1e-5) == pytest.approx(7.36, abs=0.01)  # spec §2.3.7
-    assert DPWinnowUtilityEta().exact_epsilon(DPWinnow().neighbor_pairs()[0], 1e-5) < DPWinnow().claim.epsilon
+    # B-W7 runs η = 0.125 under the claims of η = 0.05: above the derived 2.14, below the basic 4.2
+    b7 = DPWinnowUtilityEta()
+    assert b7.claim.epsilon == pytest.approx(DPWinnow().claim.epsilon)  # the learner's claims, its bug
+    assert DPWinnow().claim.epsilon < b7.exact_epsilon(DPWinnow().neighbor_pairs()[0], 1e-5) < 4.2
     b3 = DPWinnowCachedQueries()
     w2 = b3.neighbor_pairs()[1]
     never = b3.sample(w2.dataset, 5000, rng=rng)  # no round cached: no query, no update, ever

@@ -80,7 +80,8 @@ def test_winnow_no_pair_can_reach_the_claim_at_the_preset() -> None:
     m = DPWinnow()
     bound = m.two_coordinate_pure_bound()
     assert bound == pytest.approx(0.5 + 8 * 0.1 + 8 * np.log((1 + np.exp(0.2)) / 2))
-    assert m.sampling_epsilon(0.0) <= bound < m.claim.epsilon  # W1 oracle (pure) 1.6 ≤ 2.14 < 4.2
+    assert m.sampling_epsilon(0.0) <= bound < 4.2  # W1 oracle (pure) 1.6 ≤ 2.14 < basic composition
+    assert m.claim.epsilon == pytest.approx(bound) == m.derived_pure_bound()  # registered: it decides
     assert bound < DPWinnowHalfCharge().claim.epsilon  # the 2η-charge twin is sound at this preset too
     with pytest.raises(NotImplementedError):
         DPWinnowShadowCache().two_coordinate_pure_bound()  # its cache test spans epochs
