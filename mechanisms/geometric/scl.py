@@ -470,7 +470,10 @@ class SetCoverLearner:
         Laplace noise summed out (two constant lumps below/above the range where q depends on
         w, explicit terms inside). Hypotheses are grouped on the union support of D and D', so
         the within-group factor cancels in the ratio. Valid for the correct learner and for twins
-        that only change `selection_eps` (B1, no_eps_split).
+        that only change `selection_eps` (B1, no_eps_split), `protected_alive` (B9), `delete` (B13)
+        or `score` (B11; evaluated at every w of the sum, exact when the score depends on w only
+        inside the correct score's w-range, e.g. not at all);
+        not for twins that change the noise law (B10), the stopping rule or the selection rule.
         """
         pts_a, n1a, n0a = self.reduce(pair.dataset)
         pts_b, n1b, n0b = self.reduce(pair.neighbor)
@@ -493,14 +496,15 @@ class SetCoverLearner:
             g = categorical(la, rng)
             r = np.arange(num_paths)
             loss += la[r, g] - lb[r, g]
-            alive = alive * (1.0 - ta.removal[g])
+            alive = self.delete(alive, ta.removal[g], ta)
         return loss
 
     def _step_logprob(self, tab: Table, alive: NDArray[np.float64]) -> NDArray[np.float64]:
         """(paths, G) log P(group | state), the floored-Laplace noise summed out."""
         ct = alive * tab.covered
         cover = ct @ tab.removal.T
-        prot = (alive * tab.protected) @ tab.removal.T
+        prot = (self.protected_alive(alive) * tab.protected) @ tab.removal.T
+        custom = type(self).score is not SetCoverLearner.score
         n_cov = ct.sum(axis=1)
         k, s, eps = self.k, self.noise_scale, self.selection_eps()
         # q_c(w) = −prot_c for w ≤ k(cover_c + prot_c) − n_cov + Δ, else cover_c − b/k
@@ -513,7 +517,10 @@ class SetCoverLearner:
 
         def soft(w: float | NDArray[np.float64]) -> NDArray[np.float64]:
             b = n_cov[:, None] + np.asarray(w)[None, ...] - self.Delta
-            if np.ndim(w) == 0:
+            if custom:
+                cols = [np.asarray(self.score(cover, prot, bi), dtype=np.float64) for bi in b.T]
+                q = cols[0] if np.ndim(w) == 0 else np.stack(cols, axis=1)
+            elif np.ndim(w) == 0:
                 q = np.minimum(cover - b / k, -prot)
             else:
                 q = np.minimum(cover[:, None, :] - b[:, :, None] / k, -prot[:, None, :])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 import pytest
@@ -13,10 +14,12 @@ from dpaudit.mechanisms.geometric import REGISTRY_ENTRIES
 from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights, triangle_patterns
 from dpaudit.mechanisms.geometric.buggy import (
     HuntKeepPositives,
+    KeepPositives,
     TriangleCountWeight,
     TriangleEpsLabel,
     TriangleIndependent,
     TriangleSumArea,
+    keep_positives_removal_probability,
 )
 from dpaudit.mechanisms.geometric.learners import (
     CONVEX_PROBE_POINTS,
@@ -27,6 +30,7 @@ from dpaudit.mechanisms.geometric.learners import (
     CorrectedConvexKGonLearner,
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
+    oracle_epsilon,
 )
 from dpaudit.mechanisms.geometric.scl import categorical
 from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
@@ -64,7 +68,7 @@ def test_claims_follow_errata() -> None:
 
 def test_registered_pairs_are_neighbours_in_domain() -> None:
     for e in REGISTRY_ENTRIES:
-        m = e.build()
+        m: Any = e.build()
         claims = claims_of(m)
         for p in m.neighbor_pairs():
             assert is_neighbor(p), (e.name, p.description)
@@ -74,7 +78,7 @@ def test_registered_pairs_are_neighbours_in_domain() -> None:
 
 def test_sample_shapes_and_determinism() -> None:
     for e in REGISTRY_ENTRIES:
-        m = e.build()
+        m: Any = e.build()
         ds = m.neighbor_pairs()[0].dataset
         a = m.sample(ds, 50, rng=np.random.default_rng(7))
         b = m.sample(ds, 50, rng=np.random.default_rng(7))
@@ -280,6 +284,32 @@ def test_removal_counts_match_hypotheses_and_keep_positives_law(rng: np.random.G
     assert abs(cnt.mean() - mean) < 5 * math.sqrt(t.T * 0.25 / n)
 
 
+def test_keep_positives_long_preset_exceeds_the_proved_claim(rng: np.random.Generator) -> None:
+    # B9 at keep-pos-long (T = 511): x*'s removal count is Bin(T, p) vs Bin(T, ½) (∅); the sampler must
+    # follow the law the exact oracle uses, and the oracle must put the twin well above Claim 3.4's
+    # proved (2ε, δ) while the correct learner at the same preset stays below it.
+    t = KeepPositives()
+    assert t.T == 511
+    pair = t.neighbor_pairs()[0]
+    p = keep_positives_removal_probability(t)
+    assert abs(p - 1 / (1 + math.exp(t.eps_hat))) < 1e-3  # the noise only rarely lifts the min's first term
+    n = 2000
+    cnt = t.sample(pair.dataset, n, rng=rng)[:, 0]
+    assert abs(cnt.mean() - t.T * p) < 5 * math.sqrt(t.T * 0.25 / n)  # 5 sd: false failure < 1e-6
+    assert abs(cnt.mean() - t.T / 2) > 20 * math.sqrt(t.T * 0.25 / n)  # ∅ (the other side): Bin(T, ½)
+    proved = [c for c in t.claims if c.kind is ClaimKind.PROVED and c.covers(pair.relation)]
+    claim = min(proved, key=lambda c: c.epsilon)
+    assert (claim.epsilon, claim.delta) == (2 * t.epsilon, t.delta)
+    assert t.exact_epsilon(pair, claim.delta) > claim.epsilon + 1.0  # 3.66 vs 1.98
+    assert t.exact_epsilon(pair.swapped(), claim.delta) > claim.epsilon + 1.0
+    # the engine's privacy-loss oracle follows the twin's `protected_alive` hook and agrees (MC, 400 paths)
+    mc = oracle_epsilon(t, pair, claim.delta, num_paths=400, seed=0)
+    assert abs(mc - t.exact_epsilon(pair, claim.delta)) < 0.3
+    ok = KeepPosHuntLearner(k=t.k, delta=t.delta)
+    assert ok.T == t.T and ok.claims == t.claims
+    assert ok.exact_epsilon(pair, claim.delta, num_paths=500, seed=1) < claim.epsilon  # oracle: 0.0
+
+
 def test_convex_probe_exact_large_d_table(rng: np.random.Generator) -> None:
     c = halfplane_cells(256, CONVEX_PROBE_POINTS)
     half = c.num_cells // 2
@@ -329,4 +359,7 @@ def test_select_triangle_twins_exact_epsilon() -> None:
     assert worst[TriangleCountWeight] == pytest.approx(5.824, abs=2e-3)
     assert worst[TriangleSumArea] == pytest.approx(4.850, abs=2e-3)
     assert 2.0 < worst[TriangleIndependent] <= 6.0  # three 2ε calls: ≤ 6ε by composition
-    assert TriangleEpsLabel().claim.epsilon == 1.0 < worst[SelectTriangle]
+    # B8 runs at its own preset ε = 2 (claim 2, the correct learner's 4): exact 2.356 on the same pairs
+    b8 = TriangleEpsLabel()
+    assert b8.epsilon == 2.0 == b8.claim.epsilon
+    assert b8.claim.epsilon + 0.3 < max(b8.exact_epsilon(p) for p in pairs) <= 2 * b8.epsilon
