@@ -81,6 +81,8 @@ def pair_text(pair: NeighborPair) -> str:
     the changed index, so a search's best pair can be pasted into a `neighbor_pairs`."""
 
     def rle(rows: Any) -> str:
+        if len(rows) == 0:
+            return "(empty)"
         runs: list[tuple[tuple[float, ...], int]] = []
         for row in np.asarray(rows).reshape(len(rows), -1):
             key = tuple(float(v) for v in row)

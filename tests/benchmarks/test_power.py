@@ -46,3 +46,19 @@ def test_row_status_words() -> None:
     assert status(dataclasses.replace(twin, exit_code=1)) == "caught"
     assert status(twin) == "missed"
     assert status(dataclasses.replace(twin, detectable=False)) == "missed (listed undetectable)"
+
+
+def test_pair_text_prints_an_empty_side() -> None:
+    """An add/remove pair against the empty dataset (the keep-positives twins' pair) prints."""
+    import numpy as np
+
+    from benchmarks.power import pair_text
+    from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+
+    pair = NeighborPair(
+        dataset=Dataset(np.zeros((0, 2))),
+        neighbor=Dataset(np.ones((1, 2))),
+        relation=Relation.ADD_REMOVE_ONE,
+        description="one record vs none",
+    )
+    assert pair_text(pair).splitlines()[1:] == ["      A: (empty)", "      B: (1,1)x1"]
