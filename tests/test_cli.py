@@ -301,3 +301,15 @@ def test_search_budget_options_reach_the_search_and_the_command(capsys: pytest.C
     assert json.loads(out)["epsilon_lower_bound"] == data["epsilon_lower_bound"]
     code, _, err = run(capsys, "run", "laplace_sum", "--pilot-fraction", "1.5")
     assert code == 2 and "--pilot-fraction" in err
+
+
+def test_summary_names_a_refuted_claim_under_another_relation() -> None:
+    """The headline claim is add/remove; the twin's violation is on its replace-one claim, which
+    the summary then names with its own relation."""
+    from dpaudit.api import audit
+    from dpaudit.app.cli_commands import summary
+
+    result = audit("private_decision_list_no_group_privacy", num_samples=200_000, pairs="registered")
+    assert result.violation and result.claim.relation.value == "add_remove_one"
+    text = summary(result)
+    assert "exceeds the proved claim ε=2 δ=0 (replace_one): certified ε ≥ 2." in text

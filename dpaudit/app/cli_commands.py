@@ -23,7 +23,7 @@ from dpaudit.app.gate_types import GateIO
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
 from dpaudit.engine.types import AuditResult
-from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, claims_of
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.neighbors.base import NeighborPair
@@ -88,9 +88,21 @@ def summary(r: AuditResult) -> str:
         f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
+        + "".join(f"\n  {line}" for line in _exceeded_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
     )
+
+
+def _exceeded_lines(r: AuditResult) -> list[str]:
+    """One line per proved claim the audit refutes when it is not the headline claim above (a
+    violation under another relation, e.g. replace-one, is named with its own claim)."""
+    return [
+        f"exceeds the proved claim ε={fmt(c.claim.epsilon)} δ={fmt(c.claim.delta)} "
+        f"({c.claim.relation.value}): certified ε ≥ {_eps_text(c.epsilon_lower_bound)} on its pairs"
+        for c in r.claims
+        if c.exceeded and c.claim.kind is ClaimKind.PROVED and c.claim != r.claim
+    ]
 
 
 def drop_checkpoint(out: Path, mechanism: str) -> None:
