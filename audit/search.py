@@ -56,7 +56,8 @@ Procedure (`search_and_certify`):
    was selected among C candidates) is certified by `run_audit` at
    the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
    default) the registered champion is certified next to a winner that is not registered,
-   and so are the registered *contenders* (registered pairs scoring within `REGISTERED_TIE` of
+   and so are the registered *contenders* (at most `MAX_CONTENDERS` registered pairs scoring within
+   `search_pilot.registered_tie` (`REGISTERED_TIE`, or two sd of the pilot scores' fold noise) of
    the champion, which the pilot cannot separate from it) while every certified pair still gets
    the registered route's certification size (`AuditConfig.split()[1]`); with `top_k` = k > 1
    the next k − 1 candidates (finalists first) are certified too, the remaining budget split

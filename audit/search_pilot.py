@@ -17,6 +17,8 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from dpaudit.engine.search_candidates import Proposer
 from dpaudit.engine.search_result import SearchBudgetError
 from dpaudit.engine.search_sampling import Entry, PilotSampler
@@ -33,6 +35,12 @@ REGISTERED_TIE = 0.15
 champion (certified next to it when the budget allows): cross-fitted pilot scores on the
 registered route's selection size vary by about this much between pairs whose true ε differ by
 ~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
+MAX_CONTENDERS = 2
+"""At most this many registered contenders are certified next to the champion. With noisy pilot
+scores (`registered_tie`) every registered pair may contend; certifying all of them would give
+each the registered route's share and no more, certifying the champion alone bets everything on
+one noisy ranking. The best three by score is the middle: a pair of true ε ≈ 0 wins the pilot
+now and then (geo_halfplane_grid4, seed 0), rarely three times over."""
 CHALLENGERS = 2
 """Finalists (not registered) topped up to the registered champion's pilot size to challenge it
 (within what is left of the pilot budget: the pilot never spends more than P)."""
@@ -240,9 +248,24 @@ def score_registered(
             champion = e
     if champion is None:
         return RegisteredPairs(champion=None, contenders=())
-    floor = champion.score - REGISTERED_TIE
+    floor = champion.score - registered_tie(scored)
     contenders = sorted((e for e in scored if e is not champion and e.score >= floor), key=lambda e: -e.score)
-    return RegisteredPairs(champion=champion, contenders=tuple(contenders))
+    return RegisteredPairs(champion=champion, contenders=tuple(contenders[:MAX_CONTENDERS]))
+
+
+def registered_tie(scored: Sequence[Entry]) -> float:
+    """How far below the champion a registered pair still contends: `REGISTERED_TIE`, or two
+    standard deviations of the difference of two pilot scores if larger. Each score is the mean
+    of two folds with sd σ; a fold difference D ~ N(0, 2σ²) has median |D| = 0.6745·√2·σ, so
+    σ̂ = median spread / 0.954 over the registered pairs (all scored on the same selection
+    size; the median ignores a pair with no event on one fold). On a learner with small ε the
+    pilot scores of 20,000 samples carry σ̂ ≈ 0.4, and a fixed tie of 0.15 let one noisy score
+    decide alone (geo_halfplane_grid4: a pair of exact ε 0.001 certified instead of one of 0.34)."""
+    spreads = [e.spread for e in scored if math.isfinite(e.spread)]
+    if len(spreads) < 2:
+        return REGISTERED_TIE
+    sigma = float(np.median(spreads)) / (0.6745 * math.sqrt(2.0))
+    return max(REGISTERED_TIE, 2.0 * sigma)
 
 
 def _rounds_for(m: int) -> int:

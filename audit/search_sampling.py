@@ -57,6 +57,8 @@ class Entry:
     b: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
     drawn: int = 0
     score: float = -math.inf
+    spread: float = 0.0
+    """|difference of the score's two cross-fitted folds| (its noise, `search_score`)."""
     estimate: EpsilonEstimate | None = None
 
     def outputs(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:

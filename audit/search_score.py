@@ -47,7 +47,7 @@ class Scorer:
 
     def __call__(self, entry: Entry) -> None:
         a, b = entry.outputs()
-        entry.score, entry.estimate = cross_fitted(
+        folds, entry.estimate = fold_projections(
             a,
             b,
             claim_epsilon=entry.claim_epsilon,
@@ -56,6 +56,8 @@ class Scorer:
             projected_level=self.projected_level,
             distinguishers=self.distinguishers,
         )
+        entry.score = float(np.mean(folds)) - entry.claim_epsilon
+        entry.spread = abs(folds[0] - folds[1])
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,11 +87,33 @@ def cross_fitted(
     distinguishers: Sequence[Distinguisher],
 ) -> tuple[float, EpsilonEstimate]:
     """(score, pilot estimate) of one candidate from its pilot samples: the mean of the two folds'
-    clipped projected ε, minus the claim's ε.
+    clipped projected ε (`fold_projections`), minus the claim's ε."""
+    folds, first = fold_projections(
+        a,
+        b,
+        claim_epsilon=claim_epsilon,
+        delta=delta,
+        projected_total=projected_total,
+        projected_level=projected_level,
+        distinguishers=distinguishers,
+    )
+    return float(np.mean(folds)) - claim_epsilon, first
 
-    The estimate reported is the first fold's: event chosen on the first half, Clopper–Pearson
-    bounds at `PILOT_FAILURE_PROBABILITY` on the second half (a pilot figure, not certified).
-    """
+
+def fold_projections(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    claim_epsilon: float,
+    delta: float,
+    projected_total: int,
+    projected_level: float,
+    distinguishers: Sequence[Distinguisher],
+) -> tuple[list[float], EpsilonEstimate]:
+    """The two folds' clipped projected ε (event chosen on one half, counted on the other) and
+    the pilot estimate: the first fold's event, Clopper–Pearson bounds at
+    `PILOT_FAILURE_PROBABILITY` on the second half (a pilot figure, not certified). The folds'
+    disagreement measures the score's noise (`search_pilot.registered_tie`)."""
     half = min(a.shape[0], b.shape[0]) // 2
     folds = ((slice(0, half), slice(half, 2 * half)), (slice(half, 2 * half), slice(0, half)))
     projections = []
@@ -125,7 +149,7 @@ def cross_fitted(
             first = _fold_estimate(sel, kp=kp, kq=kq, half=half, delta=delta, claim_epsilon=claim_epsilon)
     if first is None:  # no distinguisher had a candidate event on either fold
         first = _no_event_estimate(half)
-    return float(np.mean(projections)) - claim_epsilon, first
+    return projections, first
 
 
 def _fold_estimate(

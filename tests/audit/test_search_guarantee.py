@@ -94,3 +94,20 @@ def test_auto_pilot_fraction() -> None:
     assert auto_pilot_fraction(1.0, registered=False) == PILOT_FRACTION
     assert auto_pilot_fraction(0.5, registered=False) == pytest.approx(0.2 * 2**0.4)
     assert auto_pilot_fraction(0.01, registered=False) == MAX_PILOT_FRACTION
+
+
+def test_noisy_registered_scores_widen_the_tie() -> None:
+    """Pilot scores whose two folds disagree by ~1 cannot rank registered pairs 0.5 apart: the
+    tie widens to two sd of a score difference (σ̂ from the median fold spread)."""
+    from dpaudit.engine.search_pilot import REGISTERED_TIE, registered_tie
+
+    quiet = [_entry(-0.1 * i, drawn=10_000, source="registered") for i in range(5)]
+    for e in quiet:
+        e.spread = 0.01
+    assert registered_tie(quiet) == REGISTERED_TIE
+    noisy = [_entry(-0.1 * i, drawn=10_000, source="registered") for i in range(5)]
+    for e in noisy:
+        e.spread = 1.0
+    assert registered_tie(noisy) == pytest.approx(2 * 1.0 / (0.6745 * 2**0.5))
+    noisy[0].spread = 40.0  # one pair with no event on a fold (clipped at −20): the median ignores it
+    assert registered_tie(noisy) == pytest.approx(2 * 1.0 / (0.6745 * 2**0.5))
