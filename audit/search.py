@@ -105,7 +105,8 @@ Budget accounting (samples per side). The total budget T defaults to what `dpaud
 mechanism's registered pairs, else one boundary template per claimed relation). Only that
 *count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
-- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8
+- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8 (more when
+  a small budget cannot spare the reserve)
   for screening (C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋) candidates, s₀ = ⌊3P/8 / C⌋
   samples each), then the registered pairs' top-ups to their selection size, then successive
   halving on what is left less the challenge's reserve (up to P/8, held only when there is a

@@ -157,15 +157,17 @@ def plan_pilot(
     max_candidates: int,
     min_pilot_samples: int,
 ) -> PilotPlan:
-    """P = ⌊f·T⌋: 3/8 of it screening C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋)
-    candidates on s₀ = ⌊3P/8 / C⌋ samples each, P/8 held for the challenge; `SearchBudgetError`
-    if C < 2 or T − P < 200."""
+    """P = ⌊f·T⌋: P/2 − R for screening C = min(max_candidates, ⌊(P/2 − R) / min_pilot_samples⌋)
+    candidates on s₀ = ⌊(P/2 − R) / C⌋ samples each, R = min(P/8, P/2 − 2·min_pilot_samples) held
+    for the challenge (3P/8 and P/8 once the budget allows); `SearchBudgetError` if C < 2 or
+    T − P < 200."""
     pilot_budget = math.floor(pilot_fraction * total_budget)
-    challenge_budget = pilot_budget // 8
-    screen_budget = pilot_budget // 2 - challenge_budget
+    half = pilot_budget // 2  # the reserve never costs a small budget its two screened candidates
+    challenge_budget = min(pilot_budget // 8, max(0, half - 2 * min_pilot_samples))
+    screen_budget = half - challenge_budget
     num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
     if num_candidates < 2 or total_budget - pilot_budget < 200:
-        need = math.ceil(16 * min_pilot_samples / (3 * pilot_fraction))  # 3P/8 ≥ 2 candidates
+        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
         raise SearchBudgetError(
             f"a total budget of {total_budget:,} samples per side is too small for a search with "
             f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
