@@ -93,6 +93,15 @@ def _miss_reason(o: AuditOutcome, twin: Mechanism, correct: Mechanism) -> str:
     return f"not flagged this run (witness rose {rise:.3g}, detectable w.p. 0.8 from {power:.3g})" + suffix
 
 
+def _certified_text(twin: AuditOutcome, learner: AuditOutcome) -> str:
+    """The audits' own view at the gate budget: the best certified ε of the twin on its pairs and
+    of the learner on its pairs (a rise well inside seed noise is not a measurable one)."""
+    return (
+        f" [certified at this budget: twin {twin.result.epsilon_lower_bound:.3g}, "
+        f"learner {learner.result.epsilon_lower_bound:.3g}]"
+    )
+
+
 def _separable_today(check: RegressionCheck) -> float:
     """The rise at which this run's two bounds would just meet: the baseline's upper half-width
     plus today's lower half-width (a rise below it cannot be flagged on these counts)."""
@@ -104,7 +113,7 @@ def _one_twin(
 ) -> tuple[str, str]:
     registry = entries()
     (tmp / "base.toml").write_text(_toml(correct_name, num_samples, seed, witnesses))
-    gate(tmp / "base.toml", baseline=tmp / "b.json", update_baseline=True)
+    (base,) = gate(tmp / "base.toml", baseline=tmp / "b.json", update_baseline=True).outcomes
     data = json.loads((tmp / "b.json").read_text())
     twin = registry[name].build()
     data["audits"]["learner"]["mechanism"] = twin.name  # the learner's code changed in place
@@ -115,7 +124,7 @@ def _one_twin(
         return "violation", ""
     if o.regressed:
         return "regression", ""
-    reason = _miss_reason(o, twin, registry[correct_name].build())
+    reason = _miss_reason(o, twin, registry[correct_name].build()) + _certified_text(o, base)
     if o.regression is not None and o.regression.stale:
         n_stale = len(o.regression.stale)
         return "stale", f"{n_stale} witness(es) no longer informative (exit 2 with --strict); {reason}"
