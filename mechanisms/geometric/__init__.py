@@ -237,8 +237,9 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         _b.TriangleIndependent,
         "geo_select_triangle",
         "SelectTriangle: three independent SelectHalfplane calls, charged as one 2ε call; exact ε 3.04 > 2 "
-        "but on events of mass ~10⁻⁵: certified 1.68–1.76 at 4·10⁶ (measured)",
-        False,
+        "on the registered pairs but on events of mass ~10⁻⁵; the default route's search finds a pair "
+        "of exact ε 3.30 and certifies 3.15 / 2.22 / 3.16 (seeds 0–2), exit 1",
+        True,
         SELECT_SAMPLES,
     ),
     _twin(
