@@ -50,8 +50,9 @@ BUDGET = {
     "geo_halfplane_grid4_no_eps_split": 20_000,
     # B1 on union-grid3, flanked-cluster pair: exact ε(0) ≥ 2.45 vs the pure composition claim 0.683
     "geo_union_grid3_no_eps_split": 50_000,
-    # every step at the full ε: certified 2.1 vs (0.9, 1e-3) at its registered default 10⁵
-    "geo_conj_composition_no_split": 100_000,
+    # every step at the full ε: certified 2.1 vs (0.9, 1e-3) at its registered default 10⁵;
+    # 1.13 / 1.16 at 3·10⁴ (seeds 202 / 203)
+    "geo_conj_composition_no_split": 30_000,
 }
 # Correct SCL learners: same runner guarantee. Detectable SCL twins not listed above have ε = ∞
 # witnessed by an event of probability ≈ 1 on one side and 0 on the other (output length, a
