@@ -106,6 +106,17 @@ def _log_sigmoid(z: float) -> float:
     return -math.log1p(math.exp(-z))
 
 
+def _one_epoch_bound(*, epsilon0: float, eta: float, updates: int, draws: int) -> float:
+    """ε0 (one SVT epoch touched) + draws · Σ_{k ≤ updates} [ln σ(η(4 − 2k)) − ln σ(−2kη)]: at
+    update k the drawn coordinate's logit moves from η(−c − 2) to η(−c + 2), c = 2(k − 1), the
+    worst case of a Bernoulli draw with |c| ≤ 2(k − 1) (module docstring)."""
+    total = 0.0
+    for k in range(1, updates + 1):
+        c = 2.0 * (k - 1)
+        total += draws * (_log_sigmoid(eta * (2.0 - c)) - _log_sigmoid(-eta * (2.0 + c)))
+    return epsilon0 + total
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class DPWinnow:
     """DP-Winnow (003 Alg. 4.2), vectorised over runs; releases the w̃ sequence."""
@@ -294,11 +305,9 @@ class DPWinnow:
             or type(self).accounted_draws is not DPWinnow.accounted_draws
         ):
             return None
-        eta, total = self.learning_rate, 0.0
-        for k in range(1, self.max_updates + 1):
-            c = 2.0 * (k - 1)
-            total += self.num_draws * (_log_sigmoid(eta * (2.0 - c)) - _log_sigmoid(-eta * (2.0 + c)))
-        return self.epsilon0 + total
+        return _one_epoch_bound(
+            epsilon0=self.epsilon0, eta=self.learning_rate, updates=self.max_updates, draws=self.num_draws
+        )
 
     def two_coordinate_pure_bound(self) -> float:
         """Upper bound on the pure ε of EVERY replace-one pair when d = 2 (module docstring):
@@ -309,13 +318,9 @@ class DPWinnow:
             raise NotImplementedError("two-coordinate bound only for d = 2 with the identity map")
         if self.cache_on_shadow or not self.reinitialise_svt or type(self)._queried is not DPWinnow._queried:
             raise NotImplementedError("the one-epoch SVT step needs the correct cache/SVT schedule")
-        eta, total = self.run_learning_rate(), 0.0
-        log_sig = lambda z: -math.log1p(math.exp(-z))  # noqa: E731
-        for k in range(1, self._cap() + 1):
-            c = 2.0 * (k - 1)
-            # worst case: drawn coordinate's logit goes from η(−c − 2) to η(−c + 2)
-            total += self.num_draws * (log_sig(eta * (2.0 - c)) - log_sig(-eta * (2.0 + c)))
-        return self.epsilon0 + total
+        return _one_epoch_bound(
+            epsilon0=self.epsilon0, eta=self.run_learning_rate(), updates=self._cap(), draws=self.num_draws
+        )
 
     # ------------------------------------------------------------------ worst-case pairs
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
