@@ -38,6 +38,7 @@ from scipy import stats
 
 from dpaudit.api import gate
 from dpaudit.app.baseline import RegressionCheck, baseline_audit_from_result, regression_checks
+from dpaudit.app.baseline_format import WITNESS_CHOICES
 from dpaudit.app.gate_types import VIOLATION_SHARE, AuditOutcome
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig
@@ -200,7 +201,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument(
         "--witnesses",
-        choices=("reported", "certified"),
+        choices=WITNESS_CHOICES,
         default="reported",
         help="baseline witnesses per pair (the gate config's `witnesses`)",
     )

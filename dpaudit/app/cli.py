@@ -54,6 +54,7 @@ from dpaudit.engine.runner import AuditInputError
 from dpaudit.engine.sampling import AuditTimeout
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import MechanismError, claims_of
+from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
 from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
 from dpaudit.reports.html import render_index_html
 from dpaudit.reports.junit import render_junit
@@ -194,7 +195,7 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
 
 def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     # the DP-library family audits third-party code, by name (`dpaudit run diffprivlib_laplace`)
-    selected: list[RegistryEntry] = [e for e in entries().values() if not e.buggy and e.family != "libraries"]
+    selected: list[RegistryEntry] = [e for e in entries().values() if not e.buggy and e.family != LIBRARIES]
     results = []
     for i, entry in enumerate(selected, 1):
         print(f"[{i}/{len(selected)}] {entry.name}", file=sys.stderr, flush=True)

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from dpaudit.app.baseline_format import WITNESS_CHOICES
 from dpaudit.mechanisms.base import Mechanism, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, resolve
 
@@ -51,7 +52,6 @@ DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
 PAIR_MODES = ("registered", "search", "all")
 DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs", "timeout", "witnesses")
-WITNESS_MODES = ("reported", "certified")
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
 AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -157,8 +157,8 @@ class _Ctx:
         return float(value)
 
     def witnesses(self, value: Any) -> str:
-        if value not in WITNESS_MODES:
-            raise self.error(f"'witnesses' must be one of {', '.join(WITNESS_MODES)}, got {_shown(value)}")
+        if value not in WITNESS_CHOICES:
+            raise self.error(f"'witnesses' must be one of {', '.join(WITNESS_CHOICES)}, got {_shown(value)}")
         return str(value)
 
     def pairs(self, value: Any) -> str:
