@@ -25,8 +25,10 @@ INSTALL_HINT = (
 )
 
 
+@functools.cache
 def version_of(distribution: str) -> str | None:
-    """The installed version of a distribution, or None when it is not installed."""
+    """The installed version of a distribution, or None when it is not installed (read once per
+    process: registration, `dpaudit list`'s hint and every claim reference ask for it)."""
     try:
         return metadata.version(distribution)
     except metadata.PackageNotFoundError:
@@ -38,25 +40,27 @@ def _major_minor(version: str) -> tuple[int, int]:
     return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts)  # type: ignore[return-value]
 
 
+def _installed(distribution: str, module: str, minimum: tuple[int, int]) -> bool:
+    """`distribution` ≥ `minimum` is installed and `module` can be imported from it."""
+    v = version_of(distribution)
+    return v is not None and _major_minor(v) >= minimum and importlib.util.find_spec(module) is not None
+
+
 def opendp_available() -> bool:
     """OpenDP ≥ 0.10 is installed (its `prelude` API with `enable_features`)."""
-    v = version_of("opendp")
-    return v is not None and _major_minor(v) >= (0, 10) and importlib.util.find_spec("opendp") is not None
+    return _installed("opendp", "opendp", (0, 10))
 
 
 def diffprivlib_available() -> bool:
     """diffprivlib ≥ 0.6 is installed with a scikit-learn it imports with (< 1.8: diffprivlib
     0.6.6 imports `DOUBLE` from `sklearn.tree._tree`, removed in scikit-learn 1.8)."""
-    v, sk = version_of("diffprivlib"), version_of("scikit-learn")
-    if v is None or sk is None or importlib.util.find_spec("diffprivlib") is None:
-        return False
-    return _major_minor(v) >= (0, 6) and _major_minor(sk) < (1, 8)
+    sk = version_of("scikit-learn")
+    return _installed("diffprivlib", "diffprivlib", (0, 6)) and sk is not None and _major_minor(sk) < (1, 8)
 
 
 def pydp_available() -> bool:
     """Google's python-dp ≥ 1.1 is installed (distribution `python-dp`, import name `pydp`)."""
-    v = version_of("python-dp")
-    return v is not None and _major_minor(v) >= (1, 1) and importlib.util.find_spec("pydp") is not None
+    return _installed("python-dp", "pydp", (1, 1))
 
 
 def library_label(distribution: str, title: str) -> str:
