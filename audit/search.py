@@ -105,12 +105,13 @@ Budget accounting (samples per side). The total budget T defaults to what `dpaud
 mechanism's registered pairs, else one boundary template per claimed relation). Only that
 *count* is read from the mechanism, never its pairs; pass `budget=` to set T explicitly.
 
-- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8 (more when
-  a small budget cannot spare the reserve)
-  for screening (C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋) candidates, s₀ = ⌊3P/8 / C⌋
+- the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8
+  for screening (P/8 is kept for what follows; more screening when a small budget cannot spare
+  it) (C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋) candidates, s₀ = ⌊3P/8 / C⌋
   samples each), then the registered pairs' top-ups to their selection size, then successive
-  halving on what is left less the challenge's reserve (up to P/8, held only when there is a
-  registered champion; each round an equal share, split evenly over that round's survivors;
+  halving on what is left less the challenge's reserve (what is left, up to the champion's
+  pilot size, held only when there is a registered champion; each round an equal share, split
+  evenly over that round's survivors;
   with many registered pairs on a small budget the top-ups may exceed P, and certification gets
   less), then the challenge on what is still left: survivors scoring above the champion are
   topped up towards its pilot size and rescored (`search_pilot.challenge`);

@@ -74,7 +74,8 @@ class PilotPlan:
     per_candidate: int
     projected_total: int
     challenge_budget: int = 0
-    """Held back from screening for the challenge (`challenge_reserve`); without a registered
+    """Taken from screening so that what the pilot has left after the registered top-ups can pay
+    the challenge (`challenge_reserve` holds it back from the halving); without a registered
     champion it goes to the halving."""
 
 
@@ -327,8 +328,8 @@ def halve(
 
 
 def challenge_reserve(budget: int, champion: Entry | None) -> int:
-    """Pilot samples held back from the halving for the challenge (`budget`: the plan's
-    `challenge_budget`, P/8, or what is left if less), at most the champion's pilot size; none
+    """Pilot samples held back from the halving for the challenge: what is left of the pilot
+    (`budget`, after screening and the registered top-ups) up to the champion's pilot size; none
     without a champion. Unspent (no survivor outscores the champion) they go to
     certification, so the champion's share never shrinks for it; spent, they let a strong
     survivor screened on a few thousand samples be rescored on tens of thousands, where
