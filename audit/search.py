@@ -28,12 +28,13 @@ Procedure (`search_and_certify`):
    current top three, is sampled `s₀` times per side. *Successive halving*: the best
    `HALVING_POOL` candidates that are not registered (fewer when the budget is small) get more
    samples in rounds, the better half surviving each round, until one is left. *Registered
-   pairs* (the caller's, `registered=`) are not in the halving: each is topped up to the
-   samples the registered route would choose its event on (`AuditConfig.split()[0]` at
-   `num_samples`, e.g. 10 % of N) and scored on them, so the search sees every registered
-   pair's evidence (a rare event included) at least as well as that route does; the best of
-   them (the registered champion) is a finalist and keeps its samples. This reserve is
-   R × that split ≈ 0.1·T (T = N·R below), half the default pilot. A
+   pairs* (the caller's, `registered=`) are not in the halving: each is drawn afresh on the
+   very samples the registered route chooses its event on (`AuditConfig.split()[0]` at
+   `num_samples`, e.g. 10 % of N, from that route's selection streams: the audit seed, keys
+   (index, side, SELECTION, chunk), `PilotSampler.draw_registered`) and scored on them, so the
+   search sees every registered pair's evidence exactly as that route does; the best of them
+   (the registered champion) is a finalist and keeps its samples. This reserve is R × that
+   split ≈ 0.1·T (T = N·R below), half the default pilot. A
    candidate's score is computed on all its pilot samples by cross-fitting: an event is chosen
    on one half with the runner's distinguishers (by default those that need no fitting:
    histogram and thresholds) and the runner's projection to the certification budget and level
@@ -44,8 +45,10 @@ Procedure (`search_and_certify`):
    claim covering the pair's relation, so pairs under relations with different claims compare
    by how close they get to a violation, and a pair whose evidence only shows at a large budget
    (a rare event with a large ratio) is not mistaken for a weak one. Pilot draws use seeds
-   `pilot_seed(seed, j)` (SeedSequence spawn key 7), never the audit seed, so pilot samples are
-   independent of the certification samples. With `AuditConfig.jobs` ≠ 1 the draws of a batch
+   `pilot_seed(seed, j)` (SeedSequence spawn key 7), and the registered pairs' the audit seed's
+   SELECTION streams, which no certification draws (the runner is handed the selection outputs
+   and draws CERTIFICATION streams only), so pilot samples are independent of the
+   certification samples. With `AuditConfig.jobs` ≠ 1 the draws of a batch
    (a screening batch, a halving round, the registered and selection top-ups) run in parallel
    through the runner's executor (`audit.sampling.run_tasks`) at the same seeds and chunk keys:
    the search is bit-identical for any `jobs` and backend.
@@ -72,31 +75,33 @@ Procedure (`search_and_certify`):
 
 Guarantee against the registered route (`registered=` the mechanism's R pairs, T = N·R): the
 registered route certifies each pair on c = `AuditConfig.split()[1]` samples at β/R, its event
-chosen on s = `split()[0]` selection samples. The search scores every registered pair on s
-pilot samples too (so its champion is the pair the registered route's best bound is most likely
-to come from, chosen on equally many samples) and, by construction:
+chosen on s = `split()[0]` selection samples. The search scores every registered pair on
+those same s samples (so its champion is the pair the registered route's best bound is most
+likely to come from, chosen on the registered route's own evidence) and, by construction:
 
 - when no other pair is separated from the champion, the champion is certified, alone or with
   registered contenders (each of those kept only while every share stays ≥ c), so at β/k with
-  k ≤ R, on its own pilot samples as the selection split (≥ s), and on T − P − U samples, which is
+  k ≤ R, on the registered route's own selection split of that pair as its selection split
+  (so on R = 1 it certifies the event that route certifies), and on T − P − U samples, which is
   ≥ c for R ≥ 2 (T − P = (1 − f)·R·N ≥ 1.6·N) and, for R = 1, c minus the pilot's exploration;
 - a pair separated from it is certified *next to* the champion (hedged), never instead of it;
 - the pilot never spends more than P = ⌊f·T⌋ (the challenge is paid from what is left of it).
 
-The cost, stated: (i) for R = 1 the champion certifies on (1 − f)·N − (unused selection)
-instead of c = 0.9·N (f = 0.2: 0.8·N; on gaussian_sum at 5·10⁵ the default route's mean over
-seeds 0–9 is 0.648, the registered route's 0.654 over seeds 0–29, sd 0.039); (ii) when the
+The cost, stated: (i) for R = 1 the champion certifies its (identical) event on (1 − f)·N −
+(unused selection) instead of c = 0.9·N (f = 0.2: 0.8·N; gaussian_sum at 5·10⁵, seeds 0–3:
+default 0.700, 0.674, 0.716, 0.672 against registered 0.721, 0.682, 0.720, 0.666); (ii) when the
 pilot does separate a better pair, the champion's share is halved (and β/2): the price of the
 hedge, paid only on evidence that the winner is better; (iii) a better pair that the pilot does
 not separate within the margin is not certified (on exponential_mechanism and report_noisy_max
 the blind search certifies 0.96 and 0.83, the default route 0.86 and 0.70, as the registered
 route). Equally strong pairs are never both certified on the same evidence (gaussian_sum at
 5·10⁵ per side: the registered pair and an equally strong add/remove template split the
-samples and β: 0.608 before, 0.675 now, seed 0).
+samples and β: 0.608 before, 0.700 now, seed 0).
 
 Validity: the pilot only decides *which* pairs are certified and *which event* (with the
-direction) each is certified on. All pilot samples are drawn at pilot seeds, independent of
-the certification samples drawn at the audit seed, so conditional on those choices the
+direction) each is certified on. All pilot samples are drawn at pilot seeds or on the audit
+seed's SELECTION streams, independent of the certification samples drawn on the audit seed's
+CERTIFICATION streams, so conditional on those choices the
 certification samples are fresh and the runner's guarantee applies unchanged, exactly as if
 the user had named those pairs and events.
 
@@ -108,7 +113,7 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
 - the pilot gets P = ⌊f · T⌋ (never more, unless the registered top-ups alone exceed it): 3/8
   for screening (P/8 is kept for what follows; more screening when a small budget cannot spare
   it) (C = min(max_candidates, ⌊3P/8 / min_pilot_samples⌋) candidates, s₀ = ⌊3P/8 / C⌋
-  samples each), then the registered pairs' top-ups to their selection size, then successive
+  samples each), then the registered pairs' selection splits (R·s, drawn afresh), then successive
   halving on what is left less the challenge's reserve (what is left, up to the champion's
   pilot size, held only when there is a registered champion; each round an equal share, split
   evenly over that round's survivors;
@@ -136,7 +141,7 @@ from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
 from dpaudit.engine.float_events import FloatDistinguisher
 from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search_candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
 from dpaudit.engine.search_certify import Audit, Outputs, assemble, certify, choose
 from dpaudit.engine.search_pilot import (
@@ -255,6 +260,10 @@ def search_and_certify(
         max_rows=max_rows,
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
     )
+    if registered:  # the registered route cuts its selection split in these chunks
+        setup = dataclasses.replace(
+            setup, selection_chunk=probe_chunk(mechanism, registered[0].dataset, config)
+        )
     sampler, plan = setup.sampler, setup.plan
     sampler.progress = Progress(f"{mechanism.name} pilot", 2 * plan.pilot_budget, enabled=show_progress)
     pilot = run_pilot(setup, registered=registered, min_pilot_samples=min_pilot_samples)

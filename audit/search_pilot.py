@@ -119,6 +119,8 @@ class SearchSetup:
     scorer: Scorer
     relations: tuple[Relation, ...]
     verdict_relation: Relation
+    selection_chunk: int = 1 << 16
+    """The runner's chunk size for the registered pairs' selection split (`score_registered`)."""
 
 
 def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pilot_samples: int) -> Pilot:
@@ -134,7 +136,14 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
         num_candidates=plan.num_candidates,
         per_candidate=plan.per_candidate,
     )
-    reg = score_registered(sampler, scorer, entries, selection=sampler.config.split()[0])
+    reg = score_registered(
+        sampler,
+        scorer,
+        entries,
+        selection=sampler.config.split()[0],
+        registered=registered,
+        chunk=setup.selection_chunk,
+    )
     budget = plan.pilot_budget - sampler.spent
     reserve = challenge_reserve(budget, reg.champion)
     halving = halve(
@@ -222,30 +231,34 @@ def screen(
 
 
 def score_registered(
-    sampler: PilotSampler, scorer: Scorer, entries: Sequence[Entry], *, selection: int
+    sampler: PilotSampler,
+    scorer: Scorer,
+    entries: Sequence[Entry],
+    *,
+    selection: int,
+    registered: Sequence[NeighborPair] = (),
+    chunk: int = 1 << 16,
 ) -> RegisteredPairs:
-    """Top every registered entry up to `selection` samples per side (the registered route's
-    selection split) and score it there; one that cannot be is dropped (score −∞, released)."""
-    registered = [(e, e.rows()) for e in entries if e.source == "registered"]
-    topped: set[Entry] = set()
-
-    def score_topped(entry: Entry, ok: bool) -> None:
-        if ok:
-            scorer(entry)
-            topped.add(entry)
-
-    sampler.draw_all(
-        [(e, selection - have) for e, have in registered if 0 < have < selection], then=score_topped
-    )
+    """Draw every registered entry afresh on `selection` samples per side of the registered
+    route's own selection streams (`PilotSampler.draw_registered`, at its index in `registered`,
+    cut in `chunk`s as the runner cuts them) and score it there; one that cannot be is dropped
+    (score −∞, released). The champion's event is then chosen on the very samples the
+    registered route chooses it on."""
+    index = {id(p): i for i, p in enumerate(registered)}
+    mine = [e for e in entries if e.source == "registered"]
+    requests = [(e, index.get(id(e.pair), _position(e.pair, registered))) for e in mine]
+    drawn = sampler.draw_registered(requests, num=selection, chunk=chunk)
+    topped = {e for e, ok in zip(mine, drawn, strict=True) if ok}
+    for e in topped:
+        scorer(e)
+    registered_entries = [(e, selection) for e in mine]
     champion: Entry | None = None
     scored: list[Entry] = []
-    for e, have in registered:
-        if have < selection and e not in topped:
+    for e, _ in registered_entries:
+        if e not in topped:
             e.score = -math.inf
             e.release()
             continue
-        if e not in topped:
-            scorer(e)
         scored.append(e)
         if champion is None or e.score > champion.score:
             champion = e
@@ -254,6 +267,18 @@ def score_registered(
     floor = champion.score - registered_tie(scored)
     contenders = sorted((e for e in scored if e is not champion and e.score >= floor), key=lambda e: -e.score)
     return RegisteredPairs(champion=champion, contenders=tuple(contenders[:MAX_CONTENDERS]))
+
+
+def _position(pair: NeighborPair, registered: Sequence[NeighborPair]) -> int:
+    """`pair`'s index among `registered` by content (its streams' key); one past them if absent."""
+    for i, p in enumerate(registered):
+        if (
+            p.relation is pair.relation
+            and p.dataset.equals(pair.dataset)
+            and p.neighbor.equals(pair.neighbor)
+        ):
+            return i
+    return len(registered)
 
 
 def registered_tie(scored: Sequence[Entry]) -> float:

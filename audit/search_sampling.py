@@ -2,13 +2,15 @@
 
 Implements `Entry` (one candidate's pilot samples and score) and `PilotSampler` (every pilot
 draw of a search, in order). The j-th draw uses `pilot_seed(seed, j)` (SeedSequence spawn key
-`PILOT_SPAWN_KEY`), never the audit seed, so pilot samples are independent of the
-certification samples `run_audit` draws at the audit seed. That is the inequality the search's
-validity rests on: a pair and an event fixed by pilot samples alone are independent of the
-certification counts, so the runner's Clopper–Pearson bounds P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β
-hold for them exactly as for a pair and event the user named. A batch of draws runs in-process
-or through the runner's executor (`audit.sampling.run_tasks`) at the same seeds and chunk keys,
-so the samples, seeds, spend and skip messages are bit-identical for any `jobs` and backend.
+`PILOT_SPAWN_KEY`), never the audit seed; the registered pairs' selection draws
+(`draw_registered`) use the audit seed's SELECTION streams, which certification never draws. So
+pilot samples are independent of the certification samples `run_audit` draws at the audit seed.
+That is the inequality the search's validity rests on: a pair and an event fixed by pilot
+samples alone are independent of the certification counts, so the runner's Clopper–Pearson
+bounds P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β hold for them exactly as for a pair and event the user
+named. A batch of draws runs in-process or through the runner's executor
+(`audit.sampling.run_tasks`) at the same seeds and chunk keys, so the samples, seeds, spend and
+skip messages are bit-identical for any `jobs` and backend.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.progress import Progress
-from dpaudit.engine.sampling import Task, run_tasks, sample_rows, try_sample_rows
+from dpaudit.engine.sampling import Phase, Task, chunk_sizes, run_tasks, sample_rows, try_sample_rows
 from dpaudit.engine.types import AuditConfig, EpsilonEstimate
 from dpaudit.mechanisms.base import Mechanism, MechanismError
 from dpaudit.neighbors.base import Dataset, NeighborPair
@@ -106,6 +108,38 @@ class PilotSampler:
             if then is not None:
                 then(entry, ok[-1])
         return ok
+
+    def draw_registered(self, requests: Sequence[tuple[Entry, int]], *, num: int, chunk: int) -> list[bool]:
+        """Replace each (entry, index)'s samples by `num` per side from the streams on which
+        `dpaudit run --pairs registered` chooses registered pair `index`'s event: the audit seed,
+        keys (index, side, SELECTION, c), cut in `chunk`s as `runner.selection_split` cuts them.
+        Certification never draws those streams (it uses phase CERTIFICATION, and the runner is
+        given its selection outputs), so they are pilot samples like any other; a registered
+        champion certified alone then selects its event on exactly the registered route's samples."""
+        tasks = []
+        for i, (entry, index) in enumerate(requests):
+            entry.release()
+            entry.drawn = 0
+            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
+                for c, size in enumerate(chunk_sizes(num, chunk)):
+                    key = (index, side, int(Phase.SELECTION), c)
+                    args = (self.mechanism, dataset, size, self.config.seed, key)
+                    tasks.append(Task(try_sample_rows, args, size, (i, side)))
+        failed: dict[int, str] = {}
+
+        def done(task: Task, out: NDArray[np.float64] | str) -> None:
+            i, side = task.tag
+            entry = requests[i][0]
+            if i in failed:
+                return
+            if isinstance(out, str):
+                failed[i] = out
+                entry.release()
+            else:
+                (entry.b if side else entry.a).append(out)
+
+        run_tasks(tasks, jobs=self.config.jobs, backend=self.config.backend, on_done=done)
+        return [self._settle(entry, num, failed.get(i), True) for i, (entry, _) in enumerate(requests)]
 
     def _settle(self, entry: Entry, num: int, error: str | None, ranking: bool) -> bool:
         """Account for a draw of `num` samples per side: a failing candidate (a MechanismError's

@@ -15,7 +15,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -108,7 +108,20 @@ class Dataset:
         return h.hexdigest()[:16]
 
     def to_dict(self) -> dict[str, object]:
-        return {"X": self.X.tolist(), "y": None if self.y is None else self.y.tolist()}
+        """JSON form; "features" keeps the width of an empty dataset (its X is [])."""
+        y = None if self.y is None else self.y.tolist()
+        return {"X": self.X.tolist(), "y": y, "features": self.num_features}
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Dataset:
+        """Inverse of `to_dict` (ValueError/TypeError on a malformed entry); a file without
+        "features" (written before it existed) reads an empty X as one column."""
+        X = np.asarray(d["X"], dtype=np.float64)
+        features = d.get("features")
+        if X.size == 0 and isinstance(features, int) and not isinstance(features, bool) and features >= 1:
+            X = X.reshape(0, features)
+        y = d.get("y")
+        return cls(X, None if y is None else np.asarray(y, dtype=np.float64))
 
 
 def _row_mismatches(a: Dataset, b: Dataset) -> NDArray[np.intp]:

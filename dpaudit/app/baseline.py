@@ -43,6 +43,11 @@ the same configuration and seed produce the same audit result with or without `-
 The gate then exits 1 wrongly (a violation or a regression that is not there) with
 probability ≤ Σ_a β_a over the configured audits.
 
+Events chosen at gate time (`baseline_marginals`): one more witness per pair, chosen on fresh
+samples of today's mechanism among the threshold events whose counts the baseline stores; the
+argument above applies to it unchanged (its stored counts are independent of the choice), and it
+counts in m_a.
+
 What a regression does and does not say: the current mechanism's ε is certified above the
 baseline's *witnessed* loss on the baseline's own witness event (ε_new ≥ lo > hi ≥ L_base(E)).
 A black-box audit cannot upper-bound the baseline's true ε, so a mechanism that grew less private
@@ -69,11 +74,13 @@ from dpaudit.app.baseline_format import (
     BaselineAudit,
     BaselineError,
     BaselineEvent,
+    PairMarginals,
     dumps_baseline,
     read_baseline,
     witness_entry_from_result,
     write_baseline,
 )
+from dpaudit.app.baseline_marginals import baseline_marginals, choose_event, usable_marginals
 from dpaudit.app.baseline_recount import (
     BASELINE_PHASE,
     REGRESSION_PHASE,
@@ -181,6 +188,10 @@ class RegressionCheck:
     regression: bool
     detectable_increase: float = math.inf
     """Smallest rise of the event's loss flagged with probability ≥ DETECTION_POWER (baseline_stale)."""
+    chosen_today: bool = False
+    """The event was chosen by this gate run from the baseline's marginals (`baseline_marginals`)."""
+    floor: float = -math.inf
+    """A chosen event flags only when today's lower bound also exceeds this (`witness_floor`)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -199,6 +210,8 @@ class RegressionCheck:
             "failure_probability": self.failure_probability,
             "regression": self.regression,
             "detectable_increase": json_number(self.detectable_increase),
+            "chosen_today": self.chosen_today,
+            "floor": json_number(self.floor),
         }
 
     @property
@@ -206,7 +219,10 @@ class RegressionCheck:
         """Why this comparison can no longer detect a regression (None while it can): the stored
         upper bound is +∞ (its event never occurred on the Q side in the baseline), or today's
         lower bound is −∞ (the event no longer occurs often enough on the P side to bound the
-        loss). Either way "no regression found" would be true but no check at all."""
+        loss). Either way "no regression found" would be true but no check at all. An event chosen
+        today from the marginals is never stale: the baseline did not pick it."""
+        if self.chosen_today:
+            return None
         if math.isinf(self.baseline_upper) and self.baseline_upper > 0:
             return "the baseline's bound on its event is +∞ (the event never occurred on one side)"
         if math.isinf(self.new_lower) and self.new_lower < 0:
@@ -219,16 +235,25 @@ class RegressionCheck:
         return (
             f"pair {self.pair_index + 1} ({self.description}), event {self.event}: {verdict}: "
             f"loss now ≥ {self.new_lower:.4g} vs baseline ≤ {self.baseline_upper:.4g} "
-            f"(point {self.new_point:.4g} vs {self.baseline_point:.4g}; "
+            + (f"and its witness ≤ {self.floor:.4g} " if self.chosen_today else "")
+            + f"(point {self.new_point:.4g} vs {self.baseline_point:.4g}; "
             f"β_i = {self.failure_probability:.3g}; "
             f"detects a rise ≥ {self.detectable_increase:.3g} w.p. ≥ {DETECTION_POWER:g})"
         )
 
 
 def compare(
-    base: BaselineEvent, audit: str, new_p: int, new_q: int, n: int, failure_probability: float
+    base: BaselineEvent,
+    audit: str,
+    new_p: int,
+    new_q: int,
+    n: int,
+    failure_probability: float,
+    chosen_today: bool = False,
+    floor: float = -math.inf,
 ) -> RegressionCheck:
-    """The regression decision for one event from its stored and new counts (β_i = failure_probability)."""
+    """The regression decision for one event from its stored and new counts (β_i = failure_probability):
+    lo > hi, and lo > `floor` (which only makes a flag rarer, so the false-alarm bound stands)."""
     half = failure_probability / 2
     upper = loss_upper_bound(
         p_count=base.p_count,
@@ -261,8 +286,10 @@ def compare(
         ),
         new_point=point_loss(p_count=new_p, p_total=n, q_count=new_q, q_total=n, delta=base.delta),
         failure_probability=failure_probability,
-        regression=bool(lower > upper),
+        regression=bool(lower > max(upper, floor)),
         detectable_increase=detectable_increase(base, num_samples=n, failure_probability=failure_probability),
+        chosen_today=chosen_today,
+        floor=floor,
     )
 
 
@@ -323,13 +350,18 @@ def baseline_audit_from_result(
     for e, (k_dataset, k_neighbor) in zip(entry.events, counts, strict=True):
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
         events.append(dataclasses.replace(e, p_count=kp, p_total=n, q_count=kq, q_total=n))
-    return dataclasses.replace(entry, events=tuple(events))
+    entry = dataclasses.replace(entry, events=tuple(events))
+    marginals = baseline_marginals(
+        mechanism, entry, num_samples=n, seed=result.seed, jobs=jobs, backend=backend
+    )
+    return dataclasses.replace(entry, marginals=marginals)
 
 
 def entry_detectable_increase(entry: BaselineAudit, failure_probability: float) -> tuple[float, int | None]:
     """What a gate run against `entry` would detect (β_reg = `failure_probability`, n' = the stored
-    totals): (smallest rise of a witness's loss flagged w.p. ≥ DETECTION_POWER, its pair index)."""
-    m = len(entry.events)
+    totals): (smallest rise of a witness's loss flagged w.p. ≥ DETECTION_POWER, its pair index).
+    β_reg is split over the stored witnesses and the events a gate run chooses from the marginals."""
+    m = len(entry.events) + len(entry.marginals)
     return min(
         (
             (
@@ -357,6 +389,63 @@ def _nothing_compared(
     )
 
 
+def witness_floor(stored: Sequence[BaselineEvent], pair_index: int, failure_probability: float) -> float:
+    """What an event chosen today must also exceed to flag: max(0, the finite upper bounds on the
+    baseline's loss on the pair's stored witnesses, at the test's level β_i/2 from their stored
+    counts). A chosen event may be one where the baseline's loss was very negative (the reverse
+    direction of a leak); a rise there is no privacy regression. With the floor, a flag says
+    today's mechanism is certified to leak more on its event than the baseline did on it *and*
+    more than the baseline's own witness showed. Known before any sampling (stored counts only)."""
+    his = [
+        loss_upper_bound(
+            p_count=e.p_count,
+            p_total=e.p_total,
+            q_count=e.q_count,
+            q_total=e.q_total,
+            delta=e.delta,
+            failure_probability=failure_probability / 2,
+        )
+        for e in stored
+        if e.pair_index == pair_index
+    ]
+    return max([0.0, *(h for h in his if math.isfinite(h))])
+
+
+def _choose_today(
+    mechanism: Mechanism,
+    chosen: Sequence[tuple[PairMarginals, BaselineEvent]],
+    num_samples: int,
+    seed: int,
+    jobs: int,
+    backend: str,
+    warnings: list[str],
+    floors: dict[int, float],
+) -> list[BaselineEvent]:
+    """One event per pair chosen on this run's SELECT_PHASE samples (a pair whose outputs no
+    longer have the marginals' coordinates is skipped with a warning)."""
+    out = []
+    for marg, witness in chosen:
+        try:
+            e = choose_event(
+                mechanism,
+                marg,
+                witness,
+                num_samples=num_samples,
+                seed=seed,
+                jobs=jobs,
+                backend=backend,
+                floor=floors[marg.pair_index],
+            )
+        except EventShapeError as exc:
+            warnings.append(
+                f"pair {marg.pair_index + 1}: no event chosen from the baseline's marginals ({exc})"
+            )
+            continue
+        if e is not None:
+            out.append(e)
+    return out
+
+
 def regression_checks(
     mechanism: Mechanism,
     base: BaselineAudit,
@@ -371,15 +460,20 @@ def regression_checks(
 ) -> RegressionReport:
     """Run the regression test of one audit against its baseline entry (see the module docstring).
 
-    `failure_probability` is β_reg of the audit, split equally over its comparable events."""
+    `failure_probability` is β_reg of the audit, split equally over its comparable stored events
+    and one event per pair chosen today from the baseline's marginals (`baseline_marginals`)."""
     if not 0 < failure_probability < 1:
         raise ValueError(f"failure_probability must be in (0, 1), got {failure_probability}")
-    events, warnings = comparable_events(mechanism, base)
-    if not events:
+    stored, warnings = comparable_events(mechanism, base)
+    if not stored:
         return _nothing_compared(
             base, warnings, "no baseline event can be compared", failure_probability, num_samples
         )
-    beta_i = failure_probability / len(events)
+    chosen = usable_marginals(base, stored)
+    beta_i = failure_probability / (len(stored) + len(chosen))  # m_a fixed before any sampling
+    floors = {m.pair_index: witness_floor(stored, m.pair_index, beta_i) for m, _ in chosen}
+    today = _choose_today(mechanism, chosen, num_samples, seed, jobs, backend, warnings, floors)
+    events = [*stored, *today]
     checkpoint = open_checkpoint(
         mechanism, base, num_samples=num_samples, seed=seed, path=checkpoint_path, resume=resume
     )
@@ -390,10 +484,14 @@ def regression_checks(
     except EventShapeError as exc:  # the output changed shape since the baseline: no test, say so
         why = f"the mechanism's output no longer has the shape its witness events were chosen on ({exc})"
         return _nothing_compared(base, warnings, why, failure_probability, num_samples)
-    checks = []
-    for e, (k_dataset, k_neighbor) in zip(events, counts, strict=True):
+    checks: list[RegressionCheck] = []
+    for i, (e, (k_dataset, k_neighbor)) in enumerate(zip(events, counts, strict=True)):
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
-        checks.append(compare(e, base.name, kp, kq, num_samples, beta_i))
+        if i < len(stored):
+            checks.append(compare(e, base.name, kp, kq, num_samples, beta_i))
+        else:
+            floor = floors[e.pair_index]
+            checks.append(compare(e, base.name, kp, kq, num_samples, beta_i, chosen_today=True, floor=floor))
     stale_checks = [
         stale_message(f"pair {c.pair_index + 1} ({c.description})", c.stale_reason)
         for c in checks

@@ -10,10 +10,12 @@ certified events chosen *on* their certification counts, so given the event thos
 binomial. `baseline.baseline_audit_from_result` re-counts each witness on fresh streams
 (`baseline.BASELINE_PHASE`) that the run never drew from, so given the witness the stored counts
 are Binomial(n, P_base(E)) and Binomial(n, Q_base(E)) and the Clopper–Pearson upper bound on the
-baseline's loss computed from them is valid. Version 1 files stored the certification counts and
-are refused. A file that cannot be read, is not JSON or not a dpaudit baseline, has another
-`baseline_version`, or holds a malformed entry (missing field, wrong type, unknown event type,
-invalid dataset) raises BaselineError (exit 2, naming the file).
+baseline's loss computed from them is valid. Per pair, `marginals` (optional) holds coordinate
+threshold counts from which a gate run chooses one more witness (`baseline_marginals`). Version 1
+files stored the certification counts and are refused. A file that cannot be read, is not JSON
+or not a dpaudit baseline, has another `baseline_version`, or holds a malformed entry (missing
+field, wrong type, unknown event type, invalid dataset) raises BaselineError (exit 2, naming the
+file).
 """
 
 from __future__ import annotations
@@ -26,8 +28,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import numpy as np
 
 from dpaudit.engine.estimators import Event, event_from_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
@@ -105,6 +105,84 @@ class BaselineEvent:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class PairMarginals:
+    """Counts of {x_c ≥ e} and {x_c ≤ e} for a grid of edges e on the first output coordinates c,
+    on both sides of one stored pair (`baseline_marginals`: how they are drawn and used)."""
+
+    pair_index: int
+    coordinates: tuple[int, ...]
+    edges: tuple[tuple[float, ...], ...]
+    """Per coordinate, increasing edges (values seen on a separate edge sample)."""
+    at_least: tuple[tuple[tuple[int, ...], ...], ...]
+    """[side][coordinate][edge]: #{x_c ≥ e} (side 0 the dataset, 1 the neighbor)."""
+    at_most: tuple[tuple[tuple[int, ...], ...], ...]
+    """[side][coordinate][edge]: #{x_c ≤ e}."""
+    total: int
+    ranking_at_least: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    """The same counts on other samples (`ranking_total` per side), which only rank events."""
+    ranking_at_most: tuple[tuple[tuple[int, ...], ...], ...] = ()
+    ranking_total: int = 0
+    """0 when the entry has no ranking counts (events are then ranked on today's samples alone)."""
+
+    def __post_init__(self) -> None:
+        if len(self.coordinates) != len(self.edges) or self.total < 1 or self.ranking_total < 0:
+            raise ValueError("marginals need one edge list per coordinate and total ≥ 1")
+        tables = [(self.at_least, self.total), (self.at_most, self.total)]
+        if self.ranking_total:
+            tables += [
+                (self.ranking_at_least, self.ranking_total),
+                (self.ranking_at_most, self.ranking_total),
+            ]
+        for table, total in tables:
+            if len(table) != 2 or any(
+                len(side) != len(self.edges)
+                or any(
+                    len(row) != len(e) or any(not 0 <= k <= total for k in row)
+                    for row, e in zip(side, self.edges, strict=True)
+                )
+                for side in table
+            ):
+                raise ValueError("marginal counts must be [side][coordinate][edge] with 0 ≤ count ≤ total")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "pair_index": self.pair_index,
+            "coordinates": list(self.coordinates),
+            "edges": [list(e) for e in self.edges],
+            "at_least": [[list(r) for r in side] for side in self.at_least],
+            "at_most": [[list(r) for r in side] for side in self.at_most],
+            "total": self.total,
+            "ranking_at_least": [[list(r) for r in side] for side in self.ranking_at_least],
+            "ranking_at_most": [[list(r) for r in side] for side in self.ranking_at_most],
+            "ranking_total": self.ranking_total,
+        }
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> PairMarginals:
+        """Raises KeyError / TypeError / ValueError on a malformed entry (the reader names it)."""
+
+        def ints(rows: Any) -> tuple[tuple[int, ...], ...]:
+            if any(isinstance(k, bool) or not isinstance(k, int) for r in rows for k in r):
+                raise TypeError("counts must be integers")
+            return tuple(tuple(r) for r in rows)
+
+        edges = tuple(tuple(float(x) for x in e) for e in d["edges"])
+        if any(not math.isfinite(x) for e in edges for x in e):
+            raise ValueError("edges must be finite")
+        return cls(
+            pair_index=int(d["pair_index"]),
+            coordinates=tuple(int(c) for c in d["coordinates"]),
+            edges=edges,
+            at_least=tuple(ints(side) for side in d["at_least"]),
+            at_most=tuple(ints(side) for side in d["at_most"]),
+            total=int(d["total"]),
+            ranking_at_least=tuple(ints(side) for side in d.get("ranking_at_least", ())),
+            ranking_at_most=tuple(ints(side) for side in d.get("ranking_at_most", ())),
+            ranking_total=int(d.get("ranking_total", 0)),
+        )
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class BaselineAudit:
     name: str
     mechanism: str
@@ -117,6 +195,8 @@ class BaselineAudit:
     events: tuple[BaselineEvent, ...]
     skipped: tuple[str, ...] = ()
     """Pairs of the baseline run whose event could not be serialised (not comparable)."""
+    marginals: tuple[PairMarginals, ...] = ()
+    """Per stored pair, coordinate marginals for witnesses chosen at gate time (may be absent)."""
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -128,6 +208,7 @@ class BaselineAudit:
             "failure_probability": self.failure_probability,
             "events": [e.to_dict() for e in self.events],
             "skipped": list(self.skipped),
+            "marginals": [m.to_dict() for m in self.marginals],
         }
 
 
@@ -279,8 +360,7 @@ class _Reader:
         if not isinstance(d, dict) or "X" not in d:
             raise self.error(where, "a dataset must be an object with 'X' (and 'y')")
         try:
-            y = d.get("y")
-            return Dataset(np.asarray(d["X"], dtype=np.float64), None if y is None else np.asarray(y, float))
+            return Dataset.from_dict(d)
         except (TypeError, ValueError) as exc:
             raise self.error(where, f"invalid dataset: {str(exc).splitlines()[0]}") from None
 
@@ -334,7 +414,19 @@ class _Reader:
             failure_probability=self.number(d, "failure_probability", where),
             events=tuple(self.event(e, f"{where} event #{k}") for k, e in enumerate(raw_events, 1)),
             skipped=tuple(str(s) for s in d.get("skipped", ())),
+            marginals=self.marginals(d.get("marginals", []), where),
         )
+
+    def marginals(self, raw: Any, where: str) -> tuple[PairMarginals, ...]:
+        if not isinstance(raw, list):
+            raise self.error(where, "field 'marginals' must be a list")
+        out = []
+        for k, m in enumerate(raw, 1):
+            try:
+                out.append(PairMarginals.from_dict(m))
+            except (KeyError, TypeError, ValueError) as exc:
+                raise self.error(f"{where} marginals #{k}", f"{type(exc).__name__}: {exc}") from None
+        return tuple(out)
 
 
 def read_baseline(path: Path) -> Baseline:

@@ -40,34 +40,51 @@ def recount(
     """(count on the dataset side, count on the neighbor side) of each event on fresh samples.
 
     Chunk (pair, side, c) draws from SeedSequence(seed, spawn_key=(pair, side, phase, c)):
-    bit-identical for any `jobs`, independent of the run's selection/certification streams."""
+    bit-identical for any `jobs`, independent of the run's selection/certification streams. The
+    events of one pair read the same streams, so one draw per chunk counts all of them."""
     if not events:
         return []
     probe = draw(mechanism, events[0].dataset, 2, seed, (events[0].pair_index, 0, REGRESSION_PHASE + 1, 0))
     chunk = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
     counts = np.zeros((len(events), 2), dtype=np.int64)
     tasks = []
-    for j, e in enumerate(events):
-        ev = [e.build_event()]
-        for s, ds in enumerate((e.dataset, e.neighbor)):
+    for group in _same_pair(events):  # one draw per chunk serves every event of a pair
+        for s in range(2):
+            ds = (events[group[0]].dataset, events[group[0]].neighbor)[s]
             for c, size in enumerate(chunk_sizes(num_samples, chunk)):
-                recorded = checkpoint.chunks.get((j, s, c)) if checkpoint else None
-                if recorded is not None:
-                    counts[j, s] += recorded[0]
-                    continue
-                key = (e.pair_index, s, phase, c)
-                tasks.append(Task(count_events, (mechanism, ds, ev, size, seed, key), size, (j, s, c)))
+                todo = []
+                for j in group:
+                    recorded = checkpoint.chunks.get((j, s, c)) if checkpoint else None
+                    if recorded is not None:
+                        counts[j, s] += recorded[0]
+                    else:
+                        todo.append(j)
+                if todo:
+                    key = (events[group[0]].pair_index, s, phase, c)
+                    ev = [events[j].build_event() for j in todo]
+                    tasks.append(
+                        Task(count_events, (mechanism, ds, ev, size, seed, key), size, (tuple(todo), s, c))
+                    )
 
     def done(task: Task, k: list[int]) -> None:
-        j, s, c = task.tag
-        counts[j, s] += k[0]
-        if checkpoint is not None:
-            checkpoint.record_chunk(j, s, c, [int(k[0])])
+        todo, s, c = task.tag
+        for j, kj in zip(todo, k, strict=True):
+            counts[j, s] += kj
+            if checkpoint is not None:
+                checkpoint.record_chunk(j, s, c, [int(kj)])
         if on_chunk is not None:
             on_chunk(task.size)
 
     run_tasks(tasks, jobs=jobs, backend=backend, on_done=done)
     return [(int(a), int(b)) for a, b in counts]
+
+
+def _same_pair(events: Sequence[BaselineEvent]) -> list[list[int]]:
+    """Indices of the events grouped by pair (same index and datasets: the same streams)."""
+    groups: dict[tuple[int, str, str], list[int]] = {}
+    for j, e in enumerate(events):
+        groups.setdefault((e.pair_index, e.dataset.key(), e.neighbor.key()), []).append(j)
+    return list(groups.values())
 
 
 def open_checkpoint(

@@ -96,8 +96,8 @@ def test_injected_regression_exits_1(in_tmp: Path, capsys: pytest.CaptureFixture
     assert audit["violation"] is False and audit["regression"] is True
     assert audit["regression_status"] == "compared"
     checks = audit["regression_checks"]
-    assert len(checks) == 2 and all(c["new_lower"] > c["baseline_upper"] for c in checks if c["regression"])
-    assert all(c["failure_probability"] == pytest.approx(0.025 / 2) for c in checks)  # Bonferroni over 2
+    assert len(checks) == 4 and all(c["new_lower"] > c["baseline_upper"] for c in checks if c["regression"])
+    assert all(c["failure_probability"] == pytest.approx(0.025 / 4) for c in checks)  # Bonferroni over 4
     suite = ET.parse(in_tmp / "out" / "junit.xml").getroot()
     failures = [f for f in suite.iter("failure") if f.get("type") == "PrivacyRegression"]
     assert failures and int(suite.get("failures", "0")) == len(failures)
@@ -111,7 +111,7 @@ def test_unchanged_mechanism_against_its_baseline_exits_0(
     write(in_tmp / "dpaudit.toml", audit_toml("laplace_sum", params="epsilon = 1.0", name="lap"))
     code, out, _ = run(capsys, "gate", "--baseline", "b.json")
     assert code == 0, out
-    assert "no regression found (2 event(s)" in out
+    assert "no regression found (4 event(s)" in out  # 2 witnesses + 2 chosen today
     assert "power: detects a rise of a witness's loss ≥ " in out and "w.p. ≥ 0.8" in out
 
 
@@ -423,7 +423,7 @@ def test_certified_witnesses_store_every_certified_event(
     assert sorted(map(json.dumps, (e.event_spec for e in entry.events))) == sorted(map(json.dumps, specs))
     assert all(e.p_total == result["certification_samples"] for e in entry.events)
     code, out, _ = run(capsys, "gate", "--baseline", "dpaudit-baseline.json")
-    assert code == 0 and f"({len(specs)} event(s)," in out
+    assert code == 0 and f"({len(specs) + 1} event(s)," in out  # + one chosen today
 
 
 def test_witnesses_key_is_validated(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

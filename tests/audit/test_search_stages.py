@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.sampling import sample_rows
 from dpaudit.engine.search_candidates import Proposer, proposal_rng
 from dpaudit.engine.search_certify import Outputs, certification_order, certify, choose
 from dpaudit.engine.search_pilot import (
@@ -20,6 +21,7 @@ from dpaudit.engine.search_pilot import (
     RegisteredPairs,
     halve,
     plan_pilot,
+    registered_tie,
     score_registered,
     screen,
 )
@@ -91,12 +93,20 @@ def test_screen_then_registered_top_up_scores_registered_pairs_at_the_selection_
     assert 1 <= len(entries) <= 6 and sampler.spent == 500 * len(entries)
     assert entries[0].source == "registered" and all(math.isfinite(e.score) for e in entries)
     selection = CONFIG.split()[0]
-    reg = score_registered(sampler, scorer, entries, selection=selection)
+    pairs = mech.neighbor_pairs()
+    reg = score_registered(sampler, scorer, entries, selection=selection, registered=pairs)
     registered = [e for e in entries if e.source == "registered"]
     assert reg.champion is max(registered, key=lambda e: e.score)
     assert all(e.rows() == selection for e in registered)
-    assert sampler.spent == 500 * len(entries) + (selection - 500) * len(registered)
-    assert all(c in registered and c.score >= reg.champion.score - REGISTERED_TIE for c in reg.contenders)
+    # drawn afresh (screening samples dropped) on the registered route's own selection streams
+    assert sampler.spent == 500 * len(entries) + selection * len(registered)
+    for i, e in enumerate(registered):
+        a, b = e.outputs()
+        assert np.array_equal(a, sample_rows(mech, pairs[i].dataset, selection, CONFIG.seed, (i, 0, 0, 0)))
+        assert np.array_equal(b, sample_rows(mech, pairs[i].neighbor, selection, CONFIG.seed, (i, 1, 0, 0)))
+    tie = registered_tie(registered)  # REGISTERED_TIE, or two sd of the fold noise if larger
+    assert tie >= REGISTERED_TIE
+    assert all(c in registered and c.score >= reg.champion.score - tie for c in reg.contenders)
 
 
 def test_halve_keeps_the_better_half_each_round_within_its_budget() -> None:
