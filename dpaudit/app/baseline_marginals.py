@@ -38,6 +38,7 @@ an event no coordinate threshold captures, or an event the baseline never saw on
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Sequence
 
@@ -287,16 +288,11 @@ def _as_witness(
     k_dataset, k_neighbor = table[0][j][i], table[1][j][i]
     kp, kq = (k_dataset, k_neighbor) if direction == 0 else (k_neighbor, k_dataset)
     event = ThresholdEvent(threshold=m.edges[j][i], upper=kind == 0, coordinate=m.coordinates[j])
-    return BaselineEvent(
-        pair_index=witness.pair_index,
-        description=witness.description,
-        relation=witness.relation,
-        dataset=witness.dataset,
-        neighbor=witness.neighbor,
+    return dataclasses.replace(
+        witness,
         event_spec=event.to_spec(),
         event=f"{event.describe()} (chosen today from the baseline's marginals)",
         direction=("dataset>neighbor", "neighbor>dataset")[direction],
-        delta=witness.delta,
         p_count=kp,
         p_total=m.total,
         q_count=kq,
