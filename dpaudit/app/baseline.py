@@ -74,13 +74,12 @@ from dpaudit.app.baseline_format import (
     BaselineAudit,
     BaselineError,
     BaselineEvent,
-    PairMarginals,
     dumps_baseline,
     read_baseline,
     witness_entry_from_result,
     write_baseline,
 )
-from dpaudit.app.baseline_marginals import baseline_marginals, choose_event, usable_marginals
+from dpaudit.app.baseline_marginals import baseline_marginals, choose_events, usable_marginals
 from dpaudit.app.baseline_recount import (
     BASELINE_PHASE,
     REGRESSION_PHASE,
@@ -411,41 +410,6 @@ def witness_floor(stored: Sequence[BaselineEvent], pair_index: int, failure_prob
     return max([0.0, *(h for h in his if math.isfinite(h))])
 
 
-def _choose_today(
-    mechanism: Mechanism,
-    chosen: Sequence[tuple[PairMarginals, BaselineEvent]],
-    num_samples: int,
-    seed: int,
-    jobs: int,
-    backend: str,
-    warnings: list[str],
-    floors: dict[int, float],
-) -> list[BaselineEvent]:
-    """One event per pair chosen on this run's SELECT_PHASE samples (a pair whose outputs no
-    longer have the marginals' coordinates is skipped with a warning)."""
-    out = []
-    for marg, witness in chosen:
-        try:
-            e = choose_event(
-                mechanism,
-                marg,
-                witness,
-                num_samples=num_samples,
-                seed=seed,
-                jobs=jobs,
-                backend=backend,
-                floor=floors[marg.pair_index],
-            )
-        except EventShapeError as exc:
-            warnings.append(
-                f"pair {marg.pair_index + 1}: no event chosen from the baseline's marginals ({exc})"
-            )
-            continue
-        if e is not None:
-            out.append(e)
-    return out
-
-
 def regression_checks(
     mechanism: Mechanism,
     base: BaselineAudit,
@@ -472,7 +436,7 @@ def regression_checks(
     chosen = usable_marginals(base, stored)
     beta_i = failure_probability / (len(stored) + len(chosen))  # m_a fixed before any sampling
     floors = {m.pair_index: witness_floor(stored, m.pair_index, beta_i) for m, _ in chosen}
-    today = _choose_today(mechanism, chosen, num_samples, seed, jobs, backend, warnings, floors)
+    today = choose_events(mechanism, chosen, num_samples, seed, jobs, backend, warnings, floors)
     events = [*stored, *today]
     checkpoint = open_checkpoint(
         mechanism, base, num_samples=num_samples, seed=seed, path=checkpoint_path, resume=resume

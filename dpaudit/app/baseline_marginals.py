@@ -309,3 +309,38 @@ def usable_marginals(
     for e in usable:
         witness.setdefault(e.pair_index, e)
     return [(m, witness[m.pair_index]) for m in base.marginals if m.pair_index in witness]
+
+
+def choose_events(
+    mechanism: Mechanism,
+    chosen: Sequence[tuple[PairMarginals, BaselineEvent]],
+    num_samples: int,
+    seed: int,
+    jobs: int,
+    backend: str,
+    warnings: list[str],
+    floors: dict[int, float],
+) -> list[BaselineEvent]:
+    """`choose_event` for each (marginals, witness) with its pair's floor; a pair whose outputs
+    no longer have the marginals' coordinates is skipped with a line in `warnings`."""
+    out = []
+    for marg, witness in chosen:
+        try:
+            e = choose_event(
+                mechanism,
+                marg,
+                witness,
+                num_samples=num_samples,
+                seed=seed,
+                jobs=jobs,
+                backend=backend,
+                floor=floors[marg.pair_index],
+            )
+        except EventShapeError as exc:
+            warnings.append(
+                f"pair {marg.pair_index + 1}: no event chosen from the baseline's marginals ({exc})"
+            )
+            continue
+        if e is not None:
+            out.append(e)
+    return out
