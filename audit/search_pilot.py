@@ -244,21 +244,17 @@ def score_registered(
     cut in `chunk`s as the runner cuts them) and score it there; one that cannot be is dropped
     (score −∞, released). The champion's event is then chosen on the very samples the
     registered route chooses it on."""
-    index = {id(p): i for i, p in enumerate(registered)}
     mine = [e for e in entries if e.source == "registered"]
-    requests = [(e, index.get(id(e.pair), _position(e.pair, registered))) for e in mine]
+    requests = [(e, _position(e.pair, registered)) for e in mine]
     drawn = sampler.draw_registered(requests, num=selection, chunk=chunk)
-    topped = {e for e, ok in zip(mine, drawn, strict=True) if ok}
-    for e in topped:
-        scorer(e)
-    registered_entries = [(e, selection) for e in mine]
     champion: Entry | None = None
     scored: list[Entry] = []
-    for e, _ in registered_entries:
-        if e not in topped:
+    for e, ok in zip(mine, drawn, strict=True):
+        if not ok:
             e.score = -math.inf
             e.release()
             continue
+        scorer(e)
         scored.append(e)
         if champion is None or e.score > champion.score:
             champion = e
@@ -270,9 +266,10 @@ def score_registered(
 
 
 def _position(pair: NeighborPair, registered: Sequence[NeighborPair]) -> int:
-    """`pair`'s index among `registered` by content (its streams' key); one past them if absent."""
+    """`pair`'s index among `registered` (the same object, else the same content: its streams'
+    key); one past them if absent."""
     for i, p in enumerate(registered):
-        if (
+        if p is pair or (
             p.relation is pair.relation
             and p.dataset.equals(pair.dataset)
             and p.neighbor.equals(pair.neighbor)

@@ -451,11 +451,9 @@ def regression_checks(
     checks: list[RegressionCheck] = []
     for i, (e, (k_dataset, k_neighbor)) in enumerate(zip(events, counts, strict=True)):
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
-        if i < len(stored):
-            checks.append(compare(e, base.name, kp, kq, num_samples, beta_i))
-        else:
-            floor = floors[e.pair_index]
-            checks.append(compare(e, base.name, kp, kq, num_samples, beta_i, chosen_today=True, floor=floor))
+        is_chosen = i >= len(stored)
+        floor = floors[e.pair_index] if is_chosen else -math.inf
+        checks.append(compare(e, base.name, kp, kq, num_samples, beta_i, chosen_today=is_chosen, floor=floor))
     stale_checks = [
         stale_message(f"pair {c.pair_index + 1} ({c.description})", c.stale_reason)
         for c in checks

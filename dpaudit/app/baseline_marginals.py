@@ -242,11 +242,11 @@ def choose_event(
     floor: float = 0.0,
 ) -> BaselineEvent | None:
     """The event among `marginals` closest to being flagged, as a witness carrying the *stored*
-    counts of that event (None when no event has a finite score): the largest lax lower bound on
-    today's loss (fresh SELECT_PHASE samples of the current mechanism) minus the lax upper bound on
-    the larger of the baseline's from its ranking counts (never the stored counts the test uses;
-    today's bound alone when the entry has none) and `floor`, the level a chosen event must also
-    exceed (`baseline.witness_floor`). `witness` gives the pair and δ."""
+    counts of that event (None when no event has a finite score). Its score is the lax lower
+    bound on today's loss (fresh SELECT_PHASE samples of the current mechanism) minus the larger
+    of two levels: the lax upper bound on the baseline's loss from the ranking counts (never the
+    stored counts the test uses; 0 when the entry has none) and `floor`, which a chosen event
+    must also exceed (`baseline.witness_floor`). `witness` gives the pair and δ."""
     n_sel = _selection_size(num_samples)
     counts = _count(
         mechanism, (witness.dataset, witness.neighbor), witness.pair_index, marginals.coordinates,
