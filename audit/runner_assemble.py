@@ -30,7 +30,15 @@ from dpaudit.engine.runner_certificates import (
 )
 from dpaudit.engine.runner_checkpoint import package_version
 from dpaudit.engine.runner_plan import AuditPlan, PlannedPair, claimed_value
-from dpaudit.engine.types import AuditConfig, AuditResult, ClaimCheck, PairResult, ProfilePoint, Verdict
+from dpaudit.engine.types import (
+    AuditConfig,
+    AuditResult,
+    ClaimCheck,
+    PairResult,
+    ProfilePoint,
+    Verdict,
+    canary_of,
+)
 from dpaudit.engine.whitebox import white_box_reference
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
 from dpaudit.neighbors.base import NeighborPair
@@ -174,6 +182,7 @@ def assemble_pair(
         ),
         exact_epsilon=reference.epsilon,
         exact_epsilon_method=reference.method or reference.note,
+        canary=canary_of(planned.pair.tags),
     )
     return PairOutcome(
         result=result,
@@ -290,6 +299,7 @@ def assemble(
         command=command,
         seedable=mechanism.seedable,
         profile=best_profile(pair_results),
+        threat_model=str(getattr(mechanism, "threat_model", "") or ""),
         extra={
             "chunk_size": layout.chunk,
             "tests": plan.num_tests,

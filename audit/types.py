@@ -69,6 +69,10 @@ class AuditConfig:
     """Wall-clock seconds the whole audit may take (None: unlimited); past it the audit stops
     with `sampling.AuditTimeout`, even inside a sample() call that never returns (SIGALRM: Unix,
     main thread or a worker process's main thread; elsewhere checked before each call)."""
+    floating_point: bool = False
+    """Also propose the floating-point lattice events (`distinguishers.FLOAT_DISTINGUISHERS`) for a
+    mechanism that does not declare `floating_point = True`: audit the bits its implementation
+    releases, not the mechanism over the reals (`dpaudit run --floating-point`)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -157,6 +161,19 @@ class ClaimCheck:
     pairs_checked: int
 
 
+CANARY_WORDS: dict[str, str] = {
+    "gradient": "gradient-space canary: a clipped gradient of norm C along a direction no other record uses",
+    "input": "input-space canary: a record built to have a large gradient",
+}
+"""The canary kinds of DESIGN.md ("Training runs"), in words, by the tag `canary:<kind>`."""
+
+
+def canary_of(tags: tuple[str, ...]) -> str:
+    """The canary a pair's tags name (`canary:<kind>`), in words; empty for a non-canary pair."""
+    kind = next((t.split(":", 1)[1] for t in tags if t.startswith("canary:")), "")
+    return CANARY_WORDS.get(kind, kind.replace("_", " "))
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PairResult:
     index: int
@@ -181,6 +198,9 @@ class PairResult:
     exact_epsilon_method: str = ""
     """How `exact_epsilon` was computed (e.g. "exact enumeration", or an upper bound's kind);
     when it is None, the oracle's reason for declining (empty: the mechanism has no oracle)."""
+    canary: str = ""
+    """The record that differs in the pair, in words, when the pair is tagged as a canary
+    (`canary:gradient`, `canary:input`; DESIGN.md, "Training runs"); empty otherwise."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -209,6 +229,10 @@ class AuditResult:
     profile: tuple[ProfilePoint, ...] = ()
     """Per extra objective, the best certified value over pairs."""
     extra: dict[str, object] = field(default_factory=dict)
+    threat_model: str = ""
+    """What the adversary sees, as the mechanism declares it (`threat_model`: e.g. every DP-SGD
+    iterate, the last iterate only, a canary score); the verdict holds for that view only.
+    Empty for a mechanism that declares none (its released output is the view)."""
 
     @property
     def violation(self) -> bool:

@@ -14,6 +14,7 @@ above only a stated claim is a finding about the paper, not a violation.
 from __future__ import annotations
 
 import enum
+import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -37,6 +38,9 @@ class CurveKind(enum.StrEnum):
     """μ-Gaussian DP (Dong, Roth & Su): ε(δ) is the Gaussian profile of Balle & Wang (2018)."""
     ZCDP = "zcdp"
     """ρ-zCDP (Bun & Steinke 2016, Prop 1.3): ε(δ) ≤ ρ + 2√(ρ ln(1/δ))."""
+    ACCOUNTANT = "accountant"
+    """A privacy profile computed by a named accountant (e.g. dp_accounting's PLD accountant for
+    DP-SGD) and carried as a table of (δ, ε(δ)) points; `source` names the accountant."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -45,21 +49,47 @@ class ClaimCurve:
 
     `epsilon_at(δ)` is an ε the curve guarantees at δ. For zCDP it is the standard conversion
     (an upper bound on the best conversion), so comparing a certified ε(δ) against it can
-    only under-report a violation, never invent one.
+    only under-report a violation, never invent one. For an accountant's table it is the ε of
+    the largest tabulated δ' ≤ δ: a privacy profile is non-increasing in δ, so that value is at
+    least the accountant's ε(δ) (exact at every tabulated δ, conservative between them), and the
+    comparison again can only under-report.
     """
 
     kind: CurveKind
-    parameter: float
-    """μ for GDP, ρ for zCDP."""
+    parameter: float = 0.0
+    """μ for GDP, ρ for zCDP; unused (0) for an accountant's table."""
+    points: tuple[tuple[float, float], ...] = ()
+    """ACCOUNTANT only: (δ, ε(δ)) pairs, δ strictly increasing in (0, 1), ε non-increasing."""
+    source: str = ""
+    """ACCOUNTANT only: the accountant, its version and what it composed (shown to users)."""
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", CurveKind(self.kind))
-        if not (self.parameter > 0 and math.isfinite(self.parameter)):
+        if self.kind is CurveKind.ACCOUNTANT:
+            self._check_points()
+        elif not (self.parameter > 0 and math.isfinite(self.parameter)):
             raise ValueError(f"curve parameter must be finite and > 0, got {self.parameter}")
+
+    def _check_points(self) -> None:
+        pts = tuple((float(d), float(e)) for d, e in self.points)
+        object.__setattr__(self, "points", pts)
+        if not pts or not self.source:
+            raise ValueError("an accountant curve needs its (δ, ε) points and the accountant's name")
+        deltas = [d for d, _ in pts]
+        eps = [e for _, e in pts]
+        if not all(0 < d < 1 for d in deltas) or any(b <= a for a, b in itertools.pairwise(deltas)):
+            raise ValueError("accountant curve: δ values must increase strictly within (0, 1)")
+        if not all(e >= 0 and math.isfinite(e) for e in eps) or any(
+            b > a for a, b in itertools.pairwise(eps)
+        ):
+            raise ValueError("accountant curve: ε(δ) must be finite, ≥ 0 and non-increasing in δ")
 
     def epsilon_at(self, delta: float) -> float:
         if delta <= 0:
             return math.inf
+        if self.kind is CurveKind.ACCOUNTANT:
+            below = [e for d, e in self.points if d <= delta]
+            return below[-1] if below else math.inf
         if self.kind is CurveKind.GDP:
             from dpaudit.mechanisms.analytic import gaussian_epsilon
 
@@ -68,6 +98,9 @@ class ClaimCurve:
         return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
 
     def delta_at(self, epsilon: float) -> float:
+        if self.kind is CurveKind.ACCOUNTANT:
+            # the smallest tabulated δ whose ε(δ) ≤ epsilon bounds δ(epsilon) (monotone profile)
+            return next((d for d, e in self.points if e <= epsilon), 1.0)
         if self.kind is CurveKind.GDP:
             from dpaudit.mechanisms.analytic import gaussian_delta
 
@@ -79,10 +112,27 @@ class ClaimCurve:
         return math.exp(-((epsilon - rho) ** 2) / (4.0 * rho))
 
     def label(self) -> str:
+        if self.kind is CurveKind.ACCOUNTANT:
+            return f"accountant curve ({self.source})"
         return f"{self.parameter:g}-GDP" if self.kind is CurveKind.GDP else f"{self.parameter:g}-zCDP"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "parameter": self.parameter}
+        out: dict[str, Any] = {"kind": self.kind.value, "parameter": self.parameter}
+        if self.kind is CurveKind.ACCOUNTANT:
+            out["points"] = [[d, e] for d, e in self.points]
+            out["source"] = self.source
+        return out
+
+    @staticmethod
+    def from_dict(d: dict[str, Any], number: Callable[[Any], float] = float) -> ClaimCurve:
+        """Inverse of `to_dict` (`number` parses JSON numbers written as strings)."""
+        points = tuple((number(p[0]), number(p[1])) for p in d.get("points", ()))
+        return ClaimCurve(
+            kind=d["kind"],
+            parameter=number(d.get("parameter", 0.0)),
+            points=points,
+            source=d.get("source", ""),
+        )
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

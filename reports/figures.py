@@ -157,7 +157,8 @@ def profile_points(r: AuditResult) -> tuple[ProfilePoint, ...]:
 
 
 def _claim_key(c: PrivacyClaim) -> tuple[float, float, object]:
-    return (c.epsilon, c.delta, None if c.curve is None else (c.curve.kind, c.curve.parameter))
+    curve = None if c.curve is None else (c.curve.kind, c.curve.parameter, c.curve.points)
+    return (c.epsilon, c.delta, curve)
 
 
 def short_claim(c: PrivacyClaim) -> str:

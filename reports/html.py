@@ -177,6 +177,9 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
     ]
     if white_box_worst(r) is not None:
         facts.insert(2, ("White-box reference (not in the verdict)", white_box_words(r) or ""))
+    if r.threat_model:
+        facts.insert(1, ("Threat model (what the adversary sees)", r.threat_model))
+    facts[2:2] = [("Canary", c) for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)]
     points = profile_points(r)
     if points:
         exceeded = sum(pt.exceeds_claim for pt in points)

@@ -325,6 +325,8 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
+        *([f"- Threat model (what the adversary sees): {_cell(r.threat_model)}"] if r.threat_model else []),
+        *[f"- Canary: {_cell(c, 300)}" for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)],
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
         f"the claimed ε: {fmt(r.delta_lower_bound)}",
         *([f"- {wb}"] if (wb := white_box_words(r)) else []),

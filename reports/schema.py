@@ -60,9 +60,7 @@ def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
         reference=d["reference"],
         kind=ClaimKind(d.get("kind", "proved")),
         note=d.get("note", ""),
-        curve=None
-        if d.get("curve") is None
-        else ClaimCurve(kind=d["curve"]["kind"], parameter=parse_number(d["curve"]["parameter"])),
+        curve=None if d.get("curve") is None else ClaimCurve.from_dict(d["curve"], parse_number),
     )
 
 
@@ -177,6 +175,7 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
                 "profile": [_profile_to_dict(x) for x in p.profile],
                 "exact_epsilon": None if p.exact_epsilon is None else json_number(p.exact_epsilon),
                 "exact_epsilon_method": p.exact_epsilon_method,
+                "canary": p.canary,
             }
             for p in r.pairs
         ],
@@ -186,6 +185,7 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
         "elapsed_seconds": r.elapsed_seconds,
         "package_version": r.package_version,
         "extra": _strict(r.extra),
+        "threat_model": r.threat_model,
     }
 
 
@@ -253,6 +253,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
                     trajectory=tuple((int(n), parse_number(e)) for n, e in p.get("trajectory", ())),
                     exact_epsilon=_optional_number(p.get("exact_epsilon")),
                     exact_epsilon_method=str(p.get("exact_epsilon_method", "")),
+                    canary=str(p.get("canary", "")),
                 )
                 for p in d["pairs"]
             ),
@@ -266,6 +267,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             seedable=bool(d.get("seedable", True)),
             profile=tuple(_profile_from_dict(x) for x in d.get("profile", ())),
             extra=dict(d.get("extra", {})),
+            threat_model=str(d.get("threat_model", "")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaError(f"malformed dpaudit result: {type(exc).__name__}: {exc}") from None

@@ -82,9 +82,11 @@ def _pair_trajectory() -> dict[str, Any]:
 
 SHAPE: dict[str, dict[str, Any]] = {
     "PrivacyClaim": {"optional": ("curve",)},
+    "ClaimCurve": {"optional": ("points", "source")},
     "ClaimCheck": {"drop": ("claim",), "flatten": "PrivacyClaim"},
     "PairResult": {
         "drop": ("estimate",),
+        "optional": ("canary",),
         "add": {
             "estimate": {"$ref": "#/$defs/EpsilonEstimate"},
             "epsilon_lower_bound": NUMBER,

@@ -1,0 +1,139 @@
+"""Events on a mechanism's own scalar statistics: the Neyman–Pearson distinguisher.
+
+A mechanism may declare `statistics`: scalar functions of one output row that it knows to be
+(close to) its likelihood ratio between the two sides of its worst-case pairs, e.g. the DP-SGD
+family's `MixtureLLR` (the sum of per-step log-likelihood ratios of the gradient canary, Nasr et
+al., "Tight Auditing of Differentially Private Machine Learning", USENIX Security 2023). By the
+Neyman–Pearson lemma the tails {Λ ≥ t} are then the most powerful events at every size, which is
+what lets an audit reach an accountant's ε(δ) rather than a generic learned score's.
+
+`StatisticDistinguisher` proposes both tails of each statistic on the threshold grid of
+`estimators_base.ThresholdDistinguisher`; like every distinguisher it only proposes: the event is
+chosen on the selection split and certified on fresh samples, so a statistic that is not the
+likelihood ratio (a wrong model, a pair it was not built for) costs power, never validity. It
+needs no fitting, so the search's pilot uses it too. `StatisticEvent` serialises with its
+statistic's spec (`STATISTIC_TYPES` rebuilds it), so checkpoints, results and baselines keep it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, EventShapeError
+
+
+class Statistic(Protocol):
+    """A scalar function of an output row, declared by the mechanism."""
+
+    @property
+    def name(self) -> str: ...
+
+    def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]: ...
+
+    def to_spec(self) -> dict[str, Any]: ...
+
+
+def _mixture_llr(spec: dict[str, Any]) -> Statistic:
+    from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR  # a family module: load on demand
+
+    return MixtureLLR.from_spec(spec)
+
+
+STATISTIC_TYPES: dict[str, Callable[[dict[str, Any]], Statistic]] = {"mixture_llr": _mixture_llr}
+"""Statistic kinds a spec can name (`to_spec()["type"]`)."""
+
+
+def statistics_of(mechanism: Any) -> tuple[Statistic, ...]:
+    """The mechanism's declared `statistics` (empty when it declares none)."""
+    return tuple(getattr(mechanism, "statistics", ()) or ())
+
+
+@dataclass(frozen=True, slots=True)
+class StatisticEvent:
+    """{Λ(x) ≥ t} or {Λ(x) ≤ t} for a declared statistic Λ."""
+
+    statistic: Statistic
+    threshold: float
+    upper: bool
+
+    def indicator(self, outputs: Array) -> NDArray[np.bool_]:
+        try:
+            s = self.statistic.score(np.asarray(outputs))
+        except ValueError as exc:  # outputs of another width than the statistic's
+            raise EventShapeError(str(exc)) from exc
+        return s >= self.threshold if self.upper else s <= self.threshold
+
+    def to_spec(self) -> dict[str, Any]:
+        return {
+            "type": "statistic",
+            "statistic": self.statistic.to_spec(),
+            "threshold": self.threshold,
+            "upper": self.upper,
+        }
+
+    def describe(self) -> str:
+        return f"Λ[{self.statistic.name}] {'≥' if self.upper else '≤'} {self.threshold:.6g}"
+
+
+def _event_from_spec(spec: dict[str, Any]) -> Event:
+    inner = spec["statistic"]
+    factory = STATISTIC_TYPES.get(str(inner.get("type")))
+    if factory is None:
+        raise ValueError(f"unknown statistic type {inner.get('type')!r}")
+    return StatisticEvent(factory(inner), float(spec["threshold"]), bool(spec["upper"]))
+
+
+EVENT_TYPES["statistic"] = _event_from_spec
+
+
+@dataclass(frozen=True, slots=True)
+class StatisticDistinguisher:
+    """Both tails of each declared statistic on a quantile grid (no fitting)."""
+
+    statistics: tuple[Statistic, ...]
+    name: str = "np_statistic"
+    grid: int = 2048
+    tails: int = 256
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
+        scored = [(st, *_scores(st, a, b)) for st in self.statistics]
+        usable = [(st, sa, sb) for st, sa, sb in scored if sa is not None and sb is not None]
+        if not usable:
+            return None
+        ca: list[NDArray[np.float64]] = []
+        cb: list[NDArray[np.float64]] = []
+        specs: list[tuple[Statistic, float, bool]] = []
+        for st, sa, sb in usable:
+            ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
+            ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
+            ca += [ge_a, le_a]
+            cb += [ge_b, le_b]
+            specs += [(st, float(t), True) for t in ts] + [(st, float(t), False) for t in ts]
+
+        def make(i: int) -> Event:
+            st, t, upper = specs[i]
+            return StatisticEvent(st, t, upper)
+
+        return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+
+
+def _scores(
+    statistic: Statistic, a: NDArray[np.float64], b: NDArray[np.float64]
+) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
+    """The statistic on both sides, or (None, None) where it does not apply (another width)."""
+    try:
+        return statistic.score(a), statistic.score(b)
+    except ValueError:
+        return None, None
+
+
+def with_statistics(base: Sequence[Any], mechanism: Any) -> tuple[Any, ...]:
+    """`base` plus a `StatisticDistinguisher` when the mechanism declares statistics."""
+    stats = statistics_of(mechanism)
+    return (*base, StatisticDistinguisher(stats)) if stats else tuple(base)
