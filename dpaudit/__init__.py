@@ -28,6 +28,8 @@ _EXPORTS = {
     "Mechanism": "dpaudit.mechanisms.base",
     "MechanismError": "dpaudit.mechanisms.base",
     "from_callable": "dpaudit.mechanisms.base",
+    "accountant_claim": "dpaudit.mechanisms.dpsgd.accountant",
+    "MixtureLLR": "dpaudit.mechanisms.dpsgd.statistic",
     "Dataset": "dpaudit.neighbors.base",
     "Domain": "dpaudit.neighbors.base",
     "NeighborPair": "dpaudit.neighbors.base",
@@ -43,10 +45,12 @@ __all__ = [
     "Domain",
     "Mechanism",
     "MechanismError",
+    "MixtureLLR",
     "NeighborPair",
     "PrivacyClaim",
     "Relation",
     "Verdict",
+    "accountant_claim",
     "audit",
     "from_callable",
     "gate",
@@ -58,6 +62,8 @@ if TYPE_CHECKING:
     from dpaudit.engine.runner import run_audit
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
     from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
+    from dpaudit.mechanisms.dpsgd.accountant import accountant_claim
+    from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
     from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 

@@ -113,7 +113,7 @@ class ClaimCurve:
 
     def label(self) -> str:
         if self.kind is CurveKind.ACCOUNTANT:
-            return f"accountant curve ({self.source})"
+            return "accountant's ε(δ) curve"
         return f"{self.parameter:g}-GDP" if self.kind is CurveKind.GDP else f"{self.parameter:g}-zCDP"
 
     def to_dict(self) -> dict[str, Any]:
@@ -319,7 +319,10 @@ class CallableMechanism:
     only, never on `n_jobs`. Without either, one loop on `rng` itself (the original behaviour).
     `seedable=False` marks a function that ignores `rng` (results then do not reproduce from a
     seed, and the report says so). `floating_point=True` declares that the claim covers the
-    doubles released (the audit then adds the floating-point lattice events).
+    doubles released (the audit then adds the floating-point lattice events). `threat_model`
+    says in words what the adversary sees (e.g. "all iterates"), shown in reports; `statistics`
+    are scalar statistics the user knows to be the likelihood ratio of their pairs (e.g. DP-SGD's
+    gradient-canary `MixtureLLR`), offered to the audit as Neyman–Pearson events.
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -334,6 +337,8 @@ class CallableMechanism:
     chunk_size: int | None = None
     n_jobs: int = 1
     floating_point: bool = False
+    threat_model: str = ""
+    statistics: tuple[Any, ...] = ()
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.batch_fn is None):
@@ -393,6 +398,8 @@ def from_callable(
     chunk_size: int | None = None,
     n_jobs: int = 1,
     floating_point: bool = False,
+    threat_model: str = "",
+    statistics: Sequence[Any] = (),
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
     `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers."""
@@ -409,4 +416,6 @@ def from_callable(
         chunk_size=chunk_size,
         n_jobs=n_jobs,
         floating_point=floating_point,
+        threat_model=threat_model,
+        statistics=tuple(statistics),
     )
