@@ -13,8 +13,12 @@ result an uninterrupted one would, without redoing any recorded chunk.
 
 The header is written to a temporary file and renamed into place, so a checkpoint on disk
 either has a complete header or does not exist; a file without one (left empty or cut by a
-kill from an older version) holds no records and is simply restarted. A symlink at the
-checkpoint's path is removed, never written through.
+kill from an older version, or whose first line is not a dpaudit header at all, e.g. text written
+over it) holds no records it could trust and is restarted. A non-empty file restarted that way
+leaves a note (`Checkpoint.note`, which the runner adds to the result's warnings and the CLI
+prints): the user asked to resume and gets a fresh run, and should know. A first line that
+parses but is not a header, or a header of another audit, is an error instead (`CheckpointError`).
+A symlink at the checkpoint's path is removed, never written through.
 """
 
 from __future__ import annotations
@@ -39,6 +43,19 @@ def audit_key(payload: dict[str, Any]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def _restart_note(path: Path, lines: list[str]) -> str:
+    """The note for a non-empty checkpoint restarted for want of a header ('' if it was empty)."""
+    first = next((line for line in lines if line.strip()), "")
+    if not first:
+        return ""
+    why = (
+        "its header was cut (a write interrupted by a kill)"
+        if first.lstrip().startswith('{"type": "header"')
+        else f"its first line is not a dpaudit header ({first.strip()[:40]!r})"
+    )
+    return f"checkpoint {path} discarded: {why}; the audit restarted from the beginning"
+
+
 class Checkpoint:
     """Records selections and chunk counts of one audit; `resume=True` loads earlier records."""
 
@@ -49,6 +66,9 @@ class Checkpoint:
         self.chunks: dict[tuple[int, int, int], list[int]] = {}
         self.segments: dict[tuple[int, int, int], list[int]] = {}
         """Per chunk, the first event's counts on the chunk's trajectory segments (when recorded)."""
+        self.note = ""
+        """Why a non-empty checkpoint was discarded on resume (its header cut, or not a dpaudit
+        header); empty when it was resumed, absent, empty, or not asked to resume."""
         path.parent.mkdir(parents=True, exist_ok=True)
         if path.is_symlink():
             path.unlink()
@@ -69,8 +89,9 @@ class Checkpoint:
                 records.append(json.loads(line))
             except json.JSONDecodeError:
                 continue  # a line torn by a crash: its chunk is simply redone
-        if not records:
-            return False  # empty, or only a torn header: nothing was recorded
+        if not records:  # empty, a torn header, or no header at all: nothing to trust
+            self.note = _restart_note(self.path, lines)
+            return False
         if not isinstance(records[0], dict) or records[0].get("type") != "header":
             raise CheckpointError(f"{self.path} is not a dpaudit checkpoint")
         if records[0].get("key") != self.key:

@@ -49,10 +49,16 @@ def audits_float_bits(mechanism: Any, *, floating_point: bool = False) -> bool:
     return floating_point or bool(getattr(mechanism, "floating_point", False))
 
 
-def default_distinguishers(mechanism: Any = None, *, floating_point: bool = False) -> tuple[Distinguisher, ...]:
+def default_distinguishers(
+    mechanism: Any = None, *, floating_point: bool = False
+) -> tuple[Distinguisher, ...]:
     """The runner's default set: `FLOAT_DISTINGUISHERS` for a mechanism declaring
     `floating_point = True` or with `floating_point=True` (`AuditConfig.floating_point`), else
     `DEFAULT_DISTINGUISHERS`; plus the Neyman–Pearson
     distinguisher on the mechanism's declared `statistics` (`statistic_events`), if any."""
-    base = FLOAT_DISTINGUISHERS if audits_float_bits(mechanism, floating_point=floating_point) else DEFAULT_DISTINGUISHERS
+    base = (
+        FLOAT_DISTINGUISHERS
+        if audits_float_bits(mechanism, floating_point=floating_point)
+        else DEFAULT_DISTINGUISHERS
+    )
     return with_statistics(base, mechanism)

@@ -64,6 +64,7 @@ from dpaudit.engine.events import (
     row_keys,
 )
 from dpaudit.engine.objectives import EpsilonAt, Objective
+from dpaudit.engine.output_width import for_outputs
 
 __all__ = [  # the selection; events and base distinguishers are re-exported for importers
     "BASE_DISTINGUISHERS",
@@ -284,10 +285,11 @@ def choose_events(
     from those kept (`_choose`). Everything here is a function of the selection split only, so the
     number k of events and the events themselves are fixed before certification; certifying the
     k events at β_t/k each keeps the test's failure probability at β_t. `max_events=1` gives the
-    single-event choice."""
+    single-event choice. When `a` and `b` differ in width (a data-dependent output shape) the only
+    candidates are the width events of `output_width` (`for_outputs`)."""
     if max_events < 1:
         raise ValueError("max_events must be ≥ 1")
-    dists = BASE_DISTINGUISHERS if distinguishers is None else distinguishers
+    dists = for_outputs(BASE_DISTINGUISHERS if distinguishers is None else distinguishers, a, b)
     proposals = [(d.name, d.propose(a, b)) for d in dists]
     out = []
     for obj in objectives:

@@ -439,7 +439,11 @@ def _run_audit(
     selection_outputs: Sequence[tuple[NDArray[Any], NDArray[Any]]] | None,
 ) -> AuditResult:
     start = time.monotonic()
-    dists = default_distinguishers(mechanism) if distinguishers is None else tuple(distinguishers)
+    dists = (
+        default_distinguishers(mechanism, floating_point=config.floating_point)
+        if distinguishers is None
+        else tuple(distinguishers)
+    )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     layout = probe_layout(mechanism, plan, config)
     checkpoint = open_checkpoint(
@@ -464,6 +468,7 @@ def _run_audit(
         progress.close()
         if checkpoint is not None:
             checkpoint.close()
+    note = (checkpoint.note,) if checkpoint is not None and checkpoint.note else ()
     return assemble(
         mechanism,
         plan,
@@ -474,4 +479,5 @@ def _run_audit(
         started=start,
         parameters=parameters,
         command=command,
+        notes=note,
     )

@@ -85,6 +85,7 @@ def audit_key(
             "chunk": chunk,
             "profile": [list(config.profile_deltas), list(config.profile_epsilons), config.gdp],
             "version": package_version(),
+            **({"floating_point": True} if config.floating_point else {}),
         }
     )
 

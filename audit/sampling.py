@@ -28,6 +28,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.estimators import Event, as_rows
+from dpaudit.engine.events import EventShapeError
 from dpaudit.mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
 from dpaudit.neighbors.base import Dataset
 
@@ -299,9 +300,19 @@ def count_events_segmented(
 
     Rows are i.i.d. and drawn in a fixed order, so the segments give the counts on exact
     prefixes of the certification split (the runner's bound-vs-samples trajectory) without
-    keeping any sample: the worker returns a few small integers per chunk."""
+    keeping any sample: the worker returns a few small integers per chunk. An event that does not
+    apply to the chunk's width (`EventShapeError`: the mechanism's output shape on this dataset
+    changed since selection, which the session's shape check misses in a worker that never saw
+    the dataset) is the mechanism's inconsistency: `OutputShapeError`, exit 2."""
     out = draw(mechanism, dataset, size, seed, key)
-    indicators = [e.indicator(out) for e in events]
+    try:
+        indicators = [e.indicator(out) for e in events]
+    except EventShapeError as exc:  # the outputs' width changed since the events were chosen
+        raise OutputShapeError(
+            f"mechanism {mechanism.name!r}: sample() returned {_shape_text(tuple(out.shape[1:]))} "
+            f"({key_label(key)}), a shape its events, chosen on earlier outputs of the same dataset, "
+            f"do not apply to ({exc}); every call must return the same output shape"
+        ) from exc
     totals = [int(np.count_nonzero(ind)) for ind in indicators]
     pieces = list(itertools.pairwise([0, *cuts, size]))
     segments = [int(np.count_nonzero(ind[lo:hi])) for ind in indicators[:segmented] for lo, hi in pieces]

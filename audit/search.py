@@ -167,6 +167,7 @@ from dpaudit.engine.search_score import (
     SCREEN_SIZE,
     Scorer,
 )
+from dpaudit.engine.statistic_events import StatisticDistinguisher
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.neighbors.base import NeighborPair
@@ -246,7 +247,7 @@ def search_and_certify(
     """
     started = time.perf_counter()
     if distinguishers is None:
-        distinguishers = default_distinguishers(mechanism)
+        distinguishers = default_distinguishers(mechanism, floating_point=config.floating_point)
     if pilot_fraction is None:
         pilot_fraction = auto_pilot_fraction(_verdict_claim(mechanism).epsilon, registered=bool(registered))
     setup = prepare(
@@ -404,6 +405,6 @@ def _pilot_distinguishers(
     """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds)."""
     if pilot is not None:
         return pilot
-    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher
+    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher | StatisticDistinguisher
     cheap = [d for d in distinguishers if isinstance(d, no_fit)]
     return cheap or list(distinguishers)

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
 from dpaudit.engine.estimators import Distinguisher
+from dpaudit.engine.output_width import for_outputs
 from dpaudit.engine.search_sampling import Entry
 from dpaudit.engine.types import EpsilonEstimate
 
@@ -212,10 +213,11 @@ def pilot_event(
     certified ε at the certification budget is largest, with frequencies shaded at
     `PILOT_SELECTION_PESSIMISM` (laxer than the runner's own selection: the pilot's winner's
     curse is removed by measuring the event on the other fold, and small pilot splits must not
-    rule out a rare event seen only a few dozen times)."""
+    rule out a rare event seen only a few dozen times). Sides of different widths get the width
+    events alone (`output_width.for_outputs`)."""
     n_a, n_b = a.shape[0], b.shape[0]
     best: PilotEvent | None = None
-    for dist in distinguishers:
+    for dist in for_outputs(distinguishers, a, b):
         cand = dist.propose(a, b)
         if cand is None:
             continue

@@ -60,10 +60,13 @@ def audit(
     params: Mapping[str, str] | None = None,
     jobs: int = 1,
     timeout: float | None = None,
+    floating_point: bool = False,
 ) -> AuditResult:
     """Audit `mechanism` (an object, a registered name, or "module:attribute") and return the
     result. `num_samples` defaults to the registered budget (10^6 for an unregistered one).
     `timeout` (seconds) stops the audit with `AuditTimeout` (as `dpaudit run --timeout`).
+    `floating_point=True` (as `dpaudit run --floating-point`) adds the floating-point lattice
+    events for a mechanism that does not declare `floating_point` (`AuditConfig.floating_point`).
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
@@ -79,9 +82,16 @@ def audit(
         spec, mech, default_n = mechanism.name, mechanism, 1_000_000
     n = num_samples or default_n
     config = AuditConfig(
-        num_samples=n, seed=seed, failure_probability=failure_probability, jobs=jobs, timeout=timeout
+        num_samples=n,
+        seed=seed,
+        failure_probability=failure_probability,
+        jobs=jobs,
+        timeout=timeout,
+        floating_point=floating_point,
     )
-    command = _command(spec, raw, n, seed=seed, failure_probability=failure_probability)
+    command = _command(
+        spec, raw, n, seed=seed, failure_probability=failure_probability, floating_point=floating_point
+    )
     return certify(mech, config, _route(pairs), parameters=tuple(raw.items()), command=command)
 
 
@@ -95,7 +105,15 @@ def _route(pairs: PairsChoice) -> Route:
     return Route(mode="explicit", pairs=tuple(pairs), explicit=True)
 
 
-def _command(spec: str, raw: Mapping[str, str], n: int, *, seed: int, failure_probability: float) -> str:
+def _command(
+    spec: str,
+    raw: Mapping[str, str],
+    n: int,
+    *,
+    seed: int,
+    failure_probability: float,
+    floating_point: bool = False,
+) -> str:
     parts = ["dpaudit", "run", spec]
     for k, v in raw.items():
         parts += ["--param", f"{k}={v}"]
@@ -106,6 +124,7 @@ def _command(spec: str, raw: Mapping[str, str], n: int, *, seed: int, failure_pr
         str(seed),
         "--failure-probability",
         repr(float(failure_probability)),
+        *(["--floating-point"] if floating_point else []),
     ]
     return shlex.join(parts)
 

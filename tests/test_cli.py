@@ -313,3 +313,52 @@ def test_summary_names_a_refuted_claim_under_another_relation() -> None:
     assert result.violation and result.claim.relation.value == "add_remove_one"
     text = summary(result)
     assert "exceeds the proved claim ε=2 δ=0 (replace_one): certified ε ≥ 2." in text
+
+
+def test_run_all_and_gate_default_to_every_core_with_identical_results(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`run --all` and `gate` default to all cores (the process's CPU affinity), one mechanism to
+    --jobs 1; the results are bit-identical to --jobs 1 (apart from the elapsed time)."""
+    from dpaudit.app import cli, cli_commands, cli_parser
+    from dpaudit.mechanisms import registry
+
+    assert cli_parser.all_cores() == len(os.sched_getaffinity(0))
+    monkeypatch.setattr(cli, "all_cores", lambda: 2)  # parallel even on a one-core runner
+    monkeypatch.setattr(cli_commands, "all_cores", lambda: 2)
+    chosen = {"laplace_sum", "exponential_mechanism"}
+    table = {k: v for k, v in registry.entries().items() if k in chosen}
+    monkeypatch.setattr(cli, "entries", lambda: table)
+    jobs: list[int] = []
+    real = cli.certify
+    monkeypatch.setattr(
+        cli, "certify", lambda m, config, *a, **k: jobs.append(config.jobs) or real(m, config, *a, **k)
+    )
+
+    def results(*extra: str) -> list[dict[str, object]]:
+        code, out, _ = run(capsys, "run", "--all", "--num-samples", "20000", "--seed", "5", "--json", *extra)
+        assert code == 0
+        data = json.loads(out)
+        for d in data:
+            d.pop("elapsed_seconds")
+        return list(data)
+
+    default = results()
+    assert jobs == [2, 2]
+    assert results("--jobs", "1") == default and jobs[2:] == [1, 1]
+    run(capsys, "run", "laplace_sum", "--num-samples", "20000")
+    assert jobs[-1] == 1  # one mechanism: in-process unless asked
+
+    from dpaudit.app import gate as gate_mod
+
+    seen: list[int] = []
+    real_gate = gate_mod.run_gate
+    monkeypatch.setattr(gate_mod, "run_gate", lambda c, o, io: seen.append(o.jobs) or real_gate(c, o, io))
+    config = tmp_path / "dpaudit.toml"
+    config.write_text('num_samples = 20000\nseed = 2\n[[audit]]\nmechanism = "laplace_sum"\n')
+    assert main(["gate", str(config), "--out", str(tmp_path / "a")]) == 0
+    assert main(["gate", str(config), "--out", str(tmp_path / "b"), "--jobs", "1"]) == 0
+    assert seen == [2, 1]
+    a, b = (json.loads((tmp_path / d / "laplace_sum.json").read_text()) for d in "ab")
+    a.pop("elapsed_seconds"), b.pop("elapsed_seconds")
+    assert a == b

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.estimators import Event, event_from_spec
+from dpaudit.engine.estimators import Event, event_from_spec, event_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
@@ -328,6 +328,23 @@ def write_baseline(baseline: Baseline, path: Path) -> None:
     tmp.replace(path)
 
 
+def _nan_field(value: Any, path: str = "") -> str:
+    """The path of the first NaN in a JSON-like value ("threshold", "projection[2]"), or "".
+    A string reading as NaN counts (`event_from_spec` parses numbers with `float`)."""
+    if isinstance(value, dict):
+        return next(
+            (f for k, v in value.items() if (f := _nan_field(v, f"{path}.{k}" if path else str(k)))), ""
+        )
+    if isinstance(value, list | tuple):
+        return next((f for i, v in enumerate(value) if (f := _nan_field(v, f"{path}[{i}]"))), "")
+    if isinstance(value, float | str) and not isinstance(value, bool):
+        try:
+            return path or "value" if math.isnan(float(value)) else ""
+        except ValueError:
+            return ""
+    return ""
+
+
 class _Reader:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -369,9 +386,12 @@ class _Reader:
             raise self.error(where, "an event entry must be an object")
         spec = self.get(d, "event_spec", dict, where)
         try:
-            event_from_spec(spec)
+            rebuilt = event_spec(event_from_spec(spec))
         except (KeyError, TypeError, ValueError) as exc:
             raise self.error(where, f"unusable event_spec: {type(exc).__name__}: {exc}") from None
+        nan_at = _nan_field(spec) or _nan_field(rebuilt or {})
+        if nan_at:  # a NaN threshold never holds: the witness would silently stop occurring
+            raise self.error(where, f"event_spec field {nan_at!r} must be a number, got NaN")
         try:
             relation = Relation(self.get(d, "relation", str, where))
         except ValueError:

@@ -47,6 +47,7 @@ from dpaudit.app.cli_parser import (
     EXIT_VIOLATION,
     FORMATS,
     UsageError,
+    all_cores,
     build_parser,
 )
 from dpaudit.engine.outfiles import safe_stem, write_text
@@ -97,6 +98,8 @@ def _test_options(args: argparse.Namespace) -> list[str]:
         parts += ["--profile-epsilons", ",".join(repr(float(e)) for e in args.profile_epsilons)]
     if args.gdp:
         parts.append("--gdp")
+    if getattr(args, "floating_point", False):
+        parts.append("--floating-point")
     if args.pilot_fraction is not None:
         parts += ["--pilot-fraction", repr(float(args.pilot_fraction))]
     if args.search_pairs is not None:
@@ -125,6 +128,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         profile_epsilons=args.profile_epsilons,
         gdp=args.gdp,
         timeout=args.timeout,
+        floating_point=args.floating_point,
     )
     mode = args.pairs or DEFAULT_PAIRS
     if mode == "registered" and not has_registered_pairs(mechanism):
@@ -161,8 +165,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--resume needs --out (checkpoints live under the output directory)")
     if args.scheduler and args.backend != "dask":
         raise UsageError("--scheduler needs --backend dask")
-    if args.jobs is None:
-        args.jobs = -1 if args.backend == "dask" else 1
+    if args.jobs is None:  # one audit: in-process (no worker start-up); --all: every core
+        args.jobs = -1 if args.backend == "dask" else all_cores() if args.all else 1
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError("--jobs must be ≥ 1 or -1")
     fmts = formats(args.format)

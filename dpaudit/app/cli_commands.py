@@ -18,7 +18,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.cli_parser import EXIT_OK, FORMATS, UsageError
+from dpaudit.app.cli_parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate_types import GateIO
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
@@ -204,7 +204,7 @@ def cmd_gate(args: argparse.Namespace) -> int:
         strict=args.strict,
         out=args.out,
         resume=args.resume,
-        jobs=args.jobs,
+        jobs=all_cores() if args.jobs is None else args.jobs,
     )
     return run_gate(config, options, gate_io()).exit_code
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
@@ -27,6 +28,15 @@ class UsageError(Exception):
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         raise UsageError(message)
+
+
+def all_cores() -> int:
+    """The cores this process may run on (its CPU affinity; `os.cpu_count()` where the platform
+    has no affinity): the default `--jobs` of `run --all` and `gate`. Results are bit-identical
+    for any `--jobs` (every chunk draws from its own seed stream)."""
+    if hasattr(os, "sched_getaffinity"):
+        return max(1, len(os.sched_getaffinity(0)))
+    return max(1, os.cpu_count() or 1)
 
 
 def _positive_int(text: str) -> int:
@@ -109,7 +119,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         "--jobs",
         type=int,
         default=None,
-        help="parallel workers (-1: all; default 1, or all with --backend dask)",
+        help="parallel workers (-1: all; default all cores with --all or --backend dask, else 1)",
     )
     r.add_argument(
         "--failure-probability",
@@ -157,7 +167,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="search budget per side = --num-samples × this (default: the number of registered pairs, "
         "else of boundary template pairs, so both routes spend the same)",
     )
-    r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
+    _add_event_options(r)
     r.add_argument(
         "--strict",
         action="store_true",
@@ -174,6 +184,17 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
+
+
+def _add_event_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s options that add tests or events: --gdp, --floating-point."""
+    r.add_argument("--gdp", action="store_true", help="also certify a Gaussian-DP μ lower bound")
+    r.add_argument(
+        "--floating-point",
+        action="store_true",
+        help="also test the bits of float outputs (lattice events, Mironov 2012) of a mechanism that "
+        "does not declare floating_point: its claim is then read as one about its float implementation",
+    )
 
 
 def _add_plan(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -215,7 +236,7 @@ def _add_gate(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
     g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
-    g.add_argument("--jobs", type=int, default=1, help="parallel workers (-1: all cores)")
+    g.add_argument("--jobs", type=int, default=None, help="parallel workers (-1 or default: all cores)")
 
 
 def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:

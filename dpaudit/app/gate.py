@@ -103,6 +103,8 @@ def _command(spec: AuditSpec, beta_v: float) -> str:
     parts += ["--num-samples", str(spec.num_samples), "--seed", str(spec.seed)]
     parts += ["--failure-probability", f"{beta_v:g}"]
     parts += ["--pairs", spec.pairs]  # always: `dpaudit run` defaults to "all"
+    if spec.floating_point:
+        parts.append("--floating-point")
     return shlex.join(parts)
 
 
@@ -121,6 +123,7 @@ def _key(spec: AuditSpec) -> str:
             "violation_share": VIOLATION_SHARE,
             "pairs": spec.pairs,
             "version": package_version(),
+            **({"floating_point": True} if spec.floating_point else {}),
         }
     )
 
@@ -182,6 +185,7 @@ class _Runner:
             jobs=self.options.jobs,
             backend=self.options.backend,
             timeout=spec.timeout,
+            floating_point=spec.floating_point,
         )
         command = _command(spec, beta_v)
         if spec.pairs == "registered":

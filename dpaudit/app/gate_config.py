@@ -11,6 +11,7 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     timeout = 600                  # seconds one audit may take (as `dpaudit run --timeout`; default none)
     witnesses = "reported"         # baseline witnesses per pair: reported | certified (every
                                    # event the pair's test certified; β_reg split across them)
+    floating_point = false         # also test the bits of float outputs (`dpaudit run --floating-point`)
     baseline = "dpaudit-baseline.json"   # default for --baseline, relative to this file
 
     [[audit]]
@@ -22,6 +23,7 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     seed = 1
     pairs = "registered"
     timeout = 60
+    floating_point = true          # e.g. a library's float Laplace audited through module:attr
 
 Discovery when no file is given: `dpaudit.toml` in the working directory, else
 `pyproject.toml` there if it has a `[tool.dpaudit]` table. A file given explicitly is read as
@@ -51,7 +53,15 @@ from dpaudit.mechanisms.registry import RegistryError, resolve
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
 PAIR_MODES = ("registered", "search", "all")
-DEFAULT_KEYS = ("num_samples", "seed", "failure_probability", "pairs", "timeout", "witnesses")
+DEFAULT_KEYS = (
+    "num_samples",
+    "seed",
+    "failure_probability",
+    "pairs",
+    "timeout",
+    "witnesses",
+    "floating_point",
+)
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
 AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
@@ -79,6 +89,8 @@ class AuditSpec:
     """Wall-clock seconds the audit may take (None: unlimited); past it the gate exits 2."""
     witnesses: str = "reported"
     """What `--update-baseline` stores per pair (`baseline_format.WITNESS_CHOICES`)."""
+    floating_point: bool = False
+    """Also propose the floating-point lattice events (`AuditConfig.floating_point`)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -155,6 +167,11 @@ class _Ctx:
                 f"'timeout' must be a positive number of seconds, got {_shown(value)} ({_type_name(value)})"
             )
         return float(value)
+
+    def flag(self, key: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.error(f"{key!r} must be true or false, got {_shown(value)} ({_type_name(value)})")
+        return value
 
     def witnesses(self, value: Any) -> str:
         if value not in WITNESS_CHOICES:
@@ -263,6 +280,7 @@ def _defaults(top: _Ctx, table: dict[str, Any]) -> dict[str, Any]:
         "pairs": top.pairs(table.get("pairs", "registered")),
         "timeout": top.timeout(table["timeout"]) if "timeout" in table else None,
         "witnesses": top.witnesses(table.get("witnesses", "reported")),
+        "floating_point": top.flag("floating_point", table.get("floating_point", False)),
     }
     if "num_samples" in table:
         defaults["num_samples"] = top.num_samples(table["num_samples"])
@@ -324,24 +342,36 @@ def load_config(path: Path) -> GateConfig:
                 "give one of them a distinct 'name'"
             )
         seen[name] = i
-        n = ctx.num_samples(raw["num_samples"]) if "num_samples" in raw else None
         audits.append(
             AuditSpec(
                 index=i,
                 name=name,
                 mechanism_spec=spec.strip(),
                 params=params,
-                num_samples=n or defaults.get("num_samples") or _default_samples(spec.strip()),
-                seed=ctx.seed(raw["seed"]) if "seed" in raw else defaults["seed"],
-                failure_probability=(
-                    ctx.probability(raw["failure_probability"])
-                    if "failure_probability" in raw
-                    else defaults["failure_probability"]
-                ),
-                pairs=ctx.pairs(raw["pairs"]) if "pairs" in raw else defaults["pairs"],
                 mechanism=mechanism,
-                timeout=ctx.timeout(raw["timeout"]) if "timeout" in raw else defaults["timeout"],
-                witnesses=ctx.witnesses(raw["witnesses"]) if "witnesses" in raw else defaults["witnesses"],
+                **_settings(ctx, raw, defaults, spec.strip()),
             )
         )
     return GateConfig(path=path, audits=tuple(audits), baseline=baseline)
+
+
+def _settings(ctx: _Ctx, raw: dict[str, Any], defaults: dict[str, Any], spec: str) -> dict[str, Any]:
+    """One audit's settings: its own keys, validated, else the file's defaults."""
+    n = ctx.num_samples(raw["num_samples"]) if "num_samples" in raw else None
+    return {
+        "num_samples": n or defaults.get("num_samples") or _default_samples(spec),
+        "seed": ctx.seed(raw["seed"]) if "seed" in raw else defaults["seed"],
+        "failure_probability": (
+            ctx.probability(raw["failure_probability"])
+            if "failure_probability" in raw
+            else defaults["failure_probability"]
+        ),
+        "pairs": ctx.pairs(raw["pairs"]) if "pairs" in raw else defaults["pairs"],
+        "timeout": ctx.timeout(raw["timeout"]) if "timeout" in raw else defaults["timeout"],
+        "witnesses": ctx.witnesses(raw["witnesses"]) if "witnesses" in raw else defaults["witnesses"],
+        "floating_point": (
+            ctx.flag("floating_point", raw["floating_point"])
+            if "floating_point" in raw
+            else defaults["floating_point"]
+        ),
+    }

@@ -27,7 +27,8 @@ REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (
         name="hs_weak_learner",
         factory=HSWeakLearner,
         family=FAMILY,
-        summary="private Gaussian weak learner WL^ alone (fixed κ-smooth measure), ρ = 2/(κnσ)²-zCDP, Thm 27",
+        summary="private Gaussian weak learner WL^ alone (fixed κ-smooth measure), μ = 2/(κnσ)-GDP "
+        "(the paper: ρ = 2/(κnσ)²-zCDP), Thm 27",
         default_num_samples=_N,
     ),
     RegistryEntry(

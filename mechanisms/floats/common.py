@@ -54,14 +54,29 @@ def clamped_sum(dataset: Dataset, low: float, high: float) -> float:
 
 
 def check_box(epsilon: float, low: float, high: float) -> None:
+    """Refuse a box the family's claims do not cover (see `BoundedSum`)."""
     if not epsilon > 0 or not low < high:
         raise ValueError("need epsilon > 0 and low < high")
+    if not low <= 0.0 <= high:
+        reach = max(abs(low), abs(high))
+        raise ValueError(
+            f"the box [{low:g}, {high:g}] does not contain 0: adding a record moves the sum by up to "
+            f"max(|low|, |high|) = {reach:g}, more than the high − low = {high - low:g} the noise and "
+            "the add/remove claim are calibrated to; use a box containing 0 (or shift the records)"
+        )
 
 
 class BoundedSum:
     """What every mechanism of the family shares: a sum of records clamped to [low, high], the
     parameter check, the headline claim (the first of `claims`) and the box domain. Subclasses
-    are frozen slotted dataclasses that declare the fields and `claims`."""
+    are frozen slotted dataclasses that declare the fields and `claims`.
+
+    Every claim (`claims`: replace-one and add/remove) is calibrated to the sensitivity high − low.
+    That bounds replacing a record, and bounds adding or removing one (which moves the sum by the
+    record's own clamped value, up to max(|low|, |high|)) only when 0 ∈ [low, high]. A box without
+    0 (say [1, 2]: adding a record moves the sum by 2, twice the calibrated 1) would make the
+    add/remove claim invalid, so `check_box` refuses to build it (ValueError: exit 2 on the CLI)
+    rather than carry a claim the mechanism does not meet."""
 
     __slots__ = ()
     epsilon: float

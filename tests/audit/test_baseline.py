@@ -193,6 +193,19 @@ def _valid_dict() -> dict[str, Any]:
         (lambda d: d["audits"]["lap"]["events"][0].update(epsilon_lower_bound="NaN"), "must be a finite"),
         (lambda d: d["audits"]["lap"]["events"][0].update(delta="inf"), "must be a finite"),
         (lambda d: d["audits"]["lap"].update(failure_probability="nan"), "must be a finite"),
+        # a witness's threshold edited to NaN: refused, not read as a witness that stopped occurring
+        (
+            lambda d: d["audits"]["lap"]["events"][0]["event_spec"].update(threshold=float("nan")),
+            "event #1: event_spec field 'threshold' must be a number, got NaN",
+        ),
+        (
+            lambda d: d["audits"]["lap"]["events"][1]["event_spec"].update(threshold="NaN"),
+            "event #2: event_spec field 'threshold' must be a number, got NaN",
+        ),
+        (
+            lambda d: d["audits"]["lap"]["events"][0]["event_spec"].update(projection=[1.0, float("nan")]),
+            "event_spec field 'projection[1]' must be a number, got NaN",
+        ),
     ],
 )
 def test_malformed_baselines_name_the_file(

@@ -92,6 +92,56 @@ def test_torn_last_line_is_ignored(tmp_path: Path) -> None:
     assert _comparable(again) == _comparable(full)
 
 
+@pytest.mark.parametrize(
+    ("first_line", "why"),
+    [
+        ('{"type": "header", "ke', "its header was cut"),
+        ("garbage line\n", "its first line is not a dpaudit header ('garbage line')"),
+    ],
+)
+def test_checkpoint_without_a_header_is_restarted_with_a_note(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], first_line: str, why: str
+) -> None:
+    """A checkpoint whose first line is cut or is no dpaudit header at all holds nothing to trust:
+    the audit restarts (the same result as a fresh run), and says so in the same words."""
+    from dpaudit.app.cli import main
+
+    m = LaplaceSum()
+    cfg = AuditConfig(num_samples=20_000, seed=3, chunk_size=4096)
+    ckpt = tmp_path / "ck.jsonl"
+    ckpt.write_text(first_line)
+    again = run_audit(m, m.neighbor_pairs(), cfg, checkpoint_path=ckpt, resume=True)
+    fresh = run_audit(m, m.neighbor_pairs(), cfg)
+    note = f"checkpoint {ckpt} discarded: {why}"
+    assert [w for w in again.warnings if w.startswith("checkpoint ")] == [
+        f"{note}{'' if why.endswith(')') else ' (a write interrupted by a kill)'}; the audit restarted "
+        "from the beginning"
+    ]
+    assert _comparable(dataclasses.replace(again, warnings=fresh.warnings)) == _comparable(fresh)
+    # an empty checkpoint, or none, restarts without a note
+    ckpt.write_text("")
+    assert not run_audit(m, m.neighbor_pairs(), cfg, checkpoint_path=ckpt, resume=True).warnings
+    # the CLI prints it
+    out = tmp_path / "out"
+    (out / ".checkpoints").mkdir(parents=True)
+    (out / ".checkpoints" / "laplace_sum.jsonl").write_text(first_line)
+    argv = [
+        "run",
+        "laplace_sum",
+        "--num-samples",
+        "20000",
+        "--pairs",
+        "registered",
+        "--out",
+        str(out),
+        "--resume",
+    ]
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    path = out / ".checkpoints" / "laplace_sum.jsonl"
+    assert f"dpaudit: warning: laplace_sum: checkpoint {path} discarded: {why}" in err
+
+
 def test_kill_minus_nine_then_resume_cli(tmp_path: Path) -> None:
     """A real `kill -9` of `dpaudit run`, then `--resume`: identical result JSON (timings aside)."""
     env = {**os.environ, "CI": "true"}

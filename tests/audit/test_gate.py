@@ -279,6 +279,22 @@ def test_malformed_baseline_event_exits_2(in_tmp: Path, capsys: pytest.CaptureFi
     assert code == 2 and "audit 'lap' event #2" in one_error_line(err, "b.json: ")
 
 
+def test_nan_threshold_in_a_baseline_exits_2_naming_the_file(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A witness's threshold edited to NaN never holds: read as it is, the gate would call the
+    baseline "no longer informative" and exit 0; it is refused before any audit runs."""
+    path = make_baseline(in_tmp, capsys, "epsilon = 1.0")
+    data = json.loads(path.read_text())
+    data["audits"]["lap"]["events"][0]["event_spec"]["threshold"] = float("nan")
+    write(path, json.dumps(data))  # the NaN literal json.dumps writes
+    write(in_tmp / "dpaudit.toml", audit_toml("laplace_sum", name="lap"))
+    code, out, err = run(capsys, "gate", "--baseline", "b.json")
+    assert code == 2 and out == ""
+    line = one_error_line(err, "b.json: ")
+    assert "audit 'lap' event #1" in line and "'threshold'" in line and "NaN" in line
+
+
 def test_audit_absent_from_baseline_warns_and_is_not_compared(
     in_tmp: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

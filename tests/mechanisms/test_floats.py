@@ -97,3 +97,41 @@ def test_the_default_route_flags_the_rounding_sum_on_a_template_pair() -> None:
     assert result.violation and result.epsilon_lower_bound > 1.5
     search = result.extra["search"]
     assert any(not d.startswith("replace the last record") for d in search["certified_pairs"])  # type: ignore[union-attr]
+
+
+FLOAT_CLASSES = (
+    SnappingLaplace,
+    DiscreteLaplaceSum,
+    DiscreteGaussianSum,
+    NaiveFloatLaplace,
+    NaiveFloatGaussian,
+    RoundedSumDiscreteLaplace,
+)
+
+
+@pytest.mark.parametrize("cls", FLOAT_CLASSES)
+@pytest.mark.parametrize(("low", "high"), [(1.0, 2.0), (-3.0, -1.0), (0.5, 1.0)])
+def test_a_box_without_zero_refuses_to_build(cls: type, low: float, high: float) -> None:
+    """Every claim of the family, add/remove included, is calibrated to high − low; adding a record
+    moves the sum by up to max(|low|, |high|) > high − low when 0 ∉ [low, high], so such a preset
+    would carry an invalid add/remove claim: it is refused instead (exit 2 on the CLI)."""
+    assert any(c.relation is Relation.ADD_REMOVE_ONE for c in cls().claims)
+    with pytest.raises(ValueError, match=r"does not contain 0: adding a record moves the sum by up to"):
+        cls(low=low, high=high)
+
+
+@pytest.mark.parametrize("cls", FLOAT_CLASSES)
+def test_boxes_with_zero_build_and_their_add_remove_claim_holds(cls: type) -> None:
+    """0 ∈ [low, high]: |added record| ≤ max(|low|, |high|) ≤ high − low, within the calibration."""
+    for low, high in ((0.0, 1.0), (-1.0, 1.0), (-2.0, 0.0)):
+        m = cls(low=low, high=high)
+        assert max(abs(low), abs(high)) <= high - low
+        assert m.domain.feature_low == low and m.domain.feature_high == high
+
+
+def test_cli_refuses_a_float_preset_without_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    from dpaudit.app.cli import main
+
+    code = main(["run", "float_discrete_laplace", "--param", "low=1", "--param", "high=2"])
+    err = capsys.readouterr().err
+    assert code == 2 and err.count("\n") == 1 and "[1, 2] does not contain 0" in err

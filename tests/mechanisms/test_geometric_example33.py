@@ -30,14 +30,29 @@ def test_step_epsilon_solves_advanced_composition() -> None:
     assert m.Delta == pytest.approx(m.noise_scale * math.log(m.T / m.beta))
 
 
-def test_claims_cover_every_relation_and_verdict_uses_advanced() -> None:
+def test_claims_cover_every_relation_and_verdict_uses_the_pure_composition_claims() -> None:
+    """The base class's pure composition claims T·ε̂·r (ε̂ = ε_0/2; r = 1, 1 + 1/k, 2) are
+    registered beside the advanced (ε, δ) and basic (ε_L + T·ε_0, 0) ones and decide the verdict:
+    0.291 / 0.388 / 0.582 at conj-small (issue 29: it registered only 0.9 / 1.032)."""
     m = CompositionConjunctionLearner()
-    for rel in (Relation.ADD_REMOVE_ONE, Relation.RELABEL_ONE, Relation.REPLACE_ONE):
+    per = m.T * m.step_epsilon / 2
+    want = {
+        Relation.ADD_REMOVE_ONE: per,
+        Relation.RELABEL_ONE: per * (1 + 1 / m.k),
+        Relation.REPLACE_ONE: 2 * per,
+    }
+    assert [round(want[r], 3) for r in want] == [0.291, 0.388, 0.582]
+    for rel, eps in want.items():
         c = applicable_claim(claims_of(m), rel)
-        assert c is not None and c.kind is ClaimKind.PROVED
-        assert (c.epsilon, c.delta) == (m.epsilon, m.delta)
+        assert c is not None and c.kind is ClaimKind.PROVED and c.delta == 0.0 and c.relation is rel
+        assert c.epsilon == pytest.approx(eps, rel=1e-12)
+        kept = {(c.epsilon, c.delta) for c in claims_of(m) if c.relation is rel}
+        assert (m.epsilon, m.delta) in kept  # the advanced-composition claim is kept
+        assert any(d == 0 and e == pytest.approx(0.45 + 26 * m.step_epsilon) for e, d in kept)  # basic
+    # the verdict claim is the tightest pure claim: add/remove's
     pure = [c for c in claims_of(m) if c.delta == 0]
-    assert len(pure) == 3 and all(c.epsilon == pytest.approx(0.45 + 26 * m.step_epsilon) for c in pure)
+    verdict = applicable_claim(claims_of(m), m.claim.relation)
+    assert verdict == min(pure, key=lambda c: c.epsilon) and verdict.epsilon == pytest.approx(per)
 
 
 def test_correct_learner_far_below_and_twin_above_claim() -> None:
