@@ -209,3 +209,19 @@ def test_readme_opendp_example_runs_as_printed(tmp_path: Path) -> None:
     # runs at this budget, 0.65 once in a loaded CI run; a bound far above 0 and never above 1 is
     # what the printed comment promises and what a broken adapter would not give.
     assert data["verdict"] == "no_violation_found" and 0.5 < data["epsilon_lower_bound"] <= 1.0
+
+
+def test_readme_dpsgd_example_is_caught_against_the_accountant_curve(tmp_path: Path) -> None:
+    """The README's own numpy DP-SGD with half the noise, claimed as the accountant's curve, run with
+    the printed command: exit 1, the curve exceeded at δ = 10⁻² with the accountant's value beside
+    it, and the threat model and canary named in the JSON."""
+    (tmp_path / "my_dpsgd.py").write_text(_readme_block("Auditing DP-SGD", "python"))
+    command = _readme_block("Auditing DP-SGD", "bash").split("#")[0].split()
+    assert command[:3] == ["dpaudit", "run", "my_dpsgd:mechanism"]
+    ran = _run(tmp_path, "-m", "dpaudit", *command[1:], "--json")
+    assert ran.returncode == 1, ran.stderr
+    data = json.loads(ran.stdout)
+    at = {pt["parameter"]: pt for pt in data["pairs"][0]["profile"] if pt["objective"] == "epsilon"}
+    assert at[0.01]["exceeds_claim"] and at[0.01]["claimed"] == pytest.approx(1.316, abs=1e-3)
+    assert data["threat_model"].startswith("all iterates") and data["pairs"][0]["canary"].startswith("input")
+    assert data["claim"]["curve"]["kind"] == "accountant"
