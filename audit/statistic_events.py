@@ -17,6 +17,7 @@ statistic's spec (`STATISTIC_TYPES` rebuilds it), so checkpoints, results and ba
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -63,10 +64,7 @@ class StatisticEvent:
     upper: bool
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        try:
-            s = self.statistic.score(np.asarray(outputs))
-        except ValueError as exc:  # outputs of another width than the statistic's
-            raise EventShapeError(str(exc)) from exc
+        s = _cached_score(self.statistic, outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def to_spec(self) -> dict[str, Any]:
@@ -79,6 +77,33 @@ class StatisticEvent:
 
     def describe(self) -> str:
         return f"Λ[{self.statistic.name}] {'≥' if self.upper else '≤'} {self.threshold:.6g}"
+
+
+_LAST = threading.local()
+"""Per thread: the last (outputs, fingerprint, statistic, scores) scored. A chunk is counted
+against every event of a pair (profile tests, adaptive top-k), so the statistic is scored once
+per chunk. The cache holds the outputs array itself, so identity (`is`) cannot match another
+array; the engine never writes into a chunk's outputs, and the fingerprint (shape, first and last
+row) guards against a caller that rewrites one array in place between two events."""
+
+
+def _fingerprint(outputs: NDArray[Any]) -> tuple[object, ...]:
+    if outputs.size == 0:
+        return (outputs.shape,)
+    return (outputs.shape, outputs[0].tobytes(), outputs[-1].tobytes())
+
+
+def _cached_score(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
+    arr = np.asarray(outputs)
+    last = getattr(_LAST, "entry", None)
+    if last is not None and last[0] is arr and last[2] == statistic and last[1] == _fingerprint(arr):
+        return last[3]
+    try:
+        scores = statistic.score(arr)
+    except ValueError as exc:  # outputs of another width than the statistic's
+        raise EventShapeError(str(exc)) from exc
+    _LAST.entry = (arr, _fingerprint(arr), statistic, scores)
+    return scores
 
 
 def _event_from_spec(spec: dict[str, Any]) -> Event:

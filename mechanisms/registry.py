@@ -29,6 +29,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.boosting",  # 004: LazyBregBoost, private halfspaces
     "dpaudit.mechanisms.counting",  # svt: sparse vector technique (Lyu, Su & Li 2017)
     "dpaudit.mechanisms.floats",  # floats: floating-point twins (Mironov 2012) and exact samplers
+    "dpaudit.mechanisms.dpsgd",  # dpsgd: DP-SGD with canaries and accountant claims (Abadi et al. 2016)
     "dpaudit.mechanisms.libraries",  # libraries: OpenDP and diffprivlib (only when installed)
 )
 
@@ -42,6 +43,7 @@ FAMILY_TITLES: Mapping[str, str] = {
     "svt": "sparse vector technique (Lyu, Su & Li 2017)",
     "floats": "floating point (Mironov 2012)",
     "libraries": "DP libraries",
+    "dpsgd": "DP-SGD (Abadi et al. 2016)",
 }
 """What a reader sees for a family code (the codes stay the filter keys, e.g. `--family 002`).
 000: Alon, Beimel, Moran, Stemmer, "Closure Properties for Private Classification and Online

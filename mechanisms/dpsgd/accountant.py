@@ -24,6 +24,7 @@ import functools
 import importlib.metadata
 
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.dpsgd import accountant_table
 from dpaudit.neighbors.base import Relation
 
 PROFILE_GRID: tuple[float, ...] = tuple(sorted(m * 10.0**k for k in range(-10, 0) for m in (1.0, 2.0, 5.0)))
@@ -32,6 +33,8 @@ so the audited profile points (10⁻³, 10⁻², 10⁻¹) and any headline δ of
 
 VALUE_DISCRETIZATION = 1e-4
 """dp_accounting's default privacy-loss discretisation interval (pessimistic rounding)."""
+
+CurveKey = accountant_table.Key
 
 _RELATIONS = {Relation.ADD_REMOVE_ONE: "ADD_OR_REMOVE_ONE", Relation.REPLACE_ONE: "REPLACE_ONE"}
 
@@ -97,6 +100,23 @@ def accountant_source(*, noise_multiplier: float, sample_rate: float, steps: int
     )
 
 
+RECORDED: set[CurveKey] = set()
+"""Every curve key `accountant_curve` was asked for in this process (`accountant_table` collects
+the registered presets' keys this way)."""
+
+
+def compute_points(key: CurveKey) -> tuple[tuple[float, float], ...]:
+    """dp_accounting's ε at each δ of `key`'s grid, made non-increasing (rounding can break ties)."""
+    sigma, q, steps, relation, deltas = key
+    points: list[tuple[float, float]] = []
+    for d in deltas:
+        eps = accountant_epsilon(
+            noise_multiplier=sigma, sample_rate=q, steps=steps, relation=Relation(relation), delta=d
+        )
+        points.append((d, eps if not points else min(eps, points[-1][1])))
+    return tuple(points)
+
+
 def accountant_curve(
     *,
     noise_multiplier: float,
@@ -105,22 +125,21 @@ def accountant_curve(
     relation: Relation,
     extra_deltas: tuple[float, ...] = (),
 ) -> ClaimCurve:
-    """The accountant's profile tabulated on `PROFILE_GRID` (plus `extra_deltas`)."""
-    deltas = sorted({*PROFILE_GRID, *(d for d in extra_deltas if 0 < d < 1)})
-    points: list[tuple[float, float]] = []
-    for d in deltas:
-        eps = accountant_epsilon(
-            noise_multiplier=noise_multiplier,
-            sample_rate=sample_rate,
-            steps=steps,
-            relation=relation,
-            delta=d,
-        )
-        points.append((d, eps if not points else min(eps, points[-1][1])))
+    """The accountant's profile tabulated on `PROFILE_GRID` (plus `extra_deltas`): read from the
+    shipped table (`accountant_table`) when it holds this curve for the installed dp_accounting,
+    else computed."""
+    _check(noise_multiplier, sample_rate, steps, relation)
+    deltas = tuple(sorted({*PROFILE_GRID, *(float(d) for d in extra_deltas if 0 < d < 1)}))
+    key = (float(noise_multiplier), float(sample_rate), int(steps), relation.value, deltas)
+    RECORDED.add(key)
+    version = accountant_version()
+    points = accountant_table.lookup(key, version=version, interval=VALUE_DISCRETIZATION)
+    if points is None:
+        points = compute_points(key)
     source = accountant_source(
         noise_multiplier=noise_multiplier, sample_rate=sample_rate, steps=steps, relation=relation
     )
-    return ClaimCurve(kind=CurveKind.ACCOUNTANT, points=tuple(points), source=source)
+    return ClaimCurve(kind=CurveKind.ACCOUNTANT, points=points, source=source)
 
 
 def accountant_claim(

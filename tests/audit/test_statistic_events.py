@@ -160,3 +160,29 @@ def test_np_statistic_reaches_the_accountant_on_the_toy_canary() -> None:
     assert doc["pairs"][0]["canary"].startswith("gradient-space canary")
     assert doc["claim"]["curve"]["kind"] == "accountant" and len(doc["claim"]["curve"]["points"]) >= 30
     assert from_json_dict(doc).threat_model == result.threat_model
+
+
+def test_scores_are_reused_per_chunk_but_never_across_arrays() -> None:
+    """Two events on one chunk score the statistic once; another array (or the same array
+    rewritten in place) is scored afresh, so counts never come from stale scores."""
+    calls = []
+
+    @dataclass(frozen=True)
+    class Counting:
+        name: str = "counting"
+
+        def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
+            calls.append(1)
+            return np.asarray(outputs[:, 0], dtype=np.float64)
+
+        def to_spec(self) -> dict[str, Any]:
+            return {"type": "counting"}
+
+    st = Counting()
+    rows = np.arange(10.0).reshape(5, 2)
+    hi, lo = StatisticEvent(st, 4.0, True), StatisticEvent(st, 4.0, False)
+    assert hi.indicator(rows).sum() == 3 and lo.indicator(rows).sum() == 3 and len(calls) == 1
+    assert hi.indicator(rows.copy()).sum() == 3 and len(calls) == 2
+    rows[:] = rows[::-1]  # same object, new content: the fingerprint changes
+    rows[0, 0] = 100.0
+    assert hi.indicator(rows).sum() == 3 and len(calls) == 3
