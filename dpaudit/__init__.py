@@ -35,6 +35,8 @@ _EXPORTS = {
     "NeighborPair": "dpaudit.neighbors.base",
     "Relation": "dpaudit.neighbors.base",
     "run_audit": "dpaudit.engine.runner",
+    "one_run": "dpaudit.engine.one_run_audit",
+    "check_sampler": "dpaudit.engine.sampler_check",
 }
 
 __all__ = [
@@ -52,14 +54,18 @@ __all__ = [
     "Verdict",
     "accountant_claim",
     "audit",
+    "check_sampler",
     "from_callable",
     "gate",
+    "one_run",
     "run_audit",
 ]
 
 if TYPE_CHECKING:
     from dpaudit.api import audit, gate
+    from dpaudit.engine.one_run_audit import one_run
     from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.sampler_check import check_sampler
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
     from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
     from dpaudit.mechanisms.dpsgd.accountant import accountant_claim

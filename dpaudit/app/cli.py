@@ -39,6 +39,7 @@ from dpaudit.app.cli_commands import (
 )
 from dpaudit.app.cli_commands import summary as _summary
 from dpaudit.app.cli_commands import write_result as _write_result
+from dpaudit.app.cli_one_run import cmd_one_run, cmd_sampler, cmd_scores
 from dpaudit.app.cli_parser import (
     DEBUG_HELP,
     EXIT_INTERNAL,
@@ -311,6 +312,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "plan": cmd_plan,
             "gate": cmd_gate,
             "report": cmd_report,
+            "one-run": cmd_one_run,
+            "scores": cmd_scores,
+            "sampler": cmd_sampler,
         }[args.command]
         return int(handler(args))
     except (

@@ -1,0 +1,292 @@
+"""`dpaudit one-run`, `dpaudit scores` and `dpaudit sampler`.
+
+`one-run module:train` draws the canaries' inclusion bits from --seed, calls the user's
+`train(included, rng)` once and certifies its scores (audit/one_run.py: Steinke, Nasr &
+Jagielski 2023, Thm 5.2, a union bound over a fixed grid of guess counts). `scores FILE`
+certifies scores produced elsewhere: with inclusion bits by the one-run bound, with "in" and
+"out" scores of independent runs by one threshold event chosen on a split and certified with
+Clopper–Pearson bounds (audit/score_split.py). Both give an `AuditResult` (same JSON, reports and
+exit codes as `run`: 1 only when the certified ε exceeds the claim at its δ). `sampler` tests a
+batch sampler against the Poisson sampling an accountant assumes (audit/sampler_check.py).
+"""
+
+from __future__ import annotations
+
+import argparse
+import itertools
+import json
+import shlex
+import sys
+import time
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from dpaudit.app.cli_commands import formats, write_outputs
+from dpaudit.app.cli_parser import EXIT_OK, EXIT_VIOLATION, UsageError
+from dpaudit.app.score_files import ScoreFileError, load_scores
+from dpaudit.engine.one_run import Design, certify
+from dpaudit.engine.one_run_audit import assemble, one_run, one_run_result
+from dpaudit.engine.sampler_check import check_sampler
+from dpaudit.engine.score_split import certify_in_out
+from dpaudit.engine.types import AuditResult, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.registry import RegistryError, _import_user_module
+from dpaudit.neighbors.base import Relation
+from dpaudit.reports.markdown import fmt
+from dpaudit.reports.schema import dumps
+
+DEFAULT_CANARIES = 1000
+
+
+def load_attribute(spec: str) -> Any:
+    """`package.module:attribute` from the working directory (a failure is exit 2, one line)."""
+    module_name, sep, attr = spec.partition(":")
+    if not sep or not module_name or not attr:
+        raise UsageError(f"expected package.module:attribute, got {spec!r}")
+    module = _import_user_module(module_name)
+    try:
+        return getattr(module, attr)
+    except AttributeError:
+        raise RegistryError(f"{module_name!r} has no attribute {attr!r}") from None
+
+
+def claim_from(args: argparse.Namespace, default: object = None) -> PrivacyClaim:
+    """--epsilon/--delta, or --accountant σ,q,T, or the user's object's `claim` attribute."""
+    relation = Relation(args.relation)
+    given = [x for x in (args.epsilon is not None, args.accountant is not None) if x]
+    if len(given) > 1:
+        raise UsageError("give the claim once: --epsilon/--delta or --accountant")
+    if args.accountant is not None:
+        return _accountant(args.accountant, relation, 1e-5 if args.delta is None else args.delta)
+    if args.epsilon is not None:
+        try:
+            return PrivacyClaim(
+                epsilon=args.epsilon,
+                delta=0.0 if args.delta is None else args.delta,
+                relation=relation,
+                reference="the claim given on the command line (--epsilon/--delta)",
+                kind=ClaimKind.PROVED,
+            )
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if isinstance(default, PrivacyClaim):
+        return default
+    raise UsageError("no claim: give --epsilon (and --delta), --accountant SIGMA,Q,T, or a `claim` attribute")
+
+
+def _accountant(text: str, relation: Relation, delta: float) -> PrivacyClaim:
+    from dpaudit.mechanisms.dpsgd.accountant import accountant_claim
+
+    try:
+        sigma, q, steps = (float(x) for x in text.split(","))
+        return accountant_claim(
+            noise_multiplier=sigma, sample_rate=q, steps=int(steps), relation=relation, delta=delta
+        )
+    except ValueError as exc:
+        raise UsageError(f"--accountant expects SIGMA,Q,T (e.g. 1.0,0.01,1000): {exc}") from None
+
+
+def designs_from(args: argparse.Namespace, m: int) -> tuple[Design, ...] | None:
+    if args.k_plus is None and args.k_minus is None:
+        return None
+    d = Design(k_plus=args.k_plus or 0, k_minus=args.k_minus or 0)
+    if d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m:
+        raise UsageError(f"--k-plus + --k-minus must be between 1 and the {m} canaries, each ≥ 0")
+    return (d,)
+
+
+def summary(r: AuditResult) -> str:
+    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    c = r.claim
+    design = r.extra.get("one_run")
+    eps = r.epsilon_lower_bound
+    shown = fmt(eps) if eps > 0 else "0 (no evidence of privacy loss)"
+    lines = [
+        f"{r.mechanism}: {verdict}",
+        f"  claim ε={fmt(c.epsilon_at(c.delta))} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})",
+        f"  certified ε ≥ {shown}, ceiling {fmt(r.epsilon_ceiling)} (the most any outcome of this design "
+        f"could certify), confidence {1 - r.failure_probability:g}",
+    ]
+    if isinstance(design, dict):
+        lines.append(
+            f"  {design['m']} canaries ({design['included']} included): best design k₊={design['k_plus']}, "
+            f"k₋={design['k_minus']}, {design['correct']}/{design['guesses']} guesses right; "
+            f"{design['choice_of_k']}"
+        )
+    else:
+        e = r.pairs[0].estimate
+        lines.append(
+            f"  {r.pairs[0].description}: event {e.event} ({e.direction}), "
+            f"{e.p_count}/{e.p_total} vs {e.q_count}/{e.q_total}"
+        )
+    if r.epsilon_ceiling <= c.epsilon_at(c.delta):
+        lines.append("  note: the ceiling is not above the claim: this design cannot refute it (no power)")
+    return "\n".join(lines)
+
+
+def _finish(result: AuditResult, args: argparse.Namespace) -> int:
+    fmts = formats(args.format)
+    if args.out:
+        write_outputs(result, args.out, fmts)
+    if args.json:
+        sys.stdout.write(dumps(result))
+    else:
+        print(summary(result))
+    return EXIT_VIOLATION if result.violation else EXIT_OK
+
+
+def _options(args: argparse.Namespace) -> list[str]:
+    parts = ["--seed", str(args.seed), "--failure-probability", repr(float(args.failure_probability))]
+    for flag, value in (
+        ("--epsilon", args.epsilon),
+        ("--delta", args.delta),
+        ("--accountant", args.accountant),
+        ("--k-plus", args.k_plus),
+        ("--k-minus", args.k_minus),
+    ):
+        if value is not None:
+            parts += [flag, str(value)]
+    return [*parts, "--relation", args.relation]
+
+
+def cmd_one_run(args: argparse.Namespace) -> int:
+    formats(args.format)
+    train = load_attribute(args.train)
+    if not callable(train):
+        raise UsageError(f"{args.train!r} is not callable: expected train(included, rng) -> scores")
+    m = args.canaries or int(getattr(train, "num_canaries", DEFAULT_CANARIES))
+    claim = claim_from(args, getattr(train, "claim", None))
+    command = shlex.join(["dpaudit", "one-run", args.train, "--canaries", str(m), *_options(args)])
+    result = one_run(
+        train,
+        num_canaries=m,
+        claim=claim,
+        seed=args.seed,
+        failure_probability=args.failure_probability,
+        designs=designs_from(args, m),
+        name=args.train,
+        command=command,
+    )
+    return _finish(result, args)
+
+
+def cmd_scores(args: argparse.Namespace) -> int:
+    formats(args.format)
+    data = load_scores(args.file)
+    claim = claim_from(args)
+    command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args)])
+    start = time.perf_counter()
+    name = args.file.name
+    if data.kind == "one_run":
+        try:
+            cert = certify(
+                data.first,
+                data.second,
+                delta=claim.delta,
+                failure_probability=args.failure_probability,
+                designs=designs_from(args, data.first.size),
+            )
+        except ValueError as exc:
+            raise ScoreFileError(f"{args.file}: {exc}") from None
+        result = one_run_result(
+            cert, claim, name=name, seed=args.seed, elapsed=time.perf_counter() - start, command=command
+        )
+        return _finish(result, args)
+    if args.k_plus is not None or args.k_minus is not None:
+        raise UsageError("--k-plus/--k-minus apply to one-run score files (scores + included) only")
+    try:
+        split = certify_in_out(
+            data.first,
+            data.second,
+            delta=claim.delta,
+            failure_probability=args.failure_probability,
+            seed=args.seed,
+        )
+    except ValueError as exc:
+        raise ScoreFileError(f"{args.file}: {exc}") from None
+    n_in, n_out = data.first.size, data.second.size
+    extra: dict[str, object] = {
+        "scores": {
+            "route": "many runs: a threshold event chosen on a seeded half per side, certified on the rest",
+            "in_runs": n_in,
+            "out_runs": n_out,
+            "selection": list(split.selection),
+            "certification": list(split.certification),
+            "threshold": split.threshold,
+            "event": split.estimate.event,
+            "ceiling": split.ceiling,
+        }
+    }
+    result = assemble(
+        claim,
+        split.estimate,
+        name=name,
+        seed=args.seed,
+        elapsed=time.perf_counter() - start,
+        command=command,
+        parameters=(),
+        threat_model="",
+        num_samples=min(n_in, n_out),
+        ceiling=split.ceiling,
+        failure_probability=args.failure_probability,
+        description=f"{n_in} runs with the canary, {n_out} without (independent runs)",
+        tags=("scores",),
+        extra=extra,
+        selection_samples=min(split.selection),
+    )
+    return _finish(result, args)
+
+
+def cmd_sampler(args: argparse.Namespace) -> int:
+    factory: Callable[..., Any] = load_attribute(args.sampler)
+    if not callable(factory):
+        raise UsageError(
+            f"{args.sampler!r} is not callable: expected batches(num_examples, sample_rate, steps, rng)"
+        )
+    rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(134,)))
+    try:
+        batches = list(itertools.islice(factory(args.examples, args.rate, args.steps, rng), args.steps))
+    except Exception as exc:  # the user's sampler failing is an input error (exit 2)
+        message = " ".join(str(exc).split())[:300]
+        raise MechanismError(f"{args.sampler}: the sampler raised {type(exc).__name__}: {message}") from None
+    check = check_sampler(
+        batches,
+        num_examples=args.examples,
+        steps=args.steps,
+        sample_rate=args.rate,
+        failure_probability=args.failure_probability,
+        seed=args.seed,
+    )
+    if args.json:
+        print(
+            json.dumps(
+                {
+                    "sampler": args.sampler,
+                    "conforms": check.conforms,
+                    "num_examples": check.num_examples,
+                    "steps": check.steps,
+                    "sample_rate": check.sample_rate,
+                    "failure_probability": check.failure_probability,
+                    "defects": list(check.defects),
+                    "tests": [
+                        {
+                            "name": t.name,
+                            "statistic": t.statistic,
+                            "expected": t.expected,
+                            "p_low": t.p_low,
+                            "p_high": t.p_high,
+                            "threshold": t.threshold,
+                            "rejected": t.rejected,
+                        }
+                        for t in check.tests
+                    ],
+                },
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        print(f"{args.sampler}: {check.describe()}")
+    return EXIT_OK if check.conforms else EXIT_VIOLATION

@@ -1,0 +1,155 @@
+"""Canary-score files for `dpaudit scores`: CSV, NPZ or JSON, two layouts.
+
+- one run: `scores` (one per canary) and `included` (0/1 or true/false: the canary's inclusion bit,
+  drawn i.i.d. with probability ½ independently of everything else);
+- many runs: `in_scores` (one per run that trained on the canary) and `out_scores` (one per run
+  that did not), every run independent.
+
+CSV: a header naming the columns (`score,included` or `in_score,out_score`; the shorter of the two
+last columns may end in empty cells). NPZ: arrays with those names (plural). JSON: an object with
+the plural names as keys, each a list of numbers. Any problem is a `ScoreFileError` naming the file.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+ONE_RUN = ("scores", "included")
+MANY_RUNS = ("in_scores", "out_scores")
+_CSV_NAMES = {"score": "scores", "included": "included", "in_score": "in_scores", "out_score": "out_scores"}
+_TRUE = {"1", "true", "yes", "in"}
+_FALSE = {"0", "false", "no", "out"}
+
+
+class ScoreFileError(ValueError):
+    """A malformed score file (exit 2); the message names the file."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreFile:
+    kind: str
+    """"one_run" or "many_runs"."""
+    first: NDArray[np.float64]
+    second: NDArray[Any]
+    """inclusion bits (one run) or out scores (many runs)."""
+
+
+def _layout(path: Path, arrays: dict[str, Any]) -> ScoreFile:
+    keys = set(arrays)
+    for kind, names in (("one_run", ONE_RUN), ("many_runs", MANY_RUNS)):
+        if set(names) <= keys:
+            first = _numbers(path, names[0], arrays[names[0]])
+            if kind == "one_run":
+                bits = _bits(path, arrays[names[1]])
+                if bits.shape != first.shape:
+                    raise ScoreFileError(f"{path}: {first.size} scores but {bits.size} inclusion bits")
+                return ScoreFile(kind=kind, first=first, second=bits)
+            return ScoreFile(kind=kind, first=first, second=_numbers(path, names[1], arrays[names[1]]))
+    raise ScoreFileError(
+        f"{path}: expected 'scores' and 'included' (one run) or 'in_scores' and 'out_scores' (many runs), "
+        f"found {', '.join(sorted(keys)) or 'nothing'}"
+    )
+
+
+def _numbers(path: Path, name: str, values: Any) -> NDArray[np.float64]:
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ScoreFileError(f"{path}: '{name}' must hold numbers") from None
+    if a.ndim != 1 or a.size == 0:
+        raise ScoreFileError(f"{path}: '{name}' must be a non-empty list of numbers")
+    if not np.all(np.isfinite(a)):
+        raise ScoreFileError(f"{path}: '{name}' holds {int(np.sum(~np.isfinite(a)))} non-finite value(s)")
+    return a
+
+
+def _bits(path: Path, values: Any) -> NDArray[np.bool_]:
+    a = np.asarray(values)
+    if a.dtype.kind in "US":
+        low = np.char.lower(np.char.strip(a.astype(str)))
+        if not np.all(np.isin(low, [*_TRUE, *_FALSE])):
+            raise ScoreFileError(f"{path}: 'included' must be 0/1 or true/false")
+        return np.isin(low, list(_TRUE))
+    if a.dtype == np.bool_:
+        return a.ravel()
+    try:
+        num = a.astype(np.float64).ravel()
+    except (TypeError, ValueError):
+        raise ScoreFileError(f"{path}: 'included' must be 0/1 or true/false") from None
+    if not np.all((num == 0) | (num == 1)):
+        raise ScoreFileError(f"{path}: 'included' must be 0/1 or true/false")
+    return num == 1
+
+
+def _read_csv(path: Path) -> dict[str, Any]:
+    with path.open(newline="", encoding="utf-8") as fh:
+        rows = list(csv.reader(fh))
+    if not rows:
+        raise ScoreFileError(f"{path}: empty file")
+    header = [h.strip().lower() for h in rows[0]]
+    unknown = [h for h in header if h not in _CSV_NAMES]
+    if unknown or len(set(header)) != len(header):
+        raise ScoreFileError(
+            f"{path}: CSV header must be 'score,included' or 'in_score,out_score', got {','.join(header)}"
+        )
+    columns: dict[str, list[str]] = {_CSV_NAMES[h]: [] for h in header}
+    for line, row in enumerate(rows[1:], start=2):
+        if not any(c.strip() for c in row):
+            continue
+        if len(row) != len(header):
+            raise ScoreFileError(f"{path}: line {line} has {len(row)} fields, the header {len(header)}")
+        for h, cell in zip(header, row, strict=True):
+            if cell.strip():
+                columns[_CSV_NAMES[h]].append(cell.strip())
+    out: dict[str, Any] = {}
+    for name, cells in columns.items():
+        if name == "included":
+            out[name] = np.asarray(cells)
+            continue
+        try:
+            out[name] = [float(c) for c in cells]
+        except ValueError as exc:
+            raise ScoreFileError(f"{path}: column '{name}': {exc}") from None
+    return out
+
+
+def load_scores(path: Path) -> ScoreFile:
+    """Read and validate a score file (format from the suffix: .csv, .npz, .json)."""
+    suffix = path.suffix.lower()
+    try:
+        if suffix == ".csv":
+            arrays = _read_csv(path)
+        elif suffix == ".npz":
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {k: npz[k] for k in npz.files}
+        elif suffix == ".json":
+            data = json.loads(path.read_text(encoding="utf-8"))
+            if not isinstance(data, dict):
+                raise ScoreFileError(f"{path}: JSON must be an object of named lists")
+            arrays = data
+        else:
+            raise ScoreFileError(
+                f"{path}: unknown score file type {suffix or '(none)'} (use .csv, .npz or .json)"
+            )
+    except ScoreFileError:
+        raise
+    except (
+        OSError,
+        UnicodeDecodeError,
+        json.JSONDecodeError,
+        zipfile.BadZipFile,
+        ValueError,
+        EOFError,
+    ) as exc:
+        raise ScoreFileError(
+            f"{path}: cannot read: {' '.join(str(exc).split()) or type(exc).__name__}"
+        ) from None
+    return _layout(path, arrays)
