@@ -92,18 +92,22 @@ class ThresholdDistinguisher:
             if np.any(w != 0):
                 w = w / np.max(np.abs(w))
                 scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
-        ca, cb, specs = [], [], []
-        for sa, sb, coord, proj in scores:
+        ca, cb, grids = [], [], []
+        for sa, sb, _, _ in scores:
             ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
             ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
             ca += [ge_a, le_a]
             cb += [ge_b, le_b]
-            specs += [(float(t), True, coord, proj) for t in ts]
-            specs += [(float(t), False, coord, proj) for t in ts]
+            grids.append(ts)
+        # candidate i: score ends[k-1] <= i < ends[k] is block k = (score k // 2, upper if k even)
+        ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
 
         def make(i: int) -> Event:
-            t, upper, coord, proj = specs[i]
-            return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
+            block = int(np.searchsorted(ends, i, side="right"))
+            _, _, coord, proj = scores[block // 2]
+            ts = grids[block // 2]
+            t = float(ts[i - (int(ends[block - 1]) if block else 0)])
+            return ThresholdEvent(threshold=t, upper=block % 2 == 0, coordinate=coord, projection=proj)
 
         return Candidates(np.concatenate(ca), np.concatenate(cb), make)
 

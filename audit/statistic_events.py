@@ -133,17 +133,20 @@ class StatisticDistinguisher:
             return None
         ca: list[NDArray[np.float64]] = []
         cb: list[NDArray[np.float64]] = []
-        specs: list[tuple[Statistic, float, bool]] = []
-        for st, sa, sb in usable:
+        grids: list[NDArray[np.float64]] = []
+        for _, sa, sb in usable:
             ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
             ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
             ca += [ge_a, le_a]
             cb += [ge_b, le_b]
-            specs += [(st, float(t), True) for t in ts] + [(st, float(t), False) for t in ts]
+            grids.append(ts)
+        ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
 
         def make(i: int) -> Event:
-            st, t, upper = specs[i]
-            return StatisticEvent(st, t, upper)
+            block = int(np.searchsorted(ends, i, side="right"))  # (statistic block // 2, upper if even)
+            ts = grids[block // 2]
+            t = float(ts[i - (int(ends[block - 1]) if block else 0)])
+            return StatisticEvent(usable[block // 2][0], t, block % 2 == 0)
 
         return Candidates(np.concatenate(ca), np.concatenate(cb), make)
 
