@@ -265,8 +265,10 @@ def assemble(
     started: float,
     parameters: Sequence[tuple[str, str]],
     command: str,
+    notes: Sequence[str] = (),
 ) -> AuditResult:
-    """The assemble stage: every pair's result, the claim checks and the verdict."""
+    """The assemble stage: every pair's result, the claim checks and the verdict; `notes` (e.g. a
+    discarded checkpoint's) join the plan's warnings."""
     outcomes = [
         assemble_pair(mechanism, plan, layout, selected, counts, index=i) for i in range(len(plan.pairs))
     ]
@@ -293,7 +295,7 @@ def assemble(
         elapsed_seconds=time.monotonic() - started,
         package_version=package_version(),
         epsilon_ceiling=plan.epsilon_ceiling,
-        warnings=plan.warnings,
+        warnings=(*plan.warnings, *notes),
         findings=tuple(findings),
         parameters=tuple(parameters),
         command=command,

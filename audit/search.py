@@ -24,6 +24,13 @@ Procedure (`search_and_certify`):
 2. **Pilot** (a fraction f of the budget, `auto_pilot_fraction` by default: 0.2 with registered
    pairs, growing to 0.5 for blind searches of claims with small ε; black-box: it only samples
    the mechanism).
+   *Sweep screen* (`search_sweeps`, first): the count and mass sweeps of
+   `neighbors.sweeps.CountSweeps` (k records at one extreme, the neighbour moving, adding or
+   removing one, k on a grid to `sweep_max_count` = 64 by default) are scored on a few samples
+   per side each, on ≤ P/16 in all, both datasets of a pair drawn from the same stream for a
+   seedable mechanism (*coupled*: a branch on a true count shows on the same draws); the best
+   four join the initial pool. Coupled samples are drawn at seeds of their own, rank only, and
+   are released: no event is chosen on them and certification never sees them.
    *Screening*: every candidate of the initial pool, then of local-search rounds from the
    current top three, is sampled `s₀` times per side. *Successive halving*: the best
    `HALVING_POOL` candidates that are not registered (fewer when the budget is small) get more
@@ -79,7 +86,12 @@ chosen on s = `split()[0]` selection samples. The search scores every registered
 those same s samples (so its champion is the pair the registered route's best bound is most
 likely to come from, chosen on the registered route's own evidence) and, by construction:
 
-- when no other pair is separated from the champion, the champion is certified, alone or with
+- when the pilot cannot rank the registered pairs (`search_pilot.inseparable`: the champion's
+  projected ε ≤ 0, or every registered pair within `registered_tie` of it), every registered pair
+  is certified, in the registered route's order (so at its index: on that route's certification
+  streams), at β/R each, and a pair that is not registered joins them only when its score is
+  positive (the pilot projects a violation) and separated from the champion (`beats`);
+- otherwise, when no other pair is separated from the champion, the champion is certified, alone or with
   registered contenders (each of those kept only while every share stays ≥ c), so at β/k with
   k ≤ R, on the registered route's own selection split of that pair as its selection split
   (so on R = 1 it certifies the event that route certifies), and on T − P − U samples, which is
@@ -167,11 +179,13 @@ from dpaudit.engine.search_score import (
     SCREEN_SIZE,
     Scorer,
 )
+from dpaudit.engine.search_sweeps import SWEEP_SHARE
 from dpaudit.engine.statistic_events import StatisticDistinguisher
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
+from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 
 __all__ = [
     "CHALLENGERS",
@@ -225,6 +239,7 @@ def search_and_certify(
     max_candidates: int = 64,
     min_pilot_samples: int = 1000,
     max_rows: int = DEFAULT_MAX_ROWS,
+    sweep_max_count: int = DEFAULT_MAX_COUNT,
     distinguishers: Sequence[Distinguisher] | None = None,
     pilot_distinguishers: Sequence[Distinguisher] | None = None,
     parameters: Sequence[tuple[str, str]] = (),
@@ -260,6 +275,7 @@ def search_and_certify(
         min_pilot_samples=min_pilot_samples,
         max_rows=max_rows,
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
+        sweep_max_count=sweep_max_count,
     )
     if registered:  # the registered route cuts its selection split in these chunks
         setup = dataclasses.replace(
@@ -303,6 +319,7 @@ def prepare(
     min_pilot_samples: int,
     max_rows: int,
     pilot_distinguishers: Sequence[Distinguisher],
+    sweep_max_count: int = DEFAULT_MAX_COUNT,
 ) -> SearchSetup:
     """Check the arguments and the claims' amplification, plan the budget, build the pilot's
     sampler, proposer and scorer (raises as `search_and_certify`)."""
@@ -317,20 +334,28 @@ def prepare(
     for relation in relations:
         check_amplification(mechanism.domain, relation)
     verdict_claim = _verdict_claim(mechanism)
+    sampler = PilotSampler(mechanism, config)
+    proposer = Proposer(
+        mechanism.domain,
+        claims,
+        relations,
+        proposal_rng(config.seed),
+        sampler.skipped,
+        max_rows,
+        max_count=sweep_max_count,
+    )
     plan = plan_pilot(
         config,
         total_budget=default_budget(mechanism, config.num_samples) if budget is None else int(budget),
         pilot_fraction=pilot_fraction,
         max_candidates=max_candidates,
         min_pilot_samples=min_pilot_samples,
+        sweep_share=SWEEP_SHARE if sweep_max_count > 0 and proposer.sweeps() else 0.0,
     )
-    sampler = PilotSampler(mechanism, config)
     return SearchSetup(
         plan=plan,
         sampler=sampler,
-        proposer=Proposer(
-            mechanism.domain, claims, relations, proposal_rng(config.seed), sampler.skipped, max_rows
-        ),
+        proposer=proposer,
         scorer=Scorer(
             projected_total=plan.projected_total,
             projected_level=config.failure_probability,

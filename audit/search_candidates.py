@@ -1,4 +1,4 @@
-"""The search's candidate space: registered pairs, worst-case templates, random pairs, local moves.
+"""The search's candidate space: registered pairs, sweeps, worst-case templates, random pairs, local moves.
 
 Implements `Proposer`, which proposes the candidate pairs of a search from the mechanism's
 declared `Domain` and admits each once: only pairs that are neighbours in the domain (changing
@@ -26,6 +26,7 @@ from dpaudit.neighbors.generators import (
     pair_key,
     random_pair,
 )
+from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
 
 PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""
@@ -38,7 +39,11 @@ def proposal_rng(seed: int) -> np.random.Generator:
 
 def templates(domain: Domain, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
     """The `WorstCasePairs` templates of every relation, interleaved (one of each in turn)."""
-    gens = [WorstCasePairs(max_rows=max_rows).pairs(domain, r) for r in relations]
+    return _interleave([WorstCasePairs(max_rows=max_rows).pairs(domain, r) for r in relations])
+
+
+def _interleave(gens: Sequence[Iterator[NeighborPair]]) -> Iterator[NeighborPair]:
+    """One pair of each generator in turn."""
     active = list(gens)
     while active:
         nxt = []
@@ -62,6 +67,8 @@ class Proposer:
     skipped: list[str]
     max_rows: int = DEFAULT_MAX_ROWS
     seen: set[tuple[str, str, str]] = field(default_factory=set)
+    max_count: int = DEFAULT_MAX_COUNT
+    """The largest k of the count sweeps (`neighbors.sweeps`)."""
 
     def admit(self, pair: NeighborPair, source: str, batch: list[Entry]) -> bool:
         """Append `pair` to `batch` as a new entry if it is new, covered by a claim, admissible."""
@@ -79,14 +86,38 @@ class Proposer:
         batch.append(Entry(pair, source, claim.epsilon, claim.delta))
         return True
 
-    def initial(self, registered: Sequence[NeighborPair], *, size: int) -> list[Entry]:
-        """The first batch: registered pairs, then templates, then about a tenth random pairs."""
+    def sweeps(self) -> list[Entry]:
+        """The count and mass sweep candidates of every relation (`neighbors.sweeps.CountSweeps`,
+        priority order, relations interleaved) that a claim covers and that are admissible, as
+        fresh entries (source "sweep"). They are not marked as seen: only the finalists of the
+        sweep screen become candidates (`initial(front=...)`)."""
+        gens = [CountSweeps(max_count=self.max_count).pairs(self.domain, r) for r in self.relations]
+        out: list[Entry] = []
+        seen: set[tuple[str, str, str]] = set()
+        for pair in _interleave(gens):
+            claim = applicable_claim(self.claims, pair.relation)
+            key = pair_key(pair)
+            if claim is None or key in seen or key in self.seen or not admissible(pair, self.domain):
+                continue
+            seen.add(key)
+            out.append(Entry(pair, "sweep", claim.epsilon, claim.delta))
+        return out
+
+    def initial(
+        self, registered: Sequence[NeighborPair], *, size: int, front: Sequence[NeighborPair] = ()
+    ) -> list[Entry]:
+        """The first batch: registered pairs, the sweep screen's finalists (`front`), then
+        templates, then about a tenth random pairs."""
         num_random = max(1, size // 10)
         batch: list[Entry] = []
         for p in registered:
             if len(batch) >= size:
                 break
             self.admit(p, "registered", batch)
+        for p in front:
+            if len(batch) >= size - num_random:
+                break
+            self.admit(p, "sweep", batch)
         for p in templates(self.domain, self.relations, self.max_rows):
             if len(batch) >= size - num_random:
                 break

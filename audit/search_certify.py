@@ -99,6 +99,8 @@ def choose(
     champion = pilot.champion
     order = certification_order(pilot.entries, pilot.halving.survivors, champion)
     best = winner(order, champion, verdict_relation=verdict_relation)
+    if hedge_registered and champion is not None and pilot.registered.inseparable:
+        return Choice(order=tuple(order), chosen=tuple(_all_registered(order, best, champion, pilot, top_k)))
     chosen = [best, *[e for e in order if e is not best][: top_k - 1]]
     if hedge_registered and champion is not None:
         if champion not in chosen:
@@ -109,6 +111,21 @@ def choose(
             if e not in chosen:
                 chosen.append(e)
     return Choice(order=tuple(order), chosen=tuple(chosen))
+
+
+def _all_registered(
+    order: Sequence[Entry], best: Entry, champion: Entry, pilot: Pilot, top_k: int
+) -> list[Entry]:
+    """When the pilot cannot rank the registered pairs (`search_pilot.inseparable`): every one of
+    them, as the registered route certifies them and in its order (so each is certified at its
+    registered index, on that route's certification streams), and after them the winner if it is
+    not registered only when its pilot evidence is positive (a score > 0: the pilot projects a
+    violation) and separated from the champion (`beats`); then the next top_k − 1 in order."""
+    registered = list(pilot.registered.in_order)
+    generated = best not in registered and best.score > 0 and beats(best, champion, pool=len(order))
+    chosen = [*registered, best] if generated else registered
+    rest = [e for e in order if e not in chosen and e.source != "registered"]
+    return chosen + rest[: top_k - 1]
 
 
 def certify(
@@ -188,7 +205,11 @@ def assemble(
         selection_samples_of_certified=cert.selection_rows,
         selection_topup_samples=cert.topup_samples,
     )
-    search_info = {**found.to_dict(), "candidates_tried": len(pilot.entries)}
+    search_info = {
+        **found.to_dict(),
+        "candidates_tried": len(pilot.entries),
+        "sweeps": pilot.sweeps.to_dict(),
+    }
     result = cert.result
     extra = {**result.extra, "search": search_info}
     warnings = (*result.warnings, *weakened_warning(sampler.failures))

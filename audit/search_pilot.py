@@ -23,6 +23,7 @@ from dpaudit.engine.search_candidates import Proposer
 from dpaudit.engine.search_result import SearchBudgetError
 from dpaudit.engine.search_sampling import Entry, PilotSampler
 from dpaudit.engine.search_score import Scorer
+from dpaudit.engine.search_sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
 from dpaudit.engine.types import AuditConfig
 from dpaudit.neighbors.base import NeighborPair, Relation
 
@@ -77,15 +78,23 @@ class PilotPlan:
     """Taken from screening so that what the pilot has left after the registered top-ups can pay
     the challenge (`challenge_reserve` holds it back from the halving); without a registered
     champion it goes to the halving."""
+    sweep_budget: int = 0
+    """Taken from screening for the sweep screen (`search_sweeps`); what it leaves unspent goes
+    to the halving."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegisteredPairs:
     """The best-scoring registered pair (None without one) and those the pilot cannot separate
-    from it (best first)."""
+    from it (best first); `inseparable` when the pilot cannot rank the registered pairs at all
+    (`inseparable`): the contenders are then every other registered pair scored."""
 
     champion: Entry | None
     contenders: tuple[Entry, ...]
+    inseparable: bool = False
+    in_order: tuple[Entry, ...] = ()
+    """Every registered pair scored, in the caller's order (their index in `registered`: the
+    registered route's pair index, so its certification streams)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -106,6 +115,7 @@ class Pilot:
     registered: RegisteredPairs
     halving: Halving
     champion: Entry | None
+    sweeps: SweepScreen = dataclasses.field(default_factory=SweepScreen)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,6 +138,15 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     budget, and the challenge of the registered champion on what is still left: every draw at
     pilot seeds, never more than P in all (unless the registered top-ups alone exceed it)."""
     sampler, scorer, plan = setup.sampler, setup.scorer, setup.plan
+    rows = [(p.dataset.n + p.neighbor.n) / 2 for p in registered]
+    sweeps = sweep_screen(
+        sampler,
+        setup.proposer,
+        scorer,
+        budget=plan.sweep_budget,
+        limit=plan.num_candidates,
+        reference_rows=float(np.mean(rows)) if rows else REFERENCE_ROWS,
+    )
     entries = screen(
         sampler,
         setup.proposer,
@@ -135,6 +154,7 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
         registered=registered,
         num_candidates=plan.num_candidates,
         per_candidate=plan.per_candidate,
+        front=sweeps.finalists,
     )
     reg = score_registered(
         sampler,
@@ -151,7 +171,7 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     )
     budget = plan.pilot_budget - sampler.spent
     champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
-    return Pilot(entries=entries, registered=reg, halving=halving, champion=champion)
+    return Pilot(entries=entries, registered=reg, halving=halving, champion=champion, sweeps=sweeps)
 
 
 def ranked(entries: Sequence[Entry]) -> list[Entry]:
@@ -166,15 +186,21 @@ def plan_pilot(
     pilot_fraction: float,
     max_candidates: int,
     min_pilot_samples: int,
+    sweep_share: float = 0.0,
 ) -> PilotPlan:
-    """P = ⌊f·T⌋: P/2 − R for screening C = min(max_candidates, ⌊(P/2 − R) / min_pilot_samples⌋)
-    candidates on s₀ = ⌊(P/2 − R) / C⌋ samples each, R = min(P/8, P/2 − 2·min_pilot_samples) held
-    for the challenge (3P/8 and P/8 once the budget allows); `SearchBudgetError` if C < 2 or
-    T − P < 200."""
+    """P = ⌊f·T⌋: P/2 − R − W for screening C = min(max_candidates, ⌊(P/2 − R − W) /
+    min_pilot_samples⌋) candidates on s₀ = ⌊(P/2 − R − W) / C⌋ samples each, R = min(P/8, P/2 −
+    2·min_pilot_samples) held for the challenge (3P/8 and P/8 once the budget allows), W =
+    ⌊sweep_share·P⌋ for the sweep screen while screening keeps 4·min_pilot_samples (else 0);
+    `SearchBudgetError` if C < 2 or T − P < 200."""
     pilot_budget = math.floor(pilot_fraction * total_budget)
     half = pilot_budget // 2  # the reserve never costs a small budget its two screened candidates
     challenge_budget = min(pilot_budget // 8, max(0, half - 2 * min_pilot_samples))
     screen_budget = half - challenge_budget
+    sweep_budget = math.floor(sweep_share * pilot_budget)
+    if screen_budget - sweep_budget < 4 * min_pilot_samples:
+        sweep_budget = 0
+    screen_budget -= sweep_budget
     num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
     if num_candidates < 2 or total_budget - pilot_budget < 200:
         need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
@@ -190,6 +216,7 @@ def plan_pilot(
         per_candidate=screen_budget // num_candidates,
         projected_total=cert_cfg.split()[1],
         challenge_budget=challenge_budget,
+        sweep_budget=sweep_budget,
     )
 
 
@@ -201,10 +228,12 @@ def screen(
     registered: Sequence[NeighborPair],
     num_candidates: int,
     per_candidate: int,
+    front: Sequence[NeighborPair] = (),
 ) -> tuple[Entry, ...]:
     """Every candidate sampled `per_candidate` times per side and scored, in evaluation order:
-    an initial batch (about two thirds of `num_candidates`), then local-search rounds from the
-    current top three. `SearchBudgetError` if no candidate could be sampled."""
+    an initial batch (about two thirds of `num_candidates`; the registered pairs, then `front`,
+    the sweep screen's finalists, then templates), then local-search rounds from the current top
+    three. `SearchBudgetError` if no candidate could be sampled."""
     entries: list[Entry] = []
 
     def keep(entry: Entry, ok: bool) -> None:
@@ -213,7 +242,7 @@ def screen(
             entries.append(entry)
 
     num_local = num_candidates // 3
-    batch = proposer.initial(registered, size=num_candidates - num_local)
+    batch = proposer.initial(registered, size=num_candidates - num_local, front=front)
     sampler.draw_all([(e, per_candidate) for e in batch], then=keep)
     round_size = max(2, math.ceil(num_local / 3))
     attempts = 4 * num_candidates  # guard against a mechanism that fails on every candidate
@@ -261,8 +290,25 @@ def score_registered(
     if champion is None:
         return RegisteredPairs(champion=None, contenders=())
     floor = champion.score - registered_tie(scored)
-    contenders = sorted((e for e in scored if e is not champion and e.score >= floor), key=lambda e: -e.score)
+    others = sorted((e for e in scored if e is not champion), key=lambda e: -e.score)
+    if inseparable(champion, others, floor=floor):
+        return RegisteredPairs(
+            champion=champion, contenders=tuple(others), inseparable=True, in_order=tuple(scored)
+        )
+    contenders = [e for e in others if e.score >= floor]
     return RegisteredPairs(champion=champion, contenders=tuple(contenders[:MAX_CONTENDERS]))
+
+
+def inseparable(champion: Entry, others: Sequence[Entry], *, floor: float) -> bool:
+    """True when the pilot cannot rank two or more registered pairs: the champion's projected ε
+    (score + claim ε) is ≤ 0, so no registered pair showed any privacy loss and their order is
+    noise (hs_stl at its default budget: −0.21 and −0.24, and the weaker pair came first), or
+    every other registered pair scores within `registered_tie` of it (`floor`). The default route
+    then certifies all of them, as the registered route does (`search_certify.choose`)."""
+    if not others:
+        return False
+    no_evidence = champion.score + champion.claim_epsilon <= 0.0
+    return no_evidence or all(e.score >= floor for e in others)
 
 
 def _position(pair: NeighborPair, registered: Sequence[NeighborPair]) -> int:

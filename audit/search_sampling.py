@@ -8,7 +8,10 @@ pilot samples are independent of the certification samples `run_audit` draws at 
 That is the inequality the search's validity rests on: a pair and an event fixed by pilot
 samples alone are independent of the certification counts, so the runner's Clopper–Pearson
 bounds P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β hold for them exactly as for a pair and event the user
-named. A batch of draws runs in-process or through the runner's executor
+named. Coupled draws (`draw_all(coupled=True)`, the sweep screen's only) take both datasets of a
+pair from one stream at seeds of their own (`COUPLED_SPAWN_KEY`), so they too are independent of
+the certification samples; no certified event is chosen on them. A batch of draws runs in-process
+or through the runner's executor
 (`audit.sampling.run_tasks`) at the same seeds and chunk keys, so the samples, seeds, spend and
 skip messages are bit-identical for any `jobs` and backend.
 """
@@ -34,15 +37,20 @@ PILOT_SPAWN_KEY = 7
 PILOT_CHUNK = 1 << 16
 """Samples per side in one pilot chunk (chunk keys are (side, c))."""
 
-Chunk = tuple[Dataset, int, int, tuple[int, int]]
-"""(dataset, size, seed, key (side, c)) of one pilot chunk."""
+COUPLED_SPAWN_KEY = 9
+"""SeedSequence spawn key of the coupled pilot draws (`PilotSampler.draw_all(coupled=True)`)."""
+
+Chunk = tuple[int, Dataset, int, int, tuple[int, int]]
+"""(side, dataset, size, seed, key) of one pilot chunk: key (side, c), or (0, c) on both sides of
+a coupled draw (both datasets from the same stream)."""
 Then = Callable[["Entry", bool], None]
 """Called after a draw is settled, with whether it succeeded."""
 
 
-def pilot_seed(seed: int, index: int) -> int:
-    """The seed of the `index`-th pilot draw: derived from the audit seed, never equal to it."""
-    s = int(np.random.SeedSequence(seed, spawn_key=(PILOT_SPAWN_KEY, index)).generate_state(1)[0])
+def pilot_seed(seed: int, index: int, *, spawn_key: int = PILOT_SPAWN_KEY) -> int:
+    """The seed of the `index`-th pilot draw (of the coupled draws with `COUPLED_SPAWN_KEY`):
+    derived from the audit seed, never equal to it."""
+    s = int(np.random.SeedSequence(seed, spawn_key=(spawn_key, index)).generate_state(1)[0])
     return s if s != seed else s + 1
 
 
@@ -89,22 +97,32 @@ class PilotSampler:
     failures: list[str] = dataclasses.field(default_factory=list)
     progress: Progress | None = None
     """Where pilot draws are shown (display only: nothing drawn or decided depends on it)."""
+    coupled_draws: int = 0
+    """Coupled draws issued so far (their seeds are `pilot_seed(seed, j, spawn_key=COUPLED_SPAWN_KEY)`)."""
 
     def draw_all(
-        self, requests: Sequence[tuple[Entry, int]], *, ranking: bool = True, then: Then | None = None
+        self,
+        requests: Sequence[tuple[Entry, int]],
+        *,
+        ranking: bool = True,
+        then: Then | None = None,
+        coupled: bool = False,
     ) -> list[bool]:
         """Draw `num` samples per side for each (entry, num), in order, each followed by
-        `then(entry, ok)`; `ranking` draws count towards `Entry.drawn`.
+        `then(entry, ok)`; `ranking` draws count towards `Entry.drawn`. `coupled` draws both
+        datasets of a pair from the same stream (chunk keys (0, c) on both sides, at seeds of
+        their own, `COUPLED_SPAWN_KEY`): the pilot's sweep screen only, never a sample any
+        certified event is chosen on (`search_sweeps`).
 
         With `config.jobs` ≠ 1 every chunk of the batch is a task run by `run_tasks`: seeds are
         issued in request order and chunk keys are (side, c) as in-process, so the samples, the
         seeds, `spent` and the `skipped` messages are those of the sequential path. A request is
         settled (and `then` runs, e.g. scoring it) as soon as its last chunk is in."""
         if self.config.jobs != 1:
-            return self._draw_parallel(requests, ranking=ranking, then=then)
+            return self._draw_parallel(requests, ranking=ranking, then=then, coupled=coupled)
         ok: list[bool] = []
         for entry, num in requests:
-            ok.append(self._draw(entry, num, ranking=ranking))
+            ok.append(self._draw(entry, num, ranking=ranking, coupled=coupled))
             if then is not None:
                 then(entry, ok[-1])
         return ok
@@ -155,36 +173,40 @@ class PilotSampler:
         entry.drawn += num if ranking else 0
         return True
 
-    def _chunks(self, entry: Entry, num: int) -> list[Chunk]:
-        """Issue the next pilot seed to a draw of `num` samples per side of `entry`; its chunks,
-        side 0 before side 1."""
-        seed = pilot_seed(self.config.seed, len(self.seeds))
-        self.seeds.append(seed)
+    def _chunks(self, entry: Entry, num: int, coupled: bool = False) -> list[Chunk]:
+        """Issue the next pilot seed (coupled: the next coupled seed) to a draw of `num` samples
+        per side of `entry`; its chunks, side 0 before side 1."""
+        if coupled:
+            seed = pilot_seed(self.config.seed, self.coupled_draws, spawn_key=COUPLED_SPAWN_KEY)
+            self.coupled_draws += 1
+        else:
+            seed = pilot_seed(self.config.seed, len(self.seeds))
+            self.seeds.append(seed)
         return [
-            (dataset, min(PILOT_CHUNK, num - start), seed, (side, c))
+            (side, dataset, min(PILOT_CHUNK, num - start), seed, (0 if coupled else side, c))
             for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor))
             for c, start in enumerate(range(0, num, PILOT_CHUNK))
         ]
 
-    def _draw(self, entry: Entry, num: int, *, ranking: bool) -> bool:
+    def _draw(self, entry: Entry, num: int, *, ranking: bool, coupled: bool = False) -> bool:
         try:
-            for dataset, size, seed, key in self._chunks(entry, num):
+            for side, dataset, size, seed, key in self._chunks(entry, num, coupled):
                 rows = sample_rows(self.mechanism, dataset, size, seed, key)
-                (entry.b if key[0] else entry.a).append(rows)
+                (entry.b if side else entry.a).append(rows)
         except MechanismError as exc:
             return self._settle(entry, num, str(exc), ranking)
         return self._settle(entry, num, None, ranking)
 
     def _draw_parallel(
-        self, requests: Sequence[tuple[Entry, int]], *, ranking: bool, then: Then | None
+        self, requests: Sequence[tuple[Entry, int]], *, ranking: bool, then: Then | None, coupled: bool
     ) -> list[bool]:
         ok: list[bool] = []
         tasks = []
         pending = [0] * len(requests)  # chunks not yet returned, per request
         for i, (entry, num) in enumerate(requests):
-            for dataset, size, seed, key in self._chunks(entry, num):
+            for side, dataset, size, seed, key in self._chunks(entry, num, coupled):
                 args = (self.mechanism, dataset, size, seed, key)
-                tasks.append(Task(try_sample_rows, args, size, (i, key[0])))
+                tasks.append(Task(try_sample_rows, args, size, (i, side)))
                 pending[i] += 1
         failed: dict[int, str] = {}
 

@@ -121,6 +121,19 @@ def test_user_mechanism_by_path(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "user_laplace" in out
 
 
+def test_a_violation_names_its_witness(capsys: pytest.CaptureFixture[str]) -> None:
+    """The console says which datasets broke the claim and how often the event fell on each side."""
+    spec = "tests.blind_mechanisms:threshold_box_t5"
+    code, out, _ = run(capsys, "run", spec, "--num-samples", "100000")
+    assert code == 1
+    witness = "witness: 5 records at x = 1 vs 4 records at x = 1 and one at x = 0, replace-one, certified ε ≥"
+    assert witness in out
+    line = out.splitlines()[out.splitlines().index(next(x for x in out.splitlines() if witness in x)) + 1]
+    assert line.lstrip().startswith("event ") and " on D (" in line and " on D′ (" in line
+    code, out, _ = run(capsys, "run", "laplace_sum", "--num-samples", "50000")
+    assert code == 0 and "witness" not in out
+
+
 def test_python_dash_m_entry_point() -> None:
     env = {**os.environ, "CI": "true"}
     proc = subprocess.run(

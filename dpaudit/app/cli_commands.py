@@ -22,7 +22,7 @@ from dpaudit.app.cli_parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate_types import GateIO
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
-from dpaudit.engine.types import AuditResult
+from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, claims_of
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
@@ -89,6 +89,7 @@ def summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  {line}" for line in _exceeded_lines(r))
+        + "".join(f"\n  {line}" for line in witness_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
     )
@@ -103,6 +104,39 @@ def _exceeded_lines(r: AuditResult) -> list[str]:
         for c in r.claims
         if c.exceeded and c.claim.kind is ClaimKind.PROVED and c.claim != r.claim
     ]
+
+
+SHOWN_WITNESSES = 3
+
+
+def witness_lines(r: AuditResult) -> list[str]:
+    """What broke the claim, for each violating pair (the strongest `SHOWN_WITNESSES`): the pair in
+    words and the certified event with its counts and frequencies on each dataset, as the Markdown
+    report's pairs table has them (D = the pair's dataset, D′ = its neighbour)."""
+    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
+    lines = []
+    for p in bad[:SHOWN_WITNESSES]:
+        e = p.estimate
+        on_d = e.direction != "neighbor>dataset"
+        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
+        infinite = "; never on D′" if on_d else "; never on D"
+        lines += [
+            f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
+            f"  event {e.event} ({e.distinguisher}): {kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
+            f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){infinite if e.infinite_witness else ''}",
+        ]
+    if len(bad) > SHOWN_WITNESSES:
+        lines.append(f"… and {len(bad) - SHOWN_WITNESSES} more violating pair(s) in the report")
+    return lines
+
+
+def _relation_words(p: PairResult) -> str:
+    """ " (relation)" unless the description already says it (sweep pairs do)."""
+    return "" if p.relation.value.replace("_", "-") in p.description else f" ({p.relation.value})"
+
+
+def _freq(k: int, n: int) -> str:
+    return fmt(k / n) if n else "-"
 
 
 def drop_checkpoint(out: Path, mechanism: str) -> None:
