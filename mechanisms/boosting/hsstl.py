@@ -62,31 +62,48 @@ from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 PAPER = "Bun, Carmosino & Sorrell, Efficient, Noise-Tolerant, and Private Learning via Boosting"
 
 
-def project_dense(log_mu: NDArray[np.float64], kappa: float) -> NDArray[np.float64]:
+def project_dense(
+    log_mu: NDArray[np.float64], kappa: float, mult: NDArray[np.float64] | None = None
+) -> NDArray[np.float64]:
     """KL projection of rows μ̃ = exp(log_mu) (each entry ≤ 1) onto Γκ = {μ ∈ [0,1]^n : Σμ ≥ κn}.
 
     004 Lemma 9: if Σμ̃ < κn the projection is min(1, c·μ̃) with the smallest c ≥ 1 giving
     density κ; else μ̃ itself. Found per row by sorting (docs/specs/seeds-003-004.md §1 B6), in log space.
+    With `mult`, column i stands for mult[i] identical examples (n = Σ mult): the same
+    projection, the sums weighted (equal examples get equal weight, so nothing else changes).
     """
-    R, n = log_mu.shape
-    target = kappa * n
+    R, cols = log_mu.shape
+    m = np.ones(cols) if mult is None else np.asarray(mult, dtype=np.float64)
+    target = kappa * float(m.sum())
     shift = log_mu.max(axis=1, keepdims=True)
     u = np.exp(log_mu - shift)  # scaled by e^{-shift}; c·μ̃ is scale-invariant below
-    us = -np.sort(-u, axis=1)  # descending
-    tail = np.cumsum(us[:, ::-1], axis=1)[:, ::-1]  # tail[:, k] = Σ_{j ≥ k} us_j
-    k = np.arange(n)
+    order = np.argsort(-u, axis=1, kind="stable")
+    us = np.take_along_axis(u, order, axis=1)  # descending
+    ms = m[order]
+    tail = np.cumsum((ms * us)[:, ::-1], axis=1)[:, ::-1]  # tail[:, k] = Σ_{j ≥ k} m_j us_j
+    head = np.cumsum(ms, axis=1) - ms  # Σ_{j < k} m_j: the examples capped at 1
     with np.errstate(divide="ignore", invalid="ignore"):
-        ck = (target - k) / tail  # k entries capped at 1, the rest scaled by c_k
+        ck = (target - head) / tail  # the first k columns capped at 1, the rest scaled by c_k
         ok = ck * us <= 1.0 + 1e-12
         prev = np.concatenate([np.ones((R, 1), dtype=bool), (ck[:, 1:] * us[:, :-1]) >= 1.0 - 1e-12], axis=1)
-    valid = ok & prev & (k < target)
+    valid = ok & prev & (head < target)
     first = np.argmax(valid, axis=1)
     c_scaled = ck[np.arange(R), first]
-    total_log = shift[:, 0] + np.log(u.sum(axis=1))
+    total_log = shift[:, 0] + np.log(u @ m)
     c_true = c_scaled * np.exp(-shift[:, 0])  # the c multiplying the unscaled μ̃
     dense = total_log >= math.log(target)
     c_use = np.where(dense | (c_true < 1.0), np.exp(shift[:, 0]), c_scaled)  # c = 1 when already dense
     return np.minimum(1.0, c_use[:, None] * u)
+
+
+def compress(
+    X: NDArray[np.float64], y: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Distinct (x, y) examples and their multiplicities. HS-StL treats equal examples alike
+    (every weight, loss and update is a function of (x_i, y_i) and the run's past), so a run on
+    the distinct examples with multiplicity-weighted sums is the same algorithm."""
+    rows, counts = np.unique(np.column_stack([X, y]), axis=0, return_counts=True)
+    return rows[:, :-1], rows[:, -1], counts.astype(np.float64)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -214,14 +231,19 @@ class HSStL:
         if dataset.n != self.n:
             raise ValueError(f"{self.name} is configured for n = {self.n}, got {dataset.n}")
         X, y = self._inputs(dataset)
+        mult = None
+        if type(self)._weights is HSStL._weights:  # the base projection takes multiplicities
+            X, y, mult = compress(X, y)
         R, d, T = num_samples, X.shape[1], self._num_rounds()
         yx = y[:, None] * X  # (n, d)
-        log_mu = np.full((R, self.n), math.log(self.kappa))  # log μ̃_1 = log κ
+        if mult is not None:
+            yx = yx * mult[:, None]
+        log_mu = np.full((R, X.shape[0]), math.log(self.kappa))  # log μ̃_1 = log κ
         out = np.zeros((R, T, d))
         running = np.ones(R, dtype=bool)
         zsum = np.zeros((R, d))
         for t in range(T):
-            muhat = self._weights(log_mu)
+            muhat = self._weights(log_mu) if mult is None else self._weights_of(log_mu, mult)
             z_pre = muhat @ yx
             z = z_pre + self.noise_sigma * rng.standard_normal((R, d))
             z = np.where(running[:, None], z, 0.0)
@@ -234,6 +256,10 @@ class HSStL:
             if stop is not None:
                 running &= ~stop
         return out.reshape(R, T * d)
+
+    def _weights_of(self, log_mu: NDArray[np.float64], mult: NDArray[np.float64]) -> NDArray[np.float64]:
+        """`_weights` on distinct examples (column i: mult[i] equal examples), per example."""
+        return project_dense(log_mu, self.kappa, mult) / (self.kappa * self.n)
 
     @staticmethod
     def predict(

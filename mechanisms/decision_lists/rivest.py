@@ -59,6 +59,7 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import discrete_epsilon
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.oracle_budget import charge
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
@@ -129,6 +130,8 @@ class PrivateDecisionList:
     output_kind: ClassVar[str] = "discrete"
     stop_when_covered: ClassVar[bool] = False
     """Buggy twins set this: stop as soon as S_j is empty (data-dependent length)."""
+    drop_finished_runs: ClassVar[bool] = True
+    """`sample` stops computing runs whose release is final (same outputs; tests turn it off)."""
 
     def __post_init__(self) -> None:
         if not self.epsilon0 > 0 or not 0 < self.delta < 1:
@@ -263,10 +266,17 @@ class PrivateDecisionList:
     ) -> NDArray[np.intp]:
         """Exponential mechanism over the (runs, 2(|F|+1)) log-weights restricted to `avail`:
         inverse-CDF sampling with one uniform per run (exact; cheaper than Gumbel-max)."""
+        return self._select_with(logw, avail, np.asarray(rng.random(logw.shape[0])))
+
+    @staticmethod
+    def _select_with(
+        logw: NDArray[np.float64], avail: NDArray[np.bool_], uniform: NDArray[np.float64]
+    ) -> NDArray[np.intp]:
+        """`_select` with its uniforms given (one per row)."""
         top = np.where(avail, logw, -np.inf).max(axis=1, keepdims=True)
         w = np.exp(np.minimum(logw - top, 0.0)) * avail  # finite exponents only (exp(−inf) is slow)
         cum = np.cumsum(w, axis=1)
-        u = rng.random(logw.shape[0]) * cum[:, -1]
+        u = uniform * cum[:, -1]
         choice = (cum <= u[:, None]).sum(axis=1)
         return np.minimum(choice, logw.shape[1] - 1)
 
@@ -282,6 +292,11 @@ class PrivateDecisionList:
         return uniq[:, :-1], uniq[:, -1] > 0.5, counts.astype(np.float64)
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
+        """One step per feature (|F| + 1 steps), every run at once. The release is the truth
+        table on the probe, which is final once every probe point is assigned (at the latest
+        when TRUE is chosen): such runs leave the working arrays (their uniforms are still
+        drawn, so every other run sees the same stream and the output is the same as running
+        them to the end)."""
         feats = self.features_for(dataset)
         Xu, ypos, mult = self._compress(dataset)
         Fd = evaluate_features(feats, Xu).astype(np.float64)  # (u, Fp)
@@ -293,24 +308,42 @@ class PrivateDecisionList:
         used = np.zeros((R, Fp), dtype=bool)
         assigned = np.zeros((R, P), dtype=bool)
         pred = np.full((R, P), -1, dtype=np.int8)
-        rows = np.arange(R)
+        out = np.full((R, P), -1, dtype=np.int8)
+        live = np.arange(R)  # runs whose release can still change (rows of the working arrays)
+        compact = self.drop_finished_runs and not self.stop_when_covered  # an early stop reads every run
         for _ in range(Fp):
+            uniform = rng.random(R)
+            if compact:
+                keep = ~assigned.all(axis=1)
+                if not keep.all():
+                    out[live[~keep]] = pred[~keep]
+                    live, mask, used, assigned, pred = (
+                        live[keep],
+                        mask[keep],
+                        used[keep],
+                        assigned[keep],
+                        pred[keep],
+                    )
+                if live.size == 0:
+                    continue
+            r = live.size
             m = self.score_mask(mask).astype(np.float64)
             p_f = (m * pos) @ Fd
             n_f = (m * neg) @ Fd
             logw = np.concatenate([-c * n_f, -c * p_f], axis=1)  # b = 1 block, then b = 0
-            choice = self._select(logw, np.concatenate([~used, ~used], axis=1), rng)
+            choice = self._select_with(logw, np.concatenate([~used, ~used], axis=1), uniform[live])
             f, b = choice % Fp, (choice < Fp).astype(np.int8)
-            active = np.asarray(mask.any(axis=1)) if self.stop_when_covered else np.ones(R, dtype=bool)
+            active = np.asarray(mask.any(axis=1)) if self.stop_when_covered else np.ones(r, dtype=bool)
             if not active.any():
                 break
-            covers_data = Fd[:, f].T > 0.5  # (R, u)
+            covers_data = Fd[:, f].T > 0.5  # (r, u)
             mask &= ~(self.removed(covers_data, b, ypos) & active[:, None])
             newly = Fp_bool[:, f].T & ~assigned & active[:, None]
             pred = np.where(newly, b[:, None], pred)
             assigned |= newly
-            used[rows[active], f[active]] = True
-        return pred
+            used[np.arange(r)[active], f[active]] = True
+        out[live] = pred
+        return out
 
     # ------------------------------------------------------------------ worst-case pairs
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
@@ -360,6 +393,7 @@ class PrivateDecisionList:
         out: dict[tuple[int, ...], float] = {}
 
         def rec(mask: NDArray[np.bool_], used: tuple[int, ...], pred: NDArray[np.int8], prob: float) -> None:
+            charge("list paths", 1)  # deterministic oracle budget
             if len(used) == Fp or (self.stop_when_covered and not mask.any()):
                 key = tuple(int(v) for v in pred)
                 out[key] = out.get(key, 0.0) + prob

@@ -43,6 +43,8 @@ reduced to counts (n_covered, n_protected) on the support of its points; hypothe
 on the support have the same q in every iteration, so the exponential mechanism is sampled in
 two exact stages: a support-labelling group ∝ Σ_group base·exp(ε̂ q), then a hypothesis inside the
 group ∝ base. Runs are vectorised (batches of `_BATCH` runs × groups); randomness only from `rng`.
+`scl_fast.py` runs the same steps from per-state rows of cumulative weights (identical outputs,
+tested); twins that override a step-shaping hook run the generic engine (`_run_generic`).
 
 Released output (docs/specs/seed-002.md §8.3): the T hypothesis ids h_1..h_T (−1 for an iteration that did not
 run, which only the early-stopping twin produces) followed by h_fin's labels on a fixed,
@@ -75,6 +77,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.geometric import scl_fast
+from dpaudit.mechanisms.oracle_budget import charge
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 PAPER = "Kaplan, Mansour, Matias & Stemmer, Differentially Private Learning of Geometric Concepts"
@@ -423,11 +427,28 @@ class SetCoverLearner:
     def _run(
         self, tab: Table, probe: NDArray[np.bool_], R: int, n: int, Tw: int, rng: np.random.Generator
     ) -> NDArray[np.float64]:
+        """R runs: the fast engine (scl_fast.py: per-state rows of cumulative weights, identical
+        outputs) when the step-shaping hooks are the base ones, else the generic engine."""
         T = self.num_iterations(n)
+        W = self.noise(rng, R, T)
+        if scl_fast.applicable(self, SetCoverLearner, tab, W):
+            return scl_fast.run(self, tab, probe, R, T, Tw, W, rng)
+        return self._run_generic(tab, probe, R, T, Tw, W, rng)
+
+    def _run_generic(
+        self,
+        tab: Table,
+        probe: NDArray[np.bool_],
+        R: int,
+        T: int,
+        Tw: int,
+        W: NDArray[np.float64],
+        rng: np.random.Generator,
+    ) -> NDArray[np.float64]:
+        """The algorithm box step by step for every run (any hooks); W: the (R, T) noise draws."""
         S = tab.covered.shape[0]
         alive = np.ones((R, S))
         ids = np.full((R, Tw), -1.0)
-        W = self.noise(rng, R, T)
         eps = self.selection_eps()
         # probe points each hypothesis removes (AND: h = 0, OR: h = 1); h_fin follows from the counts
         removes = ~probe if self.form == "and" else probe
@@ -513,6 +534,7 @@ class SetCoverLearner:
         tf = np.where(finite[None, :], thr, np.nan)
         w_lo = math.floor(np.nanmin(tf)) if np.any(finite) else 0
         w_hi = math.ceil(np.nanmax(tf)) + 1 if np.any(finite) else 1
+        charge("softmax terms", cover.size * (w_hi - w_lo + 1))  # deterministic oracle budget
         out = np.full(cover.shape, -np.inf)
 
         def soft(w: float | NDArray[np.float64]) -> NDArray[np.float64]:

@@ -1,0 +1,153 @@
+"""Faster samplers, same law (issue 28, item 2).
+
+Each fast sampler here keeps the generator's calls (order and sizes) of the code it replaces and
+computes the same function of them, so the check is stronger than a two-sample test: at fixed
+seeds the new outputs equal the old ones, bit for bit (SetCoverLearner's per-state engine) or up
+to float rounding (HS-StL on distinct examples with multiplicities). A test failing here means
+the law changed (or the stream did), whatever the tolerance of a statistical test would say.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pytest
+from numpy.typing import NDArray
+
+from dpaudit.mechanisms.boosting.hsstl import HSStL, project_dense
+from dpaudit.mechanisms.geometric import scl_fast
+from dpaudit.mechanisms.geometric.scl import SetCoverLearner
+from dpaudit.mechanisms.registry import entries
+from dpaudit.neighbors.base import Dataset
+
+
+def _scl_names() -> list[str]:
+    out = []
+    for name, e in entries().items():
+        if e.family == "002" and isinstance(e.build(), SetCoverLearner):
+            out.append(name)
+    return out
+
+
+def _generic(mech: Any, dataset: Dataset, n: int, seed: int, monkeypatch: pytest.MonkeyPatch) -> NDArray[Any]:
+    with monkeypatch.context() as m:
+        m.setattr(scl_fast, "applicable", lambda *a, **k: False)
+        return np.asarray(mech.sample(dataset, n, rng=np.random.default_rng(seed)))
+
+
+def _fast(mech: Any, dataset: Dataset, n: int, seed: int) -> NDArray[Any]:
+    return np.asarray(mech.sample(dataset, n, rng=np.random.default_rng(seed)))
+
+
+@pytest.mark.parametrize("name", _scl_names())
+def test_set_cover_fast_engine_equals_generic_on_registered_pairs(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every registered SetCoverLearner (correct and twins), every registered pair, both sides:
+    identical outputs at the same seed (twins that override a step hook take the generic
+    engine either way, which this also pins)."""
+    mech: Any = entries()[name].build()
+    for i, pair in enumerate(mech.neighbor_pairs()):
+        for side in (pair.dataset, pair.neighbor):
+            a = _generic(mech, side, 600, i, monkeypatch)
+            b = _fast(mech, side, 600, i)
+            assert np.array_equal(a, b), f"{name} pair {i} (n = {side.n})"
+
+
+def _random_grid_dataset(rng: np.random.Generator, d: int, rows: int) -> Dataset:
+    X = rng.integers(0, d + 1, size=(rows, 2)).astype(float)
+    y = (rng.random(rows) < 0.5).astype(float)
+    return Dataset(X, y)
+
+
+@pytest.mark.parametrize(
+    "name", ["geo_halfplane_grid4", "geo_union_grid3", "geo_conj_small", "geo_keep_pos_hunt"]
+)
+def test_set_cover_fast_engine_equals_generic_on_wide_supports(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Generated-pair-like data: many support points, hundreds of groups (the bisection draw,
+    lazy states and rows), more runs than one batch."""
+    mech = entries()[name].build()
+    rng = np.random.default_rng(11)
+    for trial in range(2):
+        if name == "geo_conj_small":
+            X = (rng.random((40, 16)) < 0.5).astype(float)
+            ds = Dataset(X, (rng.random(40) < 0.5).astype(float))
+        else:
+            ds = _random_grid_dataset(rng, 4 if name != "geo_union_grid3" else 3, 40)
+        n = 9000 if trial == 0 and name == "geo_halfplane_grid4" else 700
+        assert np.array_equal(_generic(mech, ds, n, trial, monkeypatch), _fast(mech, ds, n, trial)), name
+
+
+def test_set_cover_fast_engine_equal_when_its_caches_overflow(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The row and state budgets (memory bounds) only clear caches: outputs stay identical."""
+    mech = entries()["geo_halfplane_grid4"].build()
+    ds = _random_grid_dataset(np.random.default_rng(3), 4, 50)
+    want = _generic(mech, ds, 2000, 5, monkeypatch)
+    monkeypatch.setattr(scl_fast, "ROW_BUDGET", 4000)
+    monkeypatch.setattr(scl_fast, "STATE_BUDGET", 4)
+    monkeypatch.setattr(scl_fast, "MIN_STATES", 3)
+    monkeypatch.setattr(scl_fast, "_TABLES", type(scl_fast._TABLES)())
+    assert np.array_equal(want, _fast(mech, ds, 2000, 5))
+
+
+def test_set_cover_fast_engine_is_used_by_the_correct_learners() -> None:
+    """The speed-up is real only if the correct learners take it."""
+    for name in _scl_names():
+        e = entries()[name]
+        mech: Any = e.build()
+        tab, _ = mech.table(mech.neighbor_pairs()[0].dataset)
+        W = mech.noise(np.random.default_rng(0), 4, mech.T)
+        if not e.buggy:
+            assert scl_fast.applicable(mech, SetCoverLearner, tab, W), name
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _HSStLGeneric(HSStL):
+    """HS-StL on every example (overriding `_weights` turns the distinct-example path off)."""
+
+    name: str = "hs_stl"
+
+    def _weights(self, log_mu: NDArray[np.float64]) -> NDArray[np.float64]:
+        return project_dense(log_mu, self.kappa) / (self.kappa * self.n)
+
+
+def test_hsstl_on_distinct_examples_equals_every_example() -> None:
+    """Registered pairs (duplicates: 2 distinct examples of 40) and a dataset with a few
+    repeated values: the same transcripts at the same seed, up to float rounding."""
+    fast, slow = HSStL(), _HSStLGeneric()
+    rng = np.random.default_rng(4)
+    X = rng.choice([-1.0, -0.5, 0.25, 1.0], size=(40, 1))
+    y = rng.choice([-1.0, 1.0], size=40)
+    sides = [s for p in fast.neighbor_pairs() for s in (p.dataset, p.neighbor)] + [Dataset(X, y)]
+    for i, side in enumerate(sides):
+        a = slow.sample(side, 3000, rng=np.random.default_rng(i))
+        b = fast.sample(side, 3000, rng=np.random.default_rng(i))
+        np.testing.assert_allclose(b, a, rtol=0, atol=1e-9)
+
+
+def test_weighted_projection_equals_the_projection_of_the_expanded_rows() -> None:
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        mult = rng.integers(1, 6, size=5).astype(float)
+        log_mu = np.log(0.25) - 2.0 * rng.random((50, 5)) * rng.integers(0, 4, size=(50, 1))
+        expanded = np.repeat(log_mu, mult.astype(int), axis=1)
+        want = project_dense(expanded, 0.25)
+        got = np.repeat(project_dense(log_mu, 0.25, mult), mult.astype(int), axis=1)
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
+
+
+@pytest.mark.parametrize("name", ["private_decision_list_medium", "private_decision_list"])
+def test_decision_list_dropping_finished_runs_changes_no_output(name: str) -> None:
+    """Runs whose truth table is final leave the working arrays; the outputs are those of
+    running every run through all |F| + 1 steps (same seed, bit for bit)."""
+    mech: Any = entries()[name].build()
+    full = type("Full", (type(mech),), {"drop_finished_runs": False, "__slots__": ()})()
+    for i, pair in enumerate(mech.neighbor_pairs()):
+        for side in (pair.dataset, pair.neighbor):
+            a = full.sample(side, 2000, rng=np.random.default_rng(i))
+            b = mech.sample(side, 2000, rng=np.random.default_rng(i))
+            assert np.array_equal(a, b), f"{name} pair {i}"
