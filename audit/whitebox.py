@@ -8,28 +8,26 @@ bound on the pair's ε (e.g. a Gaussian-DP profile of the whole mechanism) says 
 The reference is shown beside the certified lower bound so a reader can tell a learner far
 inside its claim from a blind audit. It never enters the verdict: the verdict rests on the
 certified bound alone (the black-box statistics of `audit.bounds`).
+
+It never depends on the machine either: a registered pair's value is shipped with the registry
+(`mechanisms/whitebox_cache.py`), and any other pair's oracle runs under a work budget counted in
+operations (`mechanisms/oracle_budget.py`), not seconds, so a run under load writes the same JSON.
 """
 
 from __future__ import annotations
 
-import contextlib
 import math
-import signal
-import threading
-from collections.abc import Iterator
 from dataclasses import dataclass
 
+from dpaudit.mechanisms import oracle_budget
 from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.whitebox_cache import lookup, one_line
 from dpaudit.neighbors.base import NeighborPair
 
 DEFAULT_METHOD = "exact enumeration"
-ORACLE_SECONDS = 10.0
-"""Wall-clock limit on one oracle call (enforced from the main thread; elsewhere unlimited): an
-enumeration that grows with the pair's size must not stall the audit it only annotates."""
-
-
-class _OracleTimeout(Exception):
-    pass
+BUDGET_SCALE = 1.0
+"""Scale on the oracles' work limits (`mechanisms/oracle_budget.py`, counted in operations, not
+seconds: whether an oracle is evaluated depends on the pair alone, never on the machine's load)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -43,52 +41,29 @@ class WhiteBoxReference:
 
 
 def white_box_reference(mechanism: Mechanism, pair: NeighborPair, *, delta: float) -> WhiteBoxReference:
-    """The mechanism's oracle on `pair` at `delta`. An oracle that declines
-    (`NotImplementedError`), is absent, or fails for any other reason gives no value: a
-    reference is descriptive and must never break or change an audit."""
+    """The mechanism's oracle on `pair` at `delta`: the shipped value for a registered pair
+    (`mechanisms/whitebox_cache.json`), else the oracle run under its deterministic work budget.
+    An oracle that declines (`NotImplementedError`, its budget spent included), is absent, or
+    fails for any other reason gives no value: a reference is descriptive and must never break
+    or change an audit."""
     oracle = getattr(mechanism, "exact_epsilon", None)
     if not callable(oracle):
         return WhiteBoxReference(epsilon=None)
-    try:
-        with _time_limit(ORACLE_SECONDS):
-            value = float(oracle(pair, delta=delta))
-    except _OracleTimeout:
-        return WhiteBoxReference(epsilon=None, note=f"oracle took over {ORACLE_SECONDS:g} s: not evaluated")
-    except NotImplementedError as exc:
-        return WhiteBoxReference(epsilon=None, note=_one_line(exc))
-    except Exception as exc:  # a white-box helper never fails an audit
-        return WhiteBoxReference(epsilon=None, note=f"oracle failed: {type(exc).__name__}: {_one_line(exc)}")
+    shipped = lookup(mechanism, pair, delta)
+    if shipped is not None and shipped.epsilon is None:
+        return WhiteBoxReference(epsilon=None, note=shipped.note)
+    value = None if shipped is None else shipped.epsilon
+    if value is None:
+        try:
+            with oracle_budget.enforced(BUDGET_SCALE):
+                value = float(oracle(pair, delta=delta))
+        except NotImplementedError as exc:
+            return WhiteBoxReference(epsilon=None, note=one_line(exc))
+        except Exception as exc:  # a white-box helper never fails an audit
+            return WhiteBoxReference(
+                epsilon=None, note=f"oracle failed: {type(exc).__name__}: {one_line(exc)}"
+            )
     if math.isnan(value):
         return WhiteBoxReference(epsilon=None, note="oracle returned NaN")
     method = str(getattr(mechanism, "exact_epsilon_method", DEFAULT_METHOD))
     return WhiteBoxReference(epsilon=max(value, 0.0), method=method)
-
-
-@contextlib.contextmanager
-def _time_limit(seconds: float) -> Iterator[None]:
-    """Raise `_OracleTimeout` in the block after `seconds` (SIGALRM; a no-op off the main thread
-    or where another alarm handler is installed)."""
-    usable = (
-        hasattr(signal, "setitimer")
-        and threading.current_thread() is threading.main_thread()
-        and signal.getsignal(signal.SIGALRM) in (signal.SIG_DFL, None)
-    )
-    if not usable:
-        yield
-        return
-
-    def fire(signum: int, frame: object) -> None:
-        raise _OracleTimeout
-
-    signal.signal(signal.SIGALRM, fire)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        yield
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, signal.SIG_DFL)
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split())
-    return text[:200] or type(exc).__name__

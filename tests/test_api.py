@@ -158,6 +158,7 @@ def test_the_wheel_installs_one_import_name(tmp_path: Path) -> None:
         "result.schema.json",
         "engine/runner.py",
         "mechanisms/registry.py",
+        "mechanisms/whitebox_cache.json",  # the registered pairs' white-box values (package data)
         "app/cli.py",
         "reports/templates/report.html.j2",
         "reports/templates/report.css",

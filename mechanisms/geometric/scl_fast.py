@@ -6,7 +6,7 @@ step for R runs, G groups and S support points. But a run's state is only *which
 points remain* (a bit mask: deletion multiplies `alive` by 0/1), and the step's distribution
 over groups depends on the state and on the integer noise draw w_j only. So this engine keeps,
 per state, the cumulative weights of the groups for every w it meets, computed once and then
-shared by all runs (and all `sample` calls on the same data: an LRU of tables), and draws a
+shared by all runs of one `sample` call, and draws a
 group by a binary search on that row. The arithmetic of a row is the generic engine's, value
 for value (same expression, same `score` hook, same `np.exp` / `np.cumsum` order), and the
 generator is called in the same order with the same sizes, so the outputs are *identical* to
@@ -23,6 +23,11 @@ base engine's and the noise is integer-valued (floored Laplace): twins that over
 them run the generic engine. `protected_alive`, `selection_eps`, `num_iterations`,
 `candidate_log_base` and `noise` are read through their hooks, so twins overriding only those
 (B1, B9, T-from-n, consistent candidates, shared noise) run here too.
+
+Tables are not kept across `sample` calls (`CACHE_TABLES = 0`): the cache key (the learner and
+the table's arrays) did not capture everything a row depends on, so a table built on one dataset
+served another and results depended on which datasets a worker had sampled before (`--jobs 1` and
+`--jobs 2` chose different events on `geo_conj_small`); tested in test_sampler_laws.py.
 
 Memory: a table caches at most `ROW_BUDGET` floats of rows (it is cleared when full; one step
 needs at most R rows), so memory does not grow with the number of samples.
@@ -46,7 +51,7 @@ MIN_STATES = 256  # ... but at least this many states
 TINY_G = 4  # up to this many groups a draw gathers column by column
 SMALL_G = 16  # up to this many groups a draw compares whole rows, above it bisects
 GUIDE_BUDGET = 1 << 20  # cells of the within-group guide table
-CACHE_TABLES = 4  # tables kept across `sample` calls (LRU)
+CACHE_TABLES = 0  # tables kept across `sample` calls (none: a table never outlives its call)
 MAX_SUPPORT = 62  # support points a bit mask (int64) can hold
 
 _LOCK = threading.Lock()

@@ -333,13 +333,20 @@ def test_stored_counts_are_a_fresh_recount_not_the_reported_events_certification
     assert len({BASELINE_PHASE, REGRESSION_PHASE, REGRESSION_PHASE + 1, *(int(p) for p in Phase), 2}) == 6
 
 
-def test_detectable_increase_is_the_rise_flagged_with_probability_0_8() -> None:
+def test_detectable_increase_is_the_rise_flagged_with_probability_0_8(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Simulate the model of `detectable_increase` (P = p̂, Q = q̂·e^−Δ) through `compare`: at the stated
     Δ the flag rate is ≈ 0.8 (600 reps: ±0.1 is > 6 standard deviations), at Δ/3 clearly lower."""
+    from dpaudit.app import baseline as baseline_module
+
     gen = np.random.default_rng(5)
     base = _event(p_count=3000, q_count=1500)
     delta_star = compare(base, "a", 3000, 1500, 10_000, 0.05).detectable_increase
     assert 0 < delta_star < 1
+    # the flag (`regression`) does not read `detectable_increase`, a function of the stored counts
+    # alone: the 1,200 calls below reuse its value instead of recomputing the same bisection
+    monkeypatch.setattr(baseline_module, "detectable_increase", lambda *a, **k: delta_star)
     for rise, lo, hi in ((delta_star, 0.7, 0.9), (delta_star / 3, -1.0, 0.5)):
         kp = gen.binomial(10_000, 0.3, size=600)
         kq = gen.binomial(10_000, 0.15 * math.exp(-rise), size=600)
@@ -348,6 +355,7 @@ def test_detectable_increase_is_the_rise_flagged_with_probability_0_8() -> None:
         ]
         rate = float(np.mean(flags))
         assert lo < rate < hi
+    monkeypatch.undo()
     never = _event(p_count=50, q_count=3)  # too few samples: no rise reaches power 0.8
     assert math.isinf(compare(never, "a", 50, 3, 10_000, 0.05).detectable_increase)
 

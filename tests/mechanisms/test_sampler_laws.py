@@ -151,3 +151,17 @@ def test_decision_list_dropping_finished_runs_changes_no_output(name: str) -> No
             a = full.sample(side, 2000, rng=np.random.default_rng(i))
             b = mech.sample(side, 2000, rng=np.random.default_rng(i))
             assert np.array_equal(a, b), f"{name} pair {i}"
+
+
+def test_set_cover_results_do_not_depend_on_the_number_of_workers() -> None:
+    """An audit of every registered geo_conj_small pair gives the same events and bounds in one
+    process and on two workers (a table shared across `sample` calls once served the wrong
+    dataset, so pair 8 chose `fisher(x) ≥ 7.70` on two workers and `≤ −5.55` in one process)."""
+    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.types import AuditConfig
+
+    mech = entries()["geo_conj_small"].build()
+    pairs = list(mech.neighbor_pairs())
+    runs = [run_audit(mech, pairs, AuditConfig(num_samples=50_000, seed=0, jobs=j)) for j in (1, 2)]
+    one, two = ([(p.estimate.event, p.estimate.epsilon_lower_bound) for p in r.pairs] for r in runs)
+    assert one == two
