@@ -31,7 +31,14 @@ SIGMA, Q, STEPS = 1.0, 0.1, 10
 
 def _llr(steps: int = STEPS) -> MixtureLLR:
     return MixtureLLR(
-        name="toy", steps=steps, dim=1, direction=(1.0,), sample_rate=Q, noise_sd=SIGMA, shift_a=1.0, shift_b=0.0
+        name="toy",
+        steps=steps,
+        dim=1,
+        direction=(1.0,),
+        sample_rate=Q,
+        noise_sd=SIGMA,
+        shift_a=1.0,
+        shift_b=0.0,
     )
 
 
@@ -88,7 +95,9 @@ def test_accountant_claim_matches_dp_accounting() -> None:
 
 def test_accountant_curve_is_conservative_between_points() -> None:
     """Between tabulated δ the curve answers the next smaller δ's ε: never below the accountant."""
-    claim = accountant_claim(noise_multiplier=1.0, sample_rate=0.1, steps=10, relation=Relation.ADD_REMOVE_ONE)
+    claim = accountant_claim(
+        noise_multiplier=1.0, sample_rate=0.1, steps=10, relation=Relation.ADD_REMOVE_ONE
+    )
     curve = claim.curve
     assert curve is not None and curve.kind is CurveKind.ACCOUNTANT
     for delta in (3e-4, 1.5e-2, 0.07):  # ε(δ) > 0 here, so δ(ε(δ)) = δ
@@ -116,7 +125,14 @@ def test_mixture_llr_is_the_log_likelihood_ratio() -> None:
     rng = np.random.default_rng(0)
     y = rng.normal(0.3, 1.5, size=(50, 4 * 2))
     st = MixtureLLR(
-        name="t", steps=4, dim=2, direction=(0.6, 0.8), sample_rate=0.2, noise_sd=1.3, shift_a=1.1, shift_b=-0.7
+        name="t",
+        steps=4,
+        dim=2,
+        direction=(0.6, 0.8),
+        sample_rate=0.2,
+        noise_sd=1.3,
+        shift_a=1.1,
+        shift_b=-0.7,
     )
     proj = y.reshape(50, 4, 2) @ np.array([0.6, 0.8])
 
