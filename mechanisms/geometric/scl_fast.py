@@ -24,8 +24,8 @@ them run the generic engine. `protected_alive`, `selection_eps`, `num_iterations
 `candidate_log_base` and `noise` are read through their hooks, so twins overriding only those
 (B1, B9, T-from-n, consistent candidates, shared noise) run here too.
 
-Tables are not kept across `sample` calls (`CACHE_TABLES = 0`): the cache key (the learner and
-the table's arrays) did not capture everything a row depends on, so a table built on one dataset
+Tables are not kept across `sample` calls: a cache keyed on the learner and
+the table's arrays did not capture everything a row depends on, so a table built on one dataset
 served another and results depended on which datasets a worker had sampled before (`--jobs 1` and
 `--jobs 2` chose different events on `geo_conj_small`); tested in test_sampler_laws.py.
 
@@ -35,8 +35,6 @@ needs at most R rows), so memory does not grow with the number of samples.
 
 from __future__ import annotations
 
-import threading
-from collections import OrderedDict
 from typing import Any
 
 import numpy as np
@@ -51,11 +49,7 @@ MIN_STATES = 256  # ... but at least this many states
 TINY_G = 4  # up to this many groups a draw gathers column by column
 SMALL_G = 16  # up to this many groups a draw compares whole rows, above it bisects
 GUIDE_BUDGET = 1 << 20  # cells of the within-group guide table
-CACHE_TABLES = 0  # tables kept across `sample` calls (none: a table never outlives its call)
 MAX_SUPPORT = 62  # support points a bit mask (int64) can hold
-
-_LOCK = threading.Lock()
-_TABLES: OrderedDict[Any, StepTable] = OrderedDict()
 
 
 STEP_HOOKS = ("select", "score", "running", "delete")
@@ -74,33 +68,6 @@ def applicable(mech: SetCoverLearner, base: type, tab: Table, W: NDArray[np.floa
         and bool(np.all(np.floor(W) == W))
         and float(np.max(np.abs(W), initial=0.0)) < 2.0**52
     )
-
-
-def _fingerprint(mech: SetCoverLearner, tab: Table) -> Any:
-    arrays = (tab.removal, tab.log_base, tab.covered, tab.protected)
-    return (mech, b"|".join(np.ascontiguousarray(a).tobytes() for a in arrays))
-
-
-def checkout(mech: SetCoverLearner, tab: Table) -> tuple[Any, StepTable]:
-    """The cached table of (mechanism, data), or a new one; the caller owns it until `checkin`."""
-    try:
-        key = _fingerprint(mech, tab)
-        hash(key)
-    except TypeError:  # an unhashable mechanism: no sharing across calls
-        return None, StepTable(mech, tab)
-    with _LOCK:
-        table = _TABLES.pop(key, None)
-    return key, table if table is not None else StepTable(mech, tab)
-
-
-def checkin(key: Any, table: StepTable) -> None:
-    if key is None:
-        return
-    with _LOCK:
-        _TABLES[key] = table
-        _TABLES.move_to_end(key)
-        while len(_TABLES) > CACHE_TABLES:
-            _TABLES.popitem(last=False)
 
 
 class StepTable:
@@ -361,11 +328,7 @@ def run(
     rng: np.random.Generator,
 ) -> NDArray[np.float64]:
     """`SetCoverLearner._run_generic` for the base hooks (see the module docstring)."""
-    key, table = checkout(mech, tab)
-    try:
-        return _run(mech, table, tab, probe, R, T, Tw, W, rng)
-    finally:
-        checkin(key, table)
+    return _run(mech, StepTable(mech, tab), tab, probe, R, T, Tw, W, rng)
 
 
 STEP_CHUNK = 16  # steps whose uniforms are drawn in one call (same stream as one call per step)

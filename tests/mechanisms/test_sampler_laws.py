@@ -90,7 +90,6 @@ def test_set_cover_fast_engine_equal_when_its_caches_overflow(monkeypatch: pytes
     monkeypatch.setattr(scl_fast, "ROW_BUDGET", 4000)
     monkeypatch.setattr(scl_fast, "STATE_BUDGET", 4)
     monkeypatch.setattr(scl_fast, "MIN_STATES", 3)
-    monkeypatch.setattr(scl_fast, "_TABLES", type(scl_fast._TABLES)())
     assert np.array_equal(want, _fast(mech, ds, 2000, 5))
 
 
