@@ -12,7 +12,7 @@ fresh samples.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -69,6 +69,33 @@ def tail_counts(
     return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
 
 
+def tail_candidates(
+    scores: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    make_event: Callable[[int, float, bool], Event],
+    *,
+    grid: int,
+    tails: int,
+) -> Candidates:
+    """Both tails {s ≥ t}, {s ≤ t} of each score (side a, side b) on its threshold grid; candidate
+    events are built on demand by `make_event(score index, threshold, upper)`."""
+    ca, cb, grids = [], [], []
+    for sa, sb in scores:
+        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
+        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
+        ca += [ge_a, le_a]
+        cb += [ge_b, le_b]
+        grids.append(ts)
+    # candidate i lies in block k (ends[k-1] <= i < ends[k]): score k // 2, upper tail if k is even
+    ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
+
+    def make(i: int) -> Event:
+        block = int(np.searchsorted(ends, i, side="right"))
+        t = float(grids[block // 2][i - (int(ends[block - 1]) if block else 0)])
+        return make_event(block // 2, t, block % 2 == 0)
+
+    return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+
+
 @dataclass(frozen=True, slots=True)
 class ThresholdDistinguisher:
     """Tail events {s ≥ t}, {s ≤ t} on each coordinate, and on the standardised mean-difference
@@ -92,24 +119,12 @@ class ThresholdDistinguisher:
             if np.any(w != 0):
                 w = w / np.max(np.abs(w))
                 scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
-        ca, cb, grids = [], [], []
-        for sa, sb, _, _ in scores:
-            ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
-            ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
-            ca += [ge_a, le_a]
-            cb += [ge_b, le_b]
-            grids.append(ts)
-        # candidate i: score ends[k-1] <= i < ends[k] is block k = (score k // 2, upper if k even)
-        ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
 
-        def make(i: int) -> Event:
-            block = int(np.searchsorted(ends, i, side="right"))
-            _, _, coord, proj = scores[block // 2]
-            ts = grids[block // 2]
-            t = float(ts[i - (int(ends[block - 1]) if block else 0)])
-            return ThresholdEvent(threshold=t, upper=block % 2 == 0, coordinate=coord, projection=proj)
+        def make(k: int, t: float, upper: bool) -> Event:
+            _, _, coord, proj = scores[k]
+            return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
 
-        return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+        return tail_candidates([(sa, sb) for sa, sb, _, _ in scores], make, grid=self.grid, tails=self.tails)
 
 
 @dataclass(frozen=True, slots=True)

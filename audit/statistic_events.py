@@ -25,7 +25,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
+from dpaudit.engine.estimators_base import Candidates, tail_candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, EventShapeError
 
 
@@ -131,24 +131,12 @@ class StatisticDistinguisher:
         usable = [(st, sa, sb) for st, sa, sb in scored if sa is not None and sb is not None]
         if not usable:
             return None
-        ca: list[NDArray[np.float64]] = []
-        cb: list[NDArray[np.float64]] = []
-        grids: list[NDArray[np.float64]] = []
-        for _, sa, sb in usable:
-            ts = threshold_grid(np.concatenate([sa, sb]), grid=self.grid, tails=self.tails)
-            ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
-            ca += [ge_a, le_a]
-            cb += [ge_b, le_b]
-            grids.append(ts)
-        ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
-
-        def make(i: int) -> Event:
-            block = int(np.searchsorted(ends, i, side="right"))  # (statistic block // 2, upper if even)
-            ts = grids[block // 2]
-            t = float(ts[i - (int(ends[block - 1]) if block else 0)])
-            return StatisticEvent(usable[block // 2][0], t, block % 2 == 0)
-
-        return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+        return tail_candidates(
+            [(sa, sb) for _, sa, sb in usable],
+            lambda k, t, upper: StatisticEvent(usable[k][0], t, upper),
+            grid=self.grid,
+            tails=self.tails,
+        )
 
 
 def _scores(
