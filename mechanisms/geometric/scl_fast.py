@@ -317,6 +317,10 @@ class _Overflow(Exception):
     """More states than the table's budget: the caller clears it and maps the runs again."""
 
 
+STEP_CHUNK = 16  # steps whose uniforms are drawn in one call (same stream as one call per step)
+RUN_CHUNK = 1024  # runs per block of the removal-count histogram
+
+
 def run(
     mech: SetCoverLearner,
     tab: Table,
@@ -328,24 +332,7 @@ def run(
     rng: np.random.Generator,
 ) -> NDArray[np.float64]:
     """`SetCoverLearner._run_generic` for the base hooks (see the module docstring)."""
-    return _run(mech, StepTable(mech, tab), tab, probe, R, T, Tw, W, rng)
-
-
-STEP_CHUNK = 16  # steps whose uniforms are drawn in one call (same stream as one call per step)
-RUN_CHUNK = 1024  # runs per block of the removal-count histogram
-
-
-def _run(
-    mech: SetCoverLearner,
-    table: StepTable,
-    tab: Table,
-    probe: NDArray[np.bool_],
-    R: int,
-    T: int,
-    Tw: int,
-    W: NDArray[np.float64],
-    rng: np.random.Generator,
-) -> NDArray[np.float64]:
+    table = StepTable(mech, tab)
     Wi = W.astype(np.int64)
     w_max = int(Wi.max(initial=0))
     if table.rows * table.G > ROW_BUDGET:
