@@ -1,4 +1,6 @@
-"""Progress on stderr for long runs; silent under CI=true or when stderr is not a terminal."""
+"""Progress on stderr for long runs; silent under CI=true, with DPAUDIT_PROGRESS=0 (set in the
+worker processes of `run --all`, whose parent prints one line per audit) or when stderr is not a
+terminal."""
 
 from __future__ import annotations
 
@@ -11,6 +13,8 @@ from typing import TextIO
 def progress_enabled(stream: TextIO | None = None) -> bool:
     s = stream or sys.stderr
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
+        return False
+    if os.environ.get("DPAUDIT_PROGRESS", "") == "0":
         return False
     return bool(getattr(s, "isatty", lambda: False)())
 

@@ -25,6 +25,7 @@ from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.mechanisms.registry import resolve
 from dpaudit.neighbors.base import NeighborPair
+from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 
 if TYPE_CHECKING:
     from dpaudit.app.gate_types import GateOutcome
@@ -48,6 +49,8 @@ class Route:
     search_pairs: int | None = None
     """Search budget per side = num_samples × this (None: the number of registered pairs, else of
     boundary templates: what the registered route would spend)."""
+    sweep_max_count: int | None = None
+    """The largest k of the count sweeps (None: `neighbors.sweeps.DEFAULT_MAX_COUNT`, 64)."""
 
 
 def audit(
@@ -61,12 +64,14 @@ def audit(
     jobs: int = 1,
     timeout: float | None = None,
     floating_point: bool = False,
+    sweep_max_count: int | None = None,
 ) -> AuditResult:
     """Audit `mechanism` (an object, a registered name, or "module:attribute") and return the
     result. `num_samples` defaults to the registered budget (10^6 for an unregistered one).
     `timeout` (seconds) stops the audit with `AuditTimeout` (as `dpaudit run --timeout`).
     `floating_point=True` (as `dpaudit run --floating-point`) adds the floating-point lattice
     events for a mechanism that does not declare `floating_point` (`AuditConfig.floating_point`).
+    `sweep_max_count` (as `--sweep-max-count`) is the largest k of the search's count sweeps.
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
@@ -92,7 +97,12 @@ def audit(
     command = _command(
         spec, raw, n, seed=seed, failure_probability=failure_probability, floating_point=floating_point
     )
-    return certify(mech, config, _route(pairs), parameters=tuple(raw.items()), command=command)
+    if sweep_max_count is not None:
+        if sweep_max_count < 1:
+            raise ValueError(f"sweep_max_count must be ≥ 1, got {sweep_max_count}")
+        command += f" --sweep-max-count {sweep_max_count}"
+    route = dataclasses.replace(_route(pairs), sweep_max_count=sweep_max_count)
+    return certify(mech, config, route, parameters=tuple(raw.items()), command=command)
 
 
 def _route(pairs: PairsChoice) -> Route:
@@ -227,6 +237,7 @@ def _search(
         resume=saved.resume,
         pilot_fraction=route.pilot_fraction,
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
+        sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
     )
     return found.certified
 

@@ -261,6 +261,7 @@ def test_run_all_resume_reuses_finished_audits(
     table = {k: v for k, v in registry.entries().items() if k in chosen}
     monkeypatch.setattr(cli, "entries", lambda: table)
     argv = ["run", "--all", "--num-samples", "20000", "--pairs", "registered", "--out", str(tmp_path)]
+    argv += ["--jobs", "1"]  # in this process, where the test sees which audits ran
     assert cli.main(argv) == 0
     (tmp_path / "exponential_mechanism.json").unlink()
     first = (tmp_path / "laplace_sum.json").read_text()
@@ -332,16 +333,20 @@ def test_run_all_and_gate_default_to_every_core_with_identical_results(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`run --all` and `gate` default to all cores (the process's CPU affinity), one mechanism to
-    --jobs 1; the results are bit-identical to --jobs 1 (apart from the elapsed time)."""
-    from dpaudit.app import cli, cli_commands, cli_parser
+    --jobs 1; `run --all` runs that many audits side by side (one process each, --jobs 1 inside);
+    the results are bit-identical to --jobs 1 in turn (apart from the elapsed time)."""
+    from dpaudit.app import audit_pool, cli, cli_commands, cli_parser
     from dpaudit.mechanisms import registry
 
     assert cli_parser.all_cores() == len(os.sched_getaffinity(0))
     monkeypatch.setattr(cli, "all_cores", lambda: 2)  # parallel even on a one-core runner
     monkeypatch.setattr(cli_commands, "all_cores", lambda: 2)
-    chosen = {"laplace_sum", "exponential_mechanism"}
+    chosen = {"laplace_sum", "exponential_mechanism", "randomized_response"}
     table = {k: v for k, v in registry.entries().items() if k in chosen}
     monkeypatch.setattr(cli, "entries", lambda: table)
+    sizes: list[int] = []
+    real_size = audit_pool.pool_size
+    monkeypatch.setattr(cli, "pool_size", lambda a, n: sizes.append(real_size(a, n)) or sizes[-1])
     jobs: list[int] = []
     real = cli.certify
     monkeypatch.setattr(
@@ -357,8 +362,9 @@ def test_run_all_and_gate_default_to_every_core_with_identical_results(
         return list(data)
 
     default = results()
-    assert jobs == [2, 2]
-    assert results("--jobs", "1") == default and jobs[2:] == [1, 1]
+    assert sizes == [2] and jobs == []  # the audits ran in the two worker processes
+    assert [d["mechanism"] for d in default] == list(table)  # registry order, whatever finished first
+    assert results("--jobs", "1") == default and sizes[1:] == [1] and jobs == [1, 1, 1]
     run(capsys, "run", "laplace_sum", "--num-samples", "20000")
     assert jobs[-1] == 1  # one mechanism: in-process unless asked
 
@@ -375,3 +381,20 @@ def test_run_all_and_gate_default_to_every_core_with_identical_results(
     a, b = (json.loads((tmp_path / d / "laplace_sum.json").read_text()) for d in "ab")
     a.pop("elapsed_seconds"), b.pop("elapsed_seconds")
     assert a == b
+
+
+def test_sweep_max_count_bounds_the_sweeps_and_is_in_the_command(capsys: pytest.CaptureFixture[str]) -> None:
+    """--sweep-max-count sets the largest k of the count sweeps: with 16, a branch on a true count
+    of 20 records is out of reach (no violation), with the default 64 it is flagged; the flag is
+    carried in the printed command."""
+    spec = "tests.blind_mechanisms:threshold_box_t20"
+    base = ["run", spec, "--num-samples", "200000", "--json"]
+    code, out, _ = run(capsys, *base, "--sweep-max-count", "16")
+    small = json.loads(out)
+    assert code == 0 and "--sweep-max-count 16" in small["command"]
+    code, out, _ = run(capsys, *base)
+    full = json.loads(out)
+    assert code == 1 and "--sweep-max-count" not in full["command"]
+    assert small["extra"]["search"]["sweeps"]["proposed"] < full["extra"]["search"]["sweeps"]["proposed"]
+    code, _, err = run(capsys, "run", spec, "--sweep-max-count", "0")
+    assert code == 2 and "--sweep-max-count" in err

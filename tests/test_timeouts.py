@@ -82,6 +82,8 @@ def test_run_all_keeps_the_audits_finished_before(
             "2",
             "--out",
             str(tmp_path),
+            "--jobs",
+            "1",  # in this process, where the patched registry is seen
         ]
     )
     err = capsys.readouterr().err
@@ -142,3 +144,28 @@ def test_an_expired_deadline_stops_before_the_next_call_without_an_alarm() -> No
         with pytest.raises(AuditTimeout, match=r"laplace_sum.*pair 1 selection"):
             draw(mech, dataset, 10, 0, (0, 0, 0, 0))
     assert draw(mech, dataset, 10, 0, (0, 0, 0, 0)).shape[0] == 10  # no session: no limit
+
+
+@needs_alarm
+def test_run_all_side_by_side_reports_a_worker_timeout_in_one_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """With audits side by side (`run --all --jobs 2`), a timeout raised in a worker process is
+    exit 2 with one line naming the mechanism, as in turn."""
+    table = {k: v for k, v in entries().items() if k in {"geo_conj_small", "hs_stl"}}
+    monkeypatch.setattr(cli, "entries", lambda: table)
+    argv = [
+        "run",
+        "--all",
+        "--pairs",
+        "registered",
+        "--timeout",
+        "0.3",
+        "--out",
+        str(tmp_path),
+        "--jobs",
+        "2",
+    ]
+    assert cli.main(argv) == cli.EXIT_USAGE
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.startswith("dpaudit: error: mechanism") and "timeout" in last

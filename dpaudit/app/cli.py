@@ -19,11 +19,13 @@ import os
 import shlex
 import sys
 import tempfile
+import time
 import traceback
 from collections.abc import Sequence
 from typing import Any
 
 from dpaudit.api import FALLBACK, Route, certify
+from dpaudit.app.audit_pool import pool_size, run_side_by_side
 from dpaudit.app.cli_commands import (
     cmd_gate,
     cmd_list,
@@ -105,6 +107,8 @@ def _test_options(args: argparse.Namespace) -> list[str]:
         parts += ["--pilot-fraction", repr(float(args.pilot_fraction))]
     if args.search_pairs is not None:
         parts += ["--search-pairs", str(args.search_pairs)]
+    if getattr(args, "sweep_max_count", None) is not None:
+        parts += ["--sweep-max-count", str(args.sweep_max_count)]
     return parts
 
 
@@ -143,6 +147,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         explicit=args.pairs is not None,
         pilot_fraction=args.pilot_fraction,
         search_pairs=args.search_pairs,
+        sweep_max_count=args.sweep_max_count,
     )
     result = certify(
         mechanism,
@@ -156,8 +161,6 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
     lost = weakened(result)
     if args.strict and lost:
         raise UsageError(f"{mechanism.name}: {lost[0]} (--strict)")
-    for w in result.warnings:
-        print(f"dpaudit: warning: {result.mechanism}: {w}", file=sys.stderr)
     return result
 
 
@@ -188,6 +191,7 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
     if not args.mechanism:
         raise UsageError("run needs a MECHANISM (or --all); see `dpaudit list`")
     result = _audit_one(args.mechanism, params, args)
+    _print_warnings(result)
     if args.out:
         write_outputs(result, args.out, fmts)
         drop_checkpoint(args.out, result.mechanism)
@@ -201,36 +205,62 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
 def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
     # the DP-library family audits third-party code, by name (`dpaudit run diffprivlib_laplace`)
     selected: list[RegistryEntry] = [e for e in entries().values() if not e.buggy and e.family != LIBRARIES]
-    results = []
-    for i, entry in enumerate(selected, 1):
-        print(f"[{i}/{len(selected)}] {entry.name}", file=sys.stderr, flush=True)
+    start = time.monotonic()
+    done: dict[int, AuditResult] = {}
+    for i, entry in enumerate(selected):
         finished = _finished(entry, args) if args.resume else None
         if finished is not None:
-            print(f"  {entry.name}: finished result reused from {args.out}", file=sys.stderr, flush=True)
-            results.append(finished)
-            if not args.json:
-                print(_summary(finished), flush=True)
-            continue
-        result = _audit_one(entry.name, {}, args)
-        results.append(result)
+            done[i] = finished
+            _announce(
+                len(done), len(selected), finished, args, note=f"finished result reused from {args.out}"
+            )
+    todo = [i for i in range(len(selected)) if i not in done]
+    size = pool_size(args, len(todo))
+    if size > 1:
+        print(f"dpaudit: {len(todo)} audits, {size} at a time", file=sys.stderr, flush=True)
+    names = [selected[i].name for i in todo]
+    for k, result in run_side_by_side(_audit_registered, names, args, size):
+        done[todo[k]] = result
         if args.out:
             write_outputs(result, args.out, fmts)  # written as soon as done: a crash loses nothing finished
             drop_checkpoint(args.out, result.mechanism)
-        if not args.json:
-            print(_summary(result), flush=True)
+        _announce(len(done), len(selected), result, args)
+    results = [done[i] for i in range(len(selected))]
     if args.out:
         _write_indexes(results, args, fmts)
     if args.json:
         sys.stdout.write(json.dumps([to_json_dict(r) for r in results], indent=2, ensure_ascii=False) + "\n")
-    print(_closing_line(results, args), file=sys.stderr if args.json else sys.stdout, flush=True)
+    print(
+        _closing_line(results, args, time.monotonic() - start),
+        file=sys.stderr if args.json else sys.stdout,
+        flush=True,
+    )
     return EXIT_VIOLATION if any(r.violation for r in results) else EXIT_OK
 
 
-def _closing_line(results: Sequence[AuditResult], args: argparse.Namespace) -> str:
-    """One line after `run --all`: how many audits, violations and weakened audits, where to look."""
+def _audit_registered(name: str, args: argparse.Namespace) -> AuditResult:
+    """One registered audit of `run --all` (module level: pool workers call it)."""
+    return _audit_one(name, {}, args)
+
+
+def _announce(k: int, total: int, result: AuditResult, args: argparse.Namespace, *, note: str = "") -> None:
+    """`[k/total] name` on stderr as an audit finishes (with its warnings), its summary on stdout."""
+    print(f"[{k}/{total}] {result.mechanism}{': ' + note if note else ''}", file=sys.stderr, flush=True)
+    _print_warnings(result)
+    if not args.json:
+        print(_summary(result), flush=True)
+
+
+def _print_warnings(result: AuditResult) -> None:
+    for w in result.warnings:
+        print(f"dpaudit: warning: {result.mechanism}: {w}", file=sys.stderr)
+
+
+def _closing_line(results: Sequence[AuditResult], args: argparse.Namespace, seconds: float) -> str:
+    """One line after `run --all`: how many audits, violations and weakened audits, the wall-clock
+    seconds it took, where to look."""
     violations = [r.mechanism for r in results if r.violation]
     weak = sum(1 for r in results if weakened(r))
-    seconds = sum(r.elapsed_seconds for r in results)
     found = f"{len(violations)} violation(s): {', '.join(violations)}" if violations else "no violation found"
     index = "index.html" if "html" in formats(args.format) else "index.md"
     where = f"; reports in {args.out / index}" if args.out else ""

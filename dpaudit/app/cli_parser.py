@@ -170,6 +170,13 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="search budget per side = --num-samples × this (default: the number of registered pairs, "
         "else of boundary template pairs, so both routes spend the same)",
     )
+    r.add_argument(
+        "--sweep-max-count",
+        type=_positive_int,
+        default=None,
+        help="the largest k of the search's count sweeps (k records at one extreme, the neighbour "
+        "moving, adding or removing one of them; default 64)",
+    )
     _add_event_options(r)
     r.add_argument(
         "--strict",
