@@ -103,6 +103,33 @@ def matplotlib_parts() -> Any:
     return Figure, FigureCanvasAgg, Rectangle, Line2D
 
 
+_SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+
+def _power_label(x: float) -> str:
+    """10ᵏ, or m×10ᵏ off the decades, in plain Unicode (no mathtext)."""
+    k = math.floor(math.log10(x) + 1e-9)
+    m = round(x / 10.0**k, 6)
+    power = f"10{str(k).translate(_SUPERSCRIPT)}"
+    return power if m == 1 else f"{m:g}×{power}"
+
+
+def log_axis(ax: Any, which: str) -> None:
+    """Log scale on `ax`'s "x" or "y" axis with tick labels as matplotlib's defaults place them but
+    written in Unicode (10⁻³) instead of mathtext: the same figure, for a fraction of the cost
+    (mathtext parsing was a quarter of the HTML reports' time)."""
+    from matplotlib.ticker import LogFormatter
+
+    class _Unicode(LogFormatter):
+        def _num_to_string(self, x: float, vmin: float, vmax: float) -> str:
+            return _power_label(x)
+
+    getattr(ax, f"set_{which}scale")("log")
+    axis = getattr(ax, f"{which}axis")
+    axis.set_major_formatter(_Unicode())
+    axis.set_minor_formatter(_Unicode(labelOnlyBase=False))
+
+
 def new_figure(height_in: float) -> Any:
     """A FIGURE_WIDTH_IN × `height_in` figure on an Agg canvas (matplotlib must be importable)."""
     Figure, FigureCanvasAgg, _, _ = matplotlib_parts()

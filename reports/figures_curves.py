@@ -21,6 +21,7 @@ from dpaudit.reports.figures import (
     claims_to_draw,
     clip_label,
     encode,
+    log_axis,
     matplotlib_parts,
     new_figure,
     profile_points,
@@ -142,7 +143,7 @@ def privacy_profile(r: AuditResult, kind: Kind = "png") -> bytes | str | None:
     top = 1.3 * max([r.claim.epsilon, *(e for _, e, *_ in pts if math.isfinite(e)), 0.1])
     fig = new_figure(5.4)
     ax = fig.add_subplot(1, 1, 1)
-    ax.set_xscale("log")
+    log_axis(ax, "x")
     _profile_claims(ax, r, lo, top)
     extra = _profile_marks(ax, pts)
     handles = ax.get_legend_handles_labels()[0] + extra
@@ -268,7 +269,7 @@ def trajectory(r: AuditResult, kind: Kind = "png") -> bytes | str | None:
     height = 4.6 + 0.2 * rows
     fig = new_figure(height)
     ax = fig.add_subplot(1, 1, 1)
-    ax.set_xscale("log")
+    log_axis(ax, "x")
     handles = _trajectory_curves(ax, layout) + _trajectory_claims(ax, layout)
     ax.set_xlabel("certification samples per side (log scale)")
     ax.set_ylabel("certified ε lower bound")

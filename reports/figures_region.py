@@ -22,6 +22,7 @@ from dpaudit.reports.figures import (
     claim_p_max,
     claims_to_draw,
     encode,
+    log_axis,
     matplotlib_parts,
     new_figure,
     ranges,
@@ -191,8 +192,8 @@ def _plane_panel(ax: Any, r: AuditResult) -> None:
 def _tail_panel(ax: Any, r: AuditResult) -> None:
     """The (Q, P) plane on log axes down to a floor below the smallest coordinate."""
     floor = 10 ** math.floor(math.log10(_smallest_coordinate(r)) - 0.5)
-    ax.set_xscale("log")
-    ax.set_yscale("log")
+    log_axis(ax, "x")
+    log_axis(ax, "y")
     xs = [floor * (1.0 / floor) ** (i / 300) for i in range(301)]
     for k, (claim, style, label) in enumerate(claims_to_draw(r)):
         pmax = claim_p_max(claim, xs)

@@ -93,7 +93,10 @@ def test_scores_one_run_in_three_formats(capsys: pytest.CaptureFixture[str], tmp
     for name in ("s.npz", "s.json", "s.csv"):
         code, out, _ = run(capsys, "scores", str(tmp_path / name), "--epsilon", "0.5", "--json")
         assert code == 1
-        bounds.add(json.loads(out)["epsilon_lower_bound"])
+        data = json.loads(out)
+        bounds.add(data["epsilon_lower_bound"])
+        assumption = data["pairs"][0]["estimate"]["assumption"]
+        assert "read from a score file" in assumption and "from the audit seed" not in assumption
     assert len(bounds) == 1
     code, _, _ = run(capsys, "scores", str(tmp_path / "s.npz"), "--epsilon", "8")
     assert code == 0

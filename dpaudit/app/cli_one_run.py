@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import itertools
 import json
+import math
 import shlex
 import sys
 import time
@@ -26,12 +27,19 @@ import numpy as np
 from dpaudit.app.cli_commands import formats, write_outputs
 from dpaudit.app.cli_parser import EXIT_OK, EXIT_VIOLATION, UsageError
 from dpaudit.app.score_files import ScoreFileError, load_scores
-from dpaudit.engine.one_run import Design, certify
-from dpaudit.engine.one_run_audit import assemble, one_run, one_run_result
+from dpaudit.engine.one_run import Design
+from dpaudit.engine.one_run_audit import (
+    FILE_ASSUMPTION,
+    assemble,
+    certify_method,
+    one_run,
+    one_run_result,
+)
 from dpaudit.engine.sampler_check import check_sampler
 from dpaudit.engine.score_split import certify_in_out
 from dpaudit.engine.types import AuditResult, PrivacyClaim
-from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.analytic import gaussian_epsilon
+from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.markdown import fmt
@@ -53,11 +61,13 @@ def load_attribute(spec: str) -> Any:
 
 
 def claim_from(args: argparse.Namespace, default: object = None) -> PrivacyClaim:
-    """--epsilon/--delta, or --accountant σ,q,T, or the user's object's `claim` attribute."""
+    """--epsilon/--delta, --accountant σ,q,T, --gdp μ, or the user's object's `claim` attribute."""
     relation = Relation(args.relation)
-    given = [x for x in (args.epsilon is not None, args.accountant is not None) if x]
+    given = [x for x in (args.epsilon, args.accountant, args.gdp) if x is not None]
     if len(given) > 1:
-        raise UsageError("give the claim once: --epsilon/--delta or --accountant")
+        raise UsageError("give the claim once: --epsilon/--delta, --accountant or --gdp")
+    if args.gdp is not None:
+        return _gdp(args.gdp, relation, 1e-5 if args.delta is None else args.delta)
     if args.accountant is not None:
         return _accountant(args.accountant, relation, 1e-5 if args.delta is None else args.delta)
     if args.epsilon is not None:
@@ -73,7 +83,25 @@ def claim_from(args: argparse.Namespace, default: object = None) -> PrivacyClaim
             raise UsageError(str(exc)) from None
     if isinstance(default, PrivacyClaim):
         return default
-    raise UsageError("no claim: give --epsilon (and --delta), --accountant SIGMA,Q,T, or a `claim` attribute")
+    raise UsageError(
+        "no claim: give --epsilon (and --delta), --accountant SIGMA,Q,T, --gdp MU, or a `claim` attribute"
+    )
+
+
+def _gdp(mu: float, relation: Relation, delta: float) -> PrivacyClaim:
+    """μ-GDP (Dong, Roth & Su) as a curve claim, headline point (ε(δ), δ) of its Gaussian profile."""
+    if not (math.isfinite(mu) and mu > 0):
+        raise UsageError(f"--gdp needs a finite μ > 0, got {mu}")
+    if not 0 < delta < 1:
+        raise UsageError(f"--delta must be in (0, 1) with --gdp, got {delta}")
+    return PrivacyClaim(
+        epsilon=gaussian_epsilon(delta, mu),
+        delta=delta,
+        relation=relation,
+        reference=f"the claim given on the command line (--gdp {mu:g}: μ-GDP, Dong, Roth & Su)",
+        kind=ClaimKind.PROVED,
+        curve=ClaimCurve(kind=CurveKind.GDP, parameter=mu),
+    )
 
 
 def _accountant(text: str, relation: Relation, delta: float) -> PrivacyClaim:
@@ -115,15 +143,33 @@ def summary(r: AuditResult) -> str:
             f"k₋={design['k_minus']}, {design['correct']}/{design['guesses']} guesses right; "
             f"{design['choice_of_k']}"
         )
+        fdp = design.get("fdp")
+        if isinstance(fdp, dict):
+            lines.append(_fdp_line(fdp))
     else:
         e = r.pairs[0].estimate
         lines.append(
             f"  {r.pairs[0].description}: event {e.event} ({e.direction}), "
             f"{e.p_count}/{e.p_total} vs {e.q_count}/{e.q_total}"
         )
-    if r.epsilon_ceiling <= c.epsilon_at(c.delta):
+    fdp = design.get("fdp") if isinstance(design, dict) else None
+    refutable = isinstance(fdp, dict) and bool(fdp["claim_refutable"])
+    if r.epsilon_ceiling <= c.epsilon_at(c.delta) and not refutable:
         lines.append("  note: the ceiling is not above the claim: this design cannot refute it (no power)")
     return "\n".join(lines)
+
+
+def _fdp_line(fdp: dict[str, Any]) -> str:
+    """The f-DP test in one line: the claim's verdict, μ̂ (GDP family) and ε̂ ((ε, δ) family)."""
+    verdict = "REJECTED" if fdp["claim_rejected"] else "not rejected"
+    implied = fdp["epsilon_from_mu"]
+    under = f", ε ≥ {fmt(implied)} at δ if the mechanism is GDP" if implied else ""
+    return (
+        f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
+        f"(tail bound {fdp['claim_tail_bound']:.3g}); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
+        f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
+        f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
+    )
 
 
 def _finish(result: AuditResult, args: argparse.Namespace) -> int:
@@ -143,6 +189,8 @@ def _options(args: argparse.Namespace) -> list[str]:
         ("--epsilon", args.epsilon),
         ("--delta", args.delta),
         ("--accountant", args.accountant),
+        ("--gdp", args.gdp),
+        ("--method", args.method),
         ("--k-plus", args.k_plus),
         ("--k-minus", args.k_minus),
     ):
@@ -168,6 +216,7 @@ def cmd_one_run(args: argparse.Namespace) -> int:
         designs=designs_from(args, m),
         name=args.train,
         command=command,
+        method=args.method or "snj",
     )
     return _finish(result, args)
 
@@ -181,21 +230,31 @@ def cmd_scores(args: argparse.Namespace) -> int:
     name = args.file.name
     if data.kind == "one_run":
         try:
-            cert = certify(
+            cert = certify_method(
                 data.first,
                 data.second,
-                delta=claim.delta,
+                claim=claim,
+                method=args.method or "snj",
                 failure_probability=args.failure_probability,
                 designs=designs_from(args, data.first.size),
             )
         except ValueError as exc:
             raise ScoreFileError(f"{args.file}: {exc}") from None
+        elapsed = time.perf_counter() - start
         result = one_run_result(
-            cert, claim, name=name, seed=args.seed, elapsed=time.perf_counter() - start, command=command
+            cert,
+            claim,
+            name=name,
+            seed=args.seed,
+            elapsed=elapsed,
+            command=command,
+            assumption=FILE_ASSUMPTION,
         )
         return _finish(result, args)
     if args.k_plus is not None or args.k_minus is not None:
         raise UsageError("--k-plus/--k-minus apply to one-run score files (scores + included) only")
+    if args.method is not None:
+        raise UsageError("--method applies to one-run score files (scores + included) only")
     try:
         split = certify_in_out(
             data.first,

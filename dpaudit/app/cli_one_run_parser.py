@@ -23,6 +23,12 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         help="claim: dp_accounting's ε(δ) for T Poisson-subsampled Gaussian steps (noise multiplier, rate)",
     )
     p.add_argument(
+        "--gdp",
+        type=float,
+        metavar="MU",
+        help="claim: μ-GDP (the whole Gaussian trade-off curve; headline point at --delta, default 1e-5)",
+    )
+    p.add_argument(
         "--relation",
         choices=["add_remove_one", "replace_one"],
         default="add_remove_one",
@@ -36,6 +42,13 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         type=types["probability"],
         default=0.05,
         help="probability that the certified bound is wrong (default 0.05)",
+    )
+    p.add_argument(
+        "--method",
+        choices=["snj", "fdp", "both"],
+        default=None,
+        help="one-run bound: snj (Steinke, Nasr & Jagielski; default), fdp (Mahloujifar, Melis & "
+        "Chaudhuri's f-DP test of the claim's trade-off curve), both (β/2 each)",
     )
     p.add_argument("--k-plus", type=int, default=None, help="one design: guess 'in' on the K highest scores")
     p.add_argument("--k-minus", type=int, default=None, help="one design: guess 'out' on the K lowest scores")

@@ -147,6 +147,28 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         metavar="E1,E2",
         help="also certify δ at each ε (privacy profile)",
     )
+    _add_search_options(r)
+    _add_event_options(r)
+    r.add_argument(
+        "--strict",
+        action="store_true",
+        help="a candidate pair whose sampling fails is an error (exit 2), not a weakened audit",
+    )
+    r.add_argument(
+        "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
+    )
+    r.add_argument(
+        "--timeout",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop an audit that takes longer (exit 2, naming the phase); per audit with --all",
+    )
+    r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
+    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
+
+
+def _add_search_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s options that choose the pairs: --pairs and the search's budget and sweeps."""
     r.add_argument(
         "--pairs",
         choices=["registered", "search", "all"],
@@ -177,23 +199,6 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="the largest k of the search's count sweeps (k records at one extreme, the neighbour "
         "moving, adding or removing one of them; default 64)",
     )
-    _add_event_options(r)
-    r.add_argument(
-        "--strict",
-        action="store_true",
-        help="a candidate pair whose sampling fails is an error (exit 2), not a weakened audit",
-    )
-    r.add_argument(
-        "--resume", action="store_true", help="continue an interrupted run from its checkpoint under --out"
-    )
-    r.add_argument(
-        "--timeout",
-        type=_seconds,
-        metavar="SECONDS",
-        help="stop an audit that takes longer (exit 2, naming the phase); per audit with --all",
-    )
-    r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
-    r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
 
 
 def _add_event_options(r: argparse.ArgumentParser) -> None:
