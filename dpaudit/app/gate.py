@@ -22,6 +22,10 @@ Procedure (issue 8, item 2):
    (no regression test against the file being replaced: updating means
    accepting the current state).
 
+One-run audits (`train` instead of `mechanism`; gate_one_run.py) train once and are verdict only:
+no regression test (nothing to re-count), left out of `--update-baseline`'s file, their whole
+failure probability spent on the verdict; their results, reports and exit codes are the others'.
+
 Exit code: 1 if any audit's certified bound exceeds its *proved* claim (a violation; a bound
 above only a paper's stated claim is a finding, never a failure, see docs/specs/ERRATA.md) or any
 regression is flagged, else 0; input errors are exit 2 via the CLI.
@@ -55,6 +59,8 @@ from dpaudit.app.baseline_format import (
 )
 from dpaudit.app.baseline_stale import stale_message
 from dpaudit.app.gate_config import AuditSpec, GateConfig
+from dpaudit.app.gate_one_run import ONE_RUN_STATUS, one_run_key, run_one_run
+from dpaudit.app.gate_one_run_config import OneRunSpec
 from dpaudit.app.gate_report import (
     print_baseline_power,
     print_outcome,
@@ -134,7 +140,14 @@ def _load_baseline(config: GateConfig, path: Path) -> tuple[Baseline, list[str]]
     configured = {s.name: s for s in config.audits}
     for spec in config.audits:
         entry = baseline.audits.get(spec.name)
-        if entry is not None and entry.mechanism != spec.mechanism.name:
+        if entry is None:
+            continue
+        if isinstance(spec, OneRunSpec):
+            warnings.append(
+                f"{path}: baseline audit {spec.name!r} is now a one-run audit (verdict only, never "
+                "compared); its baseline entry is ignored"
+            )
+        elif entry.mechanism != spec.mechanism.name:
             raise BaselineError(
                 f"{path}: audit {spec.name!r} is mechanism {entry.mechanism!r} in the baseline but "
                 f"{spec.mechanism.name!r} in {config.path}; give the audit another name or refresh "
@@ -156,17 +169,17 @@ class _Runner:
     def checkpoint(self, name: str) -> Path | None:
         return self.out / ".checkpoints" / f"{name}.jsonl" if self.out else None
 
-    def reuse(self, spec: AuditSpec, key: str) -> AuditResult | None:
+    def reuse(self, name: str, key: str) -> AuditResult | None:
         """A finished result of the same audit under --out (only with --resume)."""
-        if not (self.options.resume and self.out and self.io.read_result) or spec.pairs != "registered":
+        if not (self.options.resume and self.out and self.io.read_result):
             return None
-        path = self.out / f"{spec.name}.json"
+        path = self.out / f"{name}.json"
         if not path.is_file():
             return None
         try:
             result = self.io.read_result(path)
         except ValueError:
-            self.io.warn(f"{path} is unreadable; recomputing {spec.name!r}")
+            self.io.warn(f"{path} is unreadable; recomputing {name!r}")
             return None
         gate = result.extra.get("gate")
         return result if isinstance(gate, dict) and gate.get("key") == key else None
@@ -175,7 +188,7 @@ class _Runner:
         beta_v = spec.failure_probability * VIOLATION_SHARE
         key = _key(spec)
         mechanism = spec.mechanism
-        reused = self.reuse(spec, key)
+        reused = self.reuse(spec.name, key) if spec.pairs == "registered" else None
         if reused is not None:
             return reused, tuple(self.io.pairs_for(mechanism)), True
         config = AuditConfig(
@@ -219,7 +232,15 @@ class _Runner:
         result = dataclasses.replace(result, extra={**result.extra, "gate": gate_extra})
         return result, pairs, False
 
-    def write_result(self, spec: AuditSpec, result: AuditResult) -> None:
+    def one_run(self, spec: OneRunSpec) -> tuple[AuditResult, bool]:
+        """The one-run audit's result (trained once now, or reused under --resume) and whether reused."""
+        key = one_run_key(spec)
+        reused = self.reuse(spec.name, key)
+        if reused is not None:
+            return reused, True
+        return run_one_run(spec, key=key, config_path=self.config.path), False
+
+    def write_result(self, spec: AuditSpec | OneRunSpec, result: AuditResult) -> None:
         if self.out is None:
             return
         self.out.mkdir(parents=True, exist_ok=True)
@@ -283,10 +304,23 @@ def _start(config: GateConfig, options: GateOptions, io: GateIO) -> tuple[GateOu
     return outcome, baseline
 
 
+def _run_one_run(runner: _Runner, spec: OneRunSpec) -> AuditOutcome:
+    """Run a one-run audit and write its result at once (verdict only: no regression test)."""
+    result, reused = runner.one_run(spec)
+    runner.write_result(spec, result)
+    o = AuditOutcome(
+        spec=spec, result=result, pairs=(), regression=None, regression_status=ONE_RUN_STATUS, reused=reused
+    )
+    o.warnings += [f"{spec.name}: {w}" for w in result.warnings]
+    return o
+
+
 def _run_one(
-    runner: _Runner, spec: AuditSpec, baseline: Baseline | None, baseline_path: Path | None
+    runner: _Runner, spec: AuditSpec | OneRunSpec, baseline: Baseline | None, baseline_path: Path | None
 ) -> AuditOutcome:
     """Audit `spec`, write its result at once, and run its regression test when the baseline has it."""
+    if isinstance(spec, OneRunSpec):
+        return _run_one_run(runner, spec)
     with audit_session(spec.mechanism.name, timeout=spec.timeout):  # the search's pilot draws too
         result, pairs, reused = runner.audit(spec)
     runner.write_result(spec, result)  # written at once: a later crash loses nothing finished
@@ -315,6 +349,9 @@ def _update_baseline(outcome: GateOutcome, baseline_path: Path, io: GateIO) -> N
     """Write the baseline from this run's results (`--update-baseline`)."""
     jobs, backend = outcome.options.jobs, outcome.options.backend
     for o in outcome.outcomes:  # witnesses re-counted on fresh streams (baseline.py: why)
+        if isinstance(o.spec, OneRunSpec):
+            io.say(f"  {o.spec.name}: one-run audit, verdict only: not stored in the baseline")
+            continue
         o.baseline_entry = baseline_audit_from_result(
             o.spec.name,
             o.spec.mechanism_spec,
@@ -348,7 +385,8 @@ def run_gate(config: GateConfig, options: GateOptions, io: GateIO | None = None)
     runner = _Runner(config, options, io)
     outcome, baseline = _start(config, options, io)
     for spec in config.audits:
-        io.say(f"[{spec.index}/{len(config.audits)}] {spec.name} ({spec.mechanism_spec})")
+        kind = ", one run" if isinstance(spec, OneRunSpec) else ""
+        io.say(f"[{spec.index}/{len(config.audits)}] {spec.name} ({spec.mechanism_spec}{kind})")
         o = _run_one(runner, spec, baseline, outcome.baseline_path)
         for w in o.warnings:
             io.warn(w)

@@ -25,12 +25,19 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     timeout = 60
     floating_point = true          # e.g. a library's float Laplace audited through module:attr
 
+    [[audit]]                      # a one-run audit: `train` instead of `mechanism` (gate_one_run_config.py)
+    train = "mypkg.training:train" # train(included, rng) -> scores, as `dpaudit one-run module:attr`
+    canaries = 1000                # required; the claim: epsilon (+ delta), accountant = "σ,q,T" or gdp = μ
+    epsilon = 1.0
+    method = "snj"                 # snj | fdp | both
+
 Discovery when no file is given: `dpaudit.toml` in the working directory, else
 `pyproject.toml` there if it has a `[tool.dpaudit]` table. A file given explicitly is read as
 pyproject-style when it is named `pyproject.toml` (or its only top-level table is `tool`).
 
 Everything is validated before any audit runs (unknown keys with a did-you-mean, types and
-ranges, the mechanism resolves and accepts its parameters, unique audit names), so a typo in
+ranges, the mechanism resolves and accepts its parameters, a one-run audit's training function
+imports and is callable and its claim builds, unique audit names), so a typo in
 the last audit never wastes the first ones. Every problem is a `GateConfigError` whose
 one-line message starts with the file name, e.g.
 ``dpaudit.toml: [[audit]] #2: unknown key 'num_sample' (did you mean 'num_samples'?)``.
@@ -47,6 +54,14 @@ from pathlib import Path
 from typing import Any
 
 from dpaudit.app.baseline_format import WITNESS_CHOICES
+from dpaudit.app.gate_one_run_config import (
+    ONE_RUN_KEYS,
+    OneRunSpec,
+    audit_kind,
+    default_name,
+    load_train,
+    one_run_spec,
+)
 from dpaudit.mechanisms.base import Mechanism, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, resolve
 
@@ -63,7 +78,7 @@ DEFAULT_KEYS = (
     "floating_point",
 )
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
-AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS)
+AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS, *ONE_RUN_KEYS)
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.+-]*$")
 
 
@@ -96,7 +111,8 @@ class AuditSpec:
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GateConfig:
     path: Path
-    audits: tuple[AuditSpec, ...]
+    audits: tuple[AuditSpec | OneRunSpec, ...]
+    """Mechanism audits and one-run audits (`train`), in file order."""
     baseline: Path | None
     """The `baseline` key, resolved relative to the config file (None if absent)."""
 
@@ -308,51 +324,80 @@ def load_config(path: Path) -> GateConfig:
     if not raw_audits:
         raise top.error(f"no audits configured (add an {audit_label} table with a 'mechanism')")
 
-    audits: list[AuditSpec] = []
+    audits: list[AuditSpec | OneRunSpec] = []
     seen: dict[str, int] = {}
     for i, raw in enumerate(raw_audits, 1):
         ctx = _Ctx(path, f"{audit_label} #{i}")
         ctx.check_keys(raw, AUDIT_KEYS)
-        if "mechanism" not in raw:
+        spec = _audit(ctx, raw, i, defaults)
+        if spec.name in seen:
             raise ctx.error(
-                "missing required key 'mechanism' (a registered name or package.module:attribute)"
-            )
-        spec = raw["mechanism"]
-        if not isinstance(spec, str) or not spec.strip():
-            raise ctx.error(
-                f"'mechanism' must be a non-empty string, got {_shown(spec)} ({_type_name(spec)})"
-            )
-        raw_params = raw.get("params", {})
-        if not isinstance(raw_params, dict):
-            raise ctx.error(f"'params' must be a table, got {_shown(raw_params)} ({_type_name(raw_params)})")
-        for k, v in raw_params.items():
-            if not isinstance(v, str | int | float | bool):
-                raise ctx.error(f"params: {k!r} must be a string, number or boolean, got {_type_name(v)}")
-        params = tuple((str(k), _param_text(v)) for k, v in raw_params.items())
-        mechanism = _build(ctx, spec.strip(), params)
-        name = raw.get("name", mechanism.name)
-        if not isinstance(name, str) or not _NAME.match(name):
-            raise ctx.error(
-                f"'name' must be a non-empty string of letters, digits and _ . + - "
-                f"(it names output files), got {_shown(name)}"
-            )
-        if name in seen:
-            raise ctx.error(
-                f"duplicate audit name {name!r} (also audit #{seen[name]}); "
+                f"duplicate audit name {spec.name!r} (also audit #{seen[spec.name]}); "
                 "give one of them a distinct 'name'"
             )
-        seen[name] = i
-        audits.append(
-            AuditSpec(
-                index=i,
-                name=name,
-                mechanism_spec=spec.strip(),
-                params=params,
-                mechanism=mechanism,
-                **_settings(ctx, raw, defaults, spec.strip()),
-            )
-        )
+        seen[spec.name] = i
+        audits.append(spec)
     return GateConfig(path=path, audits=tuple(audits), baseline=baseline)
+
+
+def _audit(ctx: _Ctx, raw: dict[str, Any], i: int, defaults: dict[str, Any]) -> AuditSpec | OneRunSpec:
+    """A mechanism audit, or a one-run audit when the table names `train` (never both)."""
+    if audit_kind(raw, ctx.error) == "train":
+        return _one_run(ctx, raw, i, defaults)
+    return _mechanism_audit(ctx, raw, i, defaults)
+
+
+def _checked_name(ctx: _Ctx, name: Any) -> str:
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ctx.error(
+            f"'name' must be a non-empty string of letters, digits and _ . + - "
+            f"(it names output files), got {_shown(name)}"
+        )
+    return name
+
+
+def _mechanism_audit(ctx: _Ctx, raw: dict[str, Any], i: int, defaults: dict[str, Any]) -> AuditSpec:
+    """The mechanism audit of table `raw` (its mechanism built with its parameters)."""
+    spec = raw["mechanism"]
+    if not isinstance(spec, str) or not spec.strip():
+        raise ctx.error(f"'mechanism' must be a non-empty string, got {_shown(spec)} ({_type_name(spec)})")
+    raw_params = raw.get("params", {})
+    if not isinstance(raw_params, dict):
+        raise ctx.error(f"'params' must be a table, got {_shown(raw_params)} ({_type_name(raw_params)})")
+    for k, v in raw_params.items():
+        if not isinstance(v, str | int | float | bool):
+            raise ctx.error(f"params: {k!r} must be a string, number or boolean, got {_type_name(v)}")
+    params = tuple((str(k), _param_text(v)) for k, v in raw_params.items())
+    mechanism = _build(ctx, spec.strip(), params)
+    return AuditSpec(
+        index=i,
+        name=_checked_name(ctx, raw.get("name", mechanism.name)),
+        mechanism_spec=spec.strip(),
+        params=params,
+        mechanism=mechanism,
+        **_settings(ctx, raw, defaults, spec.strip()),
+    )
+
+
+def _one_run(ctx: _Ctx, raw: dict[str, Any], i: int, defaults: dict[str, Any]) -> OneRunSpec:
+    """The one-run audit of table `raw` (`train` instead of `mechanism`; gate_one_run_config.py)."""
+    train_spec, train = load_train(raw["train"], ctx.error)
+    return one_run_spec(
+        raw,
+        error=ctx.error,
+        index=i,
+        name=_checked_name(ctx, raw.get("name", default_name(train_spec))),
+        train_spec=train_spec,
+        train=train,
+        where=f"{ctx.path.name}, {ctx.where}",
+        seed=ctx.seed(raw["seed"]) if "seed" in raw else defaults["seed"],
+        failure_probability=(
+            ctx.probability(raw["failure_probability"])
+            if "failure_probability" in raw
+            else defaults["failure_probability"]
+        ),
+        timeout=ctx.timeout(raw["timeout"]) if "timeout" in raw else defaults["timeout"],
+    )
 
 
 def _settings(ctx: _Ctx, raw: dict[str, Any], defaults: dict[str, Any], spec: str) -> dict[str, Any]:

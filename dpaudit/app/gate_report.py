@@ -2,7 +2,8 @@
 
 Rendering only; every number shown was computed by the run. The stated error bound is the
 union bound over the configured audits: the gate exits 1 wrongly with probability ≤ Σ_a β_a,
-each audit spending half of β_a on its violation tests and half on its regression tests.
+each audit spending half of β_a on its violation tests and half on its regression tests (a
+one-run audit, verdict only, spends all of it on its verdict).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from dpaudit.app.baseline import DETECTION_POWER
+from dpaudit.app.gate_one_run import one_run_summary
 from dpaudit.app.gate_types import AuditOutcome, GateIO, GateOutcome
 from dpaudit.engine.outfiles import write_text
 
@@ -42,7 +44,9 @@ def print_outcome(io: GateIO, o: AuditOutcome) -> None:
     r = o.result
     if o.reused:
         io.say("  (finished result reused from --out)")
-    if io.summary is not None:
+    if o.one_run:
+        io.say("  " + one_run_summary(r).replace("\n", "\n  "))
+    elif io.summary is not None:
         io.say("  " + io.summary(r).replace("\n", "\n  "))
     else:
         verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
@@ -50,6 +54,9 @@ def print_outcome(io: GateIO, o: AuditOutcome) -> None:
             f"  {r.mechanism}: {verdict}; certified ε ≥ {_fmt(r.epsilon_lower_bound)} "
             f"(claim {r.claim.epsilon:g})"
         )
+    if o.one_run:
+        io.say(f"  {o.regression_status}: it trains once, so there is nothing to re-count")
+        return
     if o.regression is None:
         io.say(f"  regression test: none ({o.regression_status})")
         return
@@ -98,6 +105,13 @@ def markdown(outcome: GateOutcome) -> str:
         "budget (exact binomial power with the stored frequencies plugged in and the rise on the Q side, "
         "Q_new = Q·e^−Δ; smallest over the audit's witnesses).",
     ]
+    if any(o.one_run for o in outcome.outcomes):
+        lines += [
+            "",
+            "One-run audits (Steinke, Nasr & Jagielski 2023) train once: they are verdict only (no "
+            "regression test, never stored in a baseline) and spend their whole failure probability on "
+            "the verdict.",
+        ]
     lines += [f"- warning: {w}" for w in outcome.warnings]
     return "\n".join(lines) + "\n"
 
@@ -114,13 +128,12 @@ def junit(outcome: GateOutcome, base_xml: str) -> str:
     for o in outcome.outcomes:
         cls = o.result.mechanism
         if o.regression is None:
-            if o.regression_status == "not in baseline":
+            reason = _skipped_regression(outcome, o)
+            if reason:
                 case = ET.SubElement(
                     suite, "testcase", {"classname": cls, "name": f"{o.spec.name}: regression"}
                 )
-                ET.SubElement(
-                    case, "skipped", {"message": "audit absent from the baseline: no regression test"}
-                )
+                ET.SubElement(case, "skipped", {"message": reason})
                 tests += 1
                 skipped += 1
             continue
@@ -141,6 +154,16 @@ def junit(outcome: GateOutcome, base_xml: str) -> str:
     suite.set("skipped", str(skipped))
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"
+
+
+def _skipped_regression(outcome: GateOutcome, o: AuditOutcome) -> str:
+    """Why a compared baseline gave `o` no regression test ('' when there is no such testcase)."""
+    if o.regression_status == "not in baseline":
+        return "audit absent from the baseline: no regression test"
+    compared = outcome.baseline_path is not None and not outcome.options.update_baseline
+    if o.one_run and compared:
+        return "one-run audit: verdict only (it trains once: nothing to re-count)"
+    return ""
 
 
 def write_summary(outcome: GateOutcome, out: Path) -> None:
@@ -164,6 +187,13 @@ def print_verdict(io: GateIO, outcome: GateOutcome) -> None:
     io.say(
         f"gate: {len(outcome.outcomes)} audit(s), {violations} violation(s), {regressions} regression(s) "
         f"→ exit {outcome.exit_code}; the gate exits 1 wrongly with probability "
-        f"≤ {outcome.failure_probability:g} "
-        "(each audit's failure probability, half to violation tests, half to regression tests)"
+        f"≤ {outcome.failure_probability:g} ({_budget_words(outcome)})"
     )
+
+
+def _budget_words(outcome: GateOutcome) -> str:
+    """How each audit spends its failure probability (the sum is the gate's bound)."""
+    words = "each audit's failure probability, half to violation tests, half to regression tests"
+    if any(o.one_run for o in outcome.outcomes):
+        words += "; a one-run audit's all to its verdict"
+    return words

@@ -6,6 +6,7 @@ gate never imports reports/), and `GateOutcome`/`AuditOutcome` the record of a r
 code and its JSON form (`gate.json`). The error budget is stated here (`VIOLATION_SHARE`): each
 audit spends β_a/2 on its violation tests and β_a/2 on its regression tests, so by the union
 bound the gate wrongly exits 1 with probability ≤ Σ_a β_a (`GateOutcome.failure_probability`).
+A one-run audit (gate_one_run.py) has no regression test and spends its whole β_a on its verdict.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from typing import Any, TextIO
 
 from dpaudit.app.baseline import DETECTION_POWER, BaselineAudit, RegressionReport, entry_detectable_increase
 from dpaudit.app.gate_config import AuditSpec, GateConfig
+from dpaudit.app.gate_one_run_config import OneRunSpec
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.types import AuditResult
@@ -80,12 +82,13 @@ class GateIO:
 
 @dataclass(slots=True, kw_only=True)
 class AuditOutcome:
-    spec: AuditSpec
+    spec: AuditSpec | OneRunSpec
     result: AuditResult
     pairs: tuple[NeighborPair, ...]
     regression: RegressionReport | None
     regression_status: str
-    """"compared", "not in baseline", "no baseline" or "baseline updated"."""
+    """"compared", "not in baseline", "no baseline", "baseline updated", or for a one-run audit
+    `gate_one_run.ONE_RUN_STATUS` (verdict only)."""
     reused: bool = False
     warnings: list[str] = field(default_factory=list)
     baseline_entry: BaselineAudit | None = None
@@ -103,6 +106,16 @@ class AuditOutcome:
                 self.baseline_entry, self.spec.failure_probability * (1 - VIOLATION_SHARE)
             )
         return None
+
+    @property
+    def one_run(self) -> bool:
+        """A one-run audit (`train`): verdict only, never compared with a baseline."""
+        return isinstance(self.spec, OneRunSpec)
+
+    @property
+    def regression_failure_probability(self) -> float:
+        """β_a's share for regression tests: half of it, none for a one-run audit (verdict only)."""
+        return 0.0 if self.one_run else self.spec.failure_probability * (1 - VIOLATION_SHARE)
 
     @property
     def violation(self) -> bool:
@@ -161,9 +174,10 @@ def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
     power = o.detectable_increase
     return {
         "name": o.spec.name,
+        "kind": "one_run" if o.one_run else "mechanism",
         "mechanism": r.mechanism,
         "spec": o.spec.mechanism_spec,
-        "parameters": dict(o.spec.params),
+        "parameters": dict(o.spec.params) if isinstance(o.spec, AuditSpec) else {},
         "verdict": r.verdict.value,
         "violation": r.violation,
         "epsilon_lower_bound": json_number(r.epsilon_lower_bound),
@@ -171,7 +185,7 @@ def _outcome_dict(o: AuditOutcome) -> dict[str, Any]:
         "result_file": f"{o.spec.name}.json",
         "failure_probability": o.spec.failure_probability,
         "violation_failure_probability": r.failure_probability,
-        "regression_failure_probability": o.spec.failure_probability * (1 - VIOLATION_SHARE),
+        "regression_failure_probability": o.regression_failure_probability,
         "regression_status": o.regression_status,
         "regression": reg is not None and reg.regression,
         "regression_samples": None if reg is None else reg.num_samples,

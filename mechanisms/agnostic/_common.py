@@ -84,6 +84,21 @@ def draw_categorical(probs: F64, rng: np.random.Generator) -> NDArray[np.int64]:
     return np.minimum((cdf <= u).sum(axis=1), probs.shape[1] - 1).astype(np.int64)
 
 
+def distinct_rows(counts: F64) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(index of each distinct row's first occurrence, row → its distinct row) for a matrix of
+    small non-negative integer counts: rows packed into one int64 key (mixed radix over the
+    columns that are ever non-zero) when it fits, else `np.unique(axis=0)` (slow on many rows)."""
+    cols = np.flatnonzero(counts.any(axis=0))
+    sub = counts[:, cols].astype(np.int64)
+    base = int(sub.max(initial=0)) + 1
+    if cols.size * math.log2(base) < 62:
+        key = sub @ (base ** np.arange(cols.size, dtype=np.int64))
+        _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    else:
+        _, first, inverse = np.unique(sub, axis=0, return_index=True, return_inverse=True)
+    return first, inverse.ravel()
+
+
 def error_counts(C: NDArray[np.int8], counts: F64) -> F64:
     """Error counts of every concept on a multiset given by cell counts (B, d, 2) → (B, |C|)."""
     c0, c1 = counts[..., 0], counts[..., 1]

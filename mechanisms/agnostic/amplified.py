@@ -59,6 +59,7 @@ from dpaudit.mechanisms.agnostic._common import (
     PAPER_001,
     cell_counts,
     cells_of,
+    distinct_rows,
     draw_categorical,
     learner_domain,
     multiset_compositions,
@@ -233,8 +234,9 @@ class AgnosticLearnerAmplified(AgnosticLearner):
 
     def draw_outputs(self, cT: F64, cW: F64, rng: np.random.Generator) -> NDArray[np.int64]:
         C = self.matrix
-        ph, _ = self.relabel_probabilities(cT, cW)
-        h = draw_categorical(ph, rng)
+        b = cT.shape[0]  # the relabelling law once per distinct (T, W) (row-wise: the same rows)
+        first, inverse = distinct_rows(np.concatenate([cT.reshape(b, -1), cW.reshape(b, -1)], axis=1))
+        h = draw_categorical(self.relabel_probabilities(cT[first], cW[first])[0][inverse], rng)
         tx = cT.sum(axis=2)
         q = rng.multinomial(self.resample_size, tx / tx.sum(axis=1, keepdims=True))  # (B, d)
         errs = np.einsum("bx,gbx->bg", q.astype(np.float64), (C[:, None, :] != C[h][None]).astype(np.float64))

@@ -99,6 +99,7 @@ from dpaudit.mechanisms.agnostic._common import (
     cell_counts,
     cells_of,
     concept_class,
+    distinct_rows,
     draw_categorical,
     error_counts,
     learner_domain,
@@ -299,8 +300,16 @@ class AgnosticLearner:
         for start in range(0, num_samples, B):
             m = min(B, num_samples - start)
             cT = self.draw_t(cells, m, rng)
-            out[start : start + m] = draw_categorical(self.output_probabilities(cT, total[None] - cT), rng)
+            out[start : start + m] = draw_categorical(self._split_laws(cT, total), rng)
         return out
+
+    def _split_laws(self, cT: F64, total: F64) -> F64:
+        """`output_probabilities` of each run's split (m, |C|), computed once per distinct split:
+        a run's output law depends on its split's cell counts alone, and a block of runs draws
+        few distinct ones (row-wise arithmetic: the rows are the ones a per-run call gives)."""
+        first, inverse = distinct_rows(cT.reshape(cT.shape[0], -1))
+        uT = cT[first]
+        return self.output_probabilities(uT, total[None] - uT)[inverse]
 
     def probabilities(self, dataset: Dataset) -> F64:
         """Exact output pmf over C: Σ_T Pr[T]·Pr[output | T] (enumerates sub-multisets T)."""
@@ -548,8 +557,9 @@ class PrivatePrediction(AgnosticLearner):
             m = min(B, num - start)
             order = self.draw_subsets(n, m, rng)
             cT = cell_counts(cells[order], self.d)
-            ph, _ = self.relabel_probabilities(cT, total[None] - cT)
-            h = draw_categorical(ph, rng)
+            first, inverse = distinct_rows(cT.reshape(m, -1))  # once per distinct T (row-wise law)
+            uT = cT[first]
+            h = draw_categorical(self.relabel_probabilities(uT, total[None] - uT)[0][inverse], rng)
             out[start : start + m] = self.answer_queries(x, h, order, k)
         return out
 
