@@ -254,8 +254,16 @@ def _screened(
     `SCREEN_SIZE` best by `_rough_epsilon`."""
     if kp.size <= SCREEN_SIZE:
         return np.arange(kp.size)
-    top = np.argsort(-_rough_epsilon(kp, kq, n_p, n_q, total, delta), kind="stable")
-    return top[:SCREEN_SIZE]
+    return stable_top(-_rough_epsilon(kp, kq, n_p, n_q, total, delta), SCREEN_SIZE)
+
+
+def stable_top(v: NDArray[np.float64], k: int) -> NDArray[np.intp]:
+    """`np.argsort(v, kind="stable")[:k]` (no NaN in `v`) without sorting all of `v`: every entry
+    at or below the k-th smallest value (ties included), then a stable sort of those, which keeps
+    their index order among ties exactly as the full sort does."""
+    kth = np.partition(v, k - 1)[k - 1]
+    cand = np.flatnonzero(v <= kth)
+    return cand[np.argsort(v[cand], kind="stable")][:k]
 
 
 def _rough_epsilon(

@@ -31,6 +31,7 @@ FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.floats",  # floats: floating-point twins (Mironov 2012) and exact samplers
     "dpaudit.mechanisms.dpsgd",  # dpsgd: DP-SGD with canaries and accountant claims (Abadi et al. 2016)
     "dpaudit.mechanisms.libraries",  # libraries: OpenDP and diffprivlib (only when installed)
+    "dpaudit.mechanisms.opacus",  # opacus: Opacus (PyTorch) DP-SGD with canaries (only when installed)
 )
 
 
@@ -44,6 +45,7 @@ FAMILY_TITLES: Mapping[str, str] = {
     "floats": "floating point (Mironov 2012)",
     "libraries": "DP libraries",
     "dpsgd": "DP-SGD (Abadi et al. 2016)",
+    "opacus": "Opacus (PyTorch DP-SGD)",
 }
 """What a reader sees for a family code (the codes stay the filter keys, e.g. `--family 002`).
 000: Alon, Beimel, Moran, Stemmer, "Closure Properties for Private Classification and Online
@@ -163,6 +165,18 @@ def entries() -> Mapping[str, RegistryEntry]:
     return found
 
 
+@cache
+def unavailable() -> Mapping[str, str]:
+    """Names a family knows but cannot build here (an optional extra is missing) → the one-line
+    reason (a family module's `UNAVAILABLE`); `resolve` answers those names with it."""
+    found: dict[str, str] = {}
+    for module_name in FAMILY_MODULES:
+        if importlib.util.find_spec(module_name) is None:
+            continue
+        found.update(getattr(importlib.import_module(module_name), "UNAVAILABLE", {}))
+    return found
+
+
 class RegistryError(LookupError):
     """Unknown mechanism or bad parameters (one-line message)."""
 
@@ -248,6 +262,8 @@ def resolve(spec: str, raw_params: Mapping[str, str] | None = None) -> tuple[Mec
             return entry.build(**params), entry
         except (ValueError, TypeError) as exc:
             raise RegistryError(f"cannot build {spec!r}: {exc}") from None
+    if spec in unavailable():
+        raise RegistryError(f"{spec} {unavailable()[spec]}")
     if ":" not in spec:
         close = [n for n in table if spec.lower() in n.lower()]
         hint = f" (did you mean {', '.join(close[:3])}?)" if close else " (see `dpaudit list`)"

@@ -59,6 +59,7 @@ from dpaudit.engine.sampling import AuditTimeout
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import MechanismError, claims_of
 from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
+from dpaudit.mechanisms.opacus import FAMILY as OPACUS
 from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
 from dpaudit.reports.html import render_index_html
 from dpaudit.reports.junit import render_junit
@@ -203,8 +204,10 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
 
 
 def _run_all(args: argparse.Namespace, fmts: Sequence[str]) -> int:
-    # the DP-library family audits third-party code, by name (`dpaudit run diffprivlib_laplace`)
-    selected: list[RegistryEntry] = [e for e in entries().values() if not e.buggy and e.family != LIBRARIES]
+    # the DP-library and Opacus families audit third-party code, by name (`dpaudit run diffprivlib_laplace`)
+    selected: list[RegistryEntry] = [
+        e for e in entries().values() if not e.buggy and e.family not in (LIBRARIES, OPACUS)
+    ]
     start = time.monotonic()
     done: dict[int, AuditResult] = {}
     for i, entry in enumerate(selected):

@@ -230,3 +230,18 @@ def test_the_pilot_shows_progress_and_only_displays(monkeypatch: pytest.MonkeyPa
     closed = [total for note, total in shown if note == "closed"]
     assert pilot and closed == [2 * int(0.2 * watched.budget)] and shown[-1][0] == "closed"
     assert watched.certified.epsilon_lower_bound == plain.certified.epsilon_lower_bound
+
+
+def test_stable_top_equals_the_first_k_of_a_stable_argsort() -> None:
+    """The pilot's screen keeps the SCREEN_SIZE best candidate events by a partial sort; it must
+    pick the same indices in the same order as the full stable argsort (ties by index, ±inf)."""
+    from dpaudit.engine.search_score import stable_top
+
+    rng = np.random.default_rng(0)
+    for _ in range(500):
+        n = int(rng.integers(2, 300))
+        k = int(rng.integers(1, n + 1))
+        v = rng.integers(0, 5, n).astype(float)
+        v[rng.random(n) < 0.2] = np.inf
+        v[rng.random(n) < 0.1] = -np.inf
+        assert np.array_equal(stable_top(v, k), np.argsort(v, kind="stable")[:k])
