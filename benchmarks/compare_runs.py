@@ -1,0 +1,84 @@
+"""Certified bounds of whole `run --all` runs side by side, seed by seed, with their spread.
+
+    python benchmarks/compare_runs.py --a OLD_S0 OLD_S1 OLD_S2 --b NEW_S0 NEW_S1 NEW_S2 \
+        [--a-name old --b-name new]
+
+Each directory holds the `<mechanism>.json` results of one `dpaudit run --all --seed S --out DIR`
+(seeds in the same order on both sides). Per audit in both: the bounds at each seed, their means,
+the seed-to-seed spread (the larger of the two sides' sample standard deviations over the
+seeds) and whether b's bound at every seed is at least a's at that seed minus the spread
+("ok"), or its mean is at least a's mean minus the spread ("ok (mean)"), else "LOWER". Used for
+issue 28 (new main against old main, default route) and issue 29 (default route against
+`--pairs registered`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import statistics
+from pathlib import Path
+
+
+def bounds(dirs: list[Path]) -> dict[str, list[float]]:
+    out: dict[str, list[float]] = {}
+    for d in dirs:
+        for f in sorted(d.glob("*.json")):
+            data = json.loads(f.read_text())
+            if isinstance(data, dict) and "epsilon_lower_bound" in data:
+                out.setdefault(data["mechanism"], []).append(_num(data["epsilon_lower_bound"]))
+    return {k: v for k, v in out.items() if len(v) == len(dirs)}
+
+
+def _num(x: object) -> float:
+    return float(x) if isinstance(x, (int, float)) else float(str(x).replace("Infinity", "inf"))
+
+
+def _sd(xs: list[float]) -> float:
+    finite = [x for x in xs if math.isfinite(x)]
+    return statistics.stdev(finite) if len(finite) > 1 else 0.0
+
+
+def status(a: list[float], b: list[float]) -> tuple[float, str]:
+    spread = max(_sd(a), _sd(b))
+    if all(y >= x - spread - 1e-12 for x, y in zip(a, b, strict=True)):
+        return spread, "ok"
+    if statistics.fmean(b) >= statistics.fmean(a) - spread - 1e-12:
+        return spread, "ok (mean)"
+    return spread, "LOWER"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--a", nargs="+", type=Path, required=True)
+    ap.add_argument("--b", nargs="+", type=Path, required=True)
+    ap.add_argument("--a-name", default="a")
+    ap.add_argument("--b-name", default="b")
+    args = ap.parse_args()
+    if len(args.a) != len(args.b):
+        raise SystemExit("compare_runs: --a and --b need the same number of seeds")
+    a, b = bounds(args.a), bounds(args.b)
+    names = [n for n in a if n in b]
+    k = len(args.a)
+    print(
+        f"| audit | {args.a_name} (seeds 0–{k - 1}) | {args.b_name} (seeds 0–{k - 1}) | "
+        f"mean {args.a_name} | mean {args.b_name} | spread | status |"
+    )
+    print("|---|---|---|---:|---:|---:|---|")
+    counts: dict[str, int] = {}
+    for n in names:
+        spread, st = status(a[n], b[n])
+        counts[st] = counts.get(st, 0) + 1
+        fa = " / ".join(f"{x:.3f}" for x in a[n])
+        fb = " / ".join(f"{x:.3f}" for x in b[n])
+        print(
+            f"| `{n}` | {fa} | {fb} | {statistics.fmean(a[n]):.3f} | {statistics.fmean(b[n]):.3f} "
+            f"| {spread:.3f} | {st} |"
+        )
+    print()
+    print(", ".join(f"{v} {k}" for k, v in sorted(counts.items())) + f" (of {len(names)} audits)")
+
+
+if __name__ == "__main__":
+    main()
