@@ -238,10 +238,11 @@ def make_files(
 
 
 # ------------------------------------------------------------------------------------------ dpaudit
-def run_dpaudit(f: ScoreFile, *, delta: float, beta: float, seed: int) -> dict[str, Any]:
-    """`dpaudit scores FILE --json` in-process; the bound and the design / event it came from."""
+def run_dpaudit(f: ScoreFile, *, delta: float, beta: float, seed: int, method: str = "") -> dict[str, Any]:
+    """`dpaudit scores FILE --json` in-process; the bound and the design / event it came from
+    (`method`: `--method` for one-run files, "" for dpaudit's default)."""
     argv = ["scores", str(f.path), "--json", "--seed", str(seed), "--failure-probability", repr(beta)]
-    argv += list(f.source.claim)
+    argv += list(f.source.claim) + (["--method", method] if method else [])
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         code = dpaudit_main(argv)
@@ -310,14 +311,15 @@ def cell(value: float, truth: float) -> str:
 def print_table(kind: str, files: list[ScoreFile], ours: dict[str, Any], theirs: dict[str, Any]) -> None:
     methods = ONE_RUN_METHODS if kind == "one_run" else MANY_RUN_METHODS
     label = "dpaudit design, W/r" if kind == "one_run" else "dpaudit event, counts"
-    print(
-        f"| score set | size | true ε | dpaudit | {' | '.join('jax ' + m for m in methods)} | H | {label} |"
-    )
-    print("|" + "---|" * (len(methods) + 6))
+    ours_cols = "dpaudit SNJ | dpaudit f-DP" if kind == "one_run" else "dpaudit"
+    jax_cols = " | ".join("jax " + m for m in methods)
+    print(f"| score set | size | true ε | {ours_cols} | {jax_cols} | H | {label} |")
+    print("|" + "---|" * (len(methods) + 6 + (kind == "one_run")))
     for f in (f for f in files if f.kind == kind):
         d, j, t = ours[str(f.path)], theirs[str(f.path)], f.source.truth
         jax_cells = [f"{j[m]:.3f}" if m == "raw est." else cell(j[m], t) for m in methods]
-        row = [f.source.name, f.size, f"{t:.3f}", cell(d["eps"], t), *jax_cells, str(j["hull"]), d["how"]]
+        mine = [cell(d["eps"], t)] + ([cell(d["fdp"], t)] if kind == "one_run" else [])
+        row = [f.source.name, f.size, f"{t:.3f}", *mine, *jax_cells, str(j["hull"]), d["how"]]
         print("| " + " | ".join(row) + " |")
 
 
@@ -385,6 +387,9 @@ def compare(args: argparse.Namespace, workdir: Path) -> None:
     files = make_files(srcs, workdir, args.seed, canaries, args.runs)
     start = time.perf_counter()
     ours = {str(f.path): run_dpaudit(f, delta=args.delta, beta=args.beta, seed=args.seed) for f in files}
+    for f in (f for f in files if f.kind == "one_run"):
+        fdp = run_dpaudit(f, delta=args.delta, beta=args.beta, seed=args.seed, method="fdp")
+        ours[str(f.path)]["fdp"] = fdp["eps"]
     t_ours = time.perf_counter() - start
     start = time.perf_counter()
     theirs = run_jax(
