@@ -259,17 +259,23 @@ class DPWinnow:
         out_c = np.zeros((R, cap, d), dtype=np.int32)
         shadow = np.zeros((R, cap, d)) if self.release_shadow else None
         eta = self.run_learning_rate()
+        live = np.arange(R)  # runs below the cap: a capped run's release is final
         for t in range(T):
+            lap = rng.laplace(0.0, b_q, size=R)  # every run's draw, so the stream is unchanged
+            if live.size == 0:
+                continue
             if self.cache_on_shadow:
-                sh = np.exp(s - s.max(axis=1, keepdims=True))
+                sl = s[live]
+                sh = np.exp(sl - sl.max(axis=1, keepdims=True))
                 cached = (sh @ yz[t]) / sh.sum(axis=1) < theta
             else:
-                cached = (wt @ yz[t]) < theta
-            first = np.where(cached & (first < 0), t, first)
-            cnt += cached
-            noisy = cnt + rng.laplace(0.0, b_q, size=R)
-            fire = (k < cap) & (noisy >= lhat) & self._queried(cached)
-            idx = np.flatnonzero(fire)
+                cached = (wt[live] @ yz[t]) < theta
+            fl = first[live]
+            first[live] = np.where(cached & (fl < 0), t, fl)
+            cnt[live] += cached
+            noisy = cnt[live] + lap[live]
+            fire = (noisy >= lhat[live]) & self._queried(cached)
+            idx = live[fire]
             if idx.size == 0:
                 continue
             upd = idx[first[idx] >= 0]
@@ -288,6 +294,8 @@ class DPWinnow:
             first[idx] = -1
             if self.reinitialise_svt:
                 lhat[idx] = self.threshold + rng.laplace(0.0, b_thr, size=idx.size)
+            if k[idx].max() >= cap:
+                live = live[k[live] < cap]
         parts = [out_t.astype(np.float64), out_c.reshape(R, cap * d).astype(np.float64)]
         if shadow is not None:
             parts.append(shadow.reshape(R, cap * d))
