@@ -6,10 +6,10 @@
 Each directory holds the `<mechanism>.json` results of one `dpaudit run --all --seed S --out DIR`
 (seeds in the same order on both sides). Per audit in both: the bounds at each seed, their means,
 the seed-to-seed spread (the larger of the two sides' sample standard deviations over the
-seeds) and whether b's bound at every seed is at least a's at that seed minus the spread
-("ok"), or its mean is at least a's mean minus the spread ("ok (mean)"), else "LOWER". Used for
-issue 28 (new main against old main, default route) and issue 29 (default route against
-`--pairs registered`).
+seeds, bounds ≤ 0 counted as 0: they certify nothing) and whether b's bound at every seed is at
+least a's at that seed minus the spread ("ok"), or its mean is at least a's mean minus the
+spread ("ok (mean)"), else "LOWER". Used for issue 28 (new main against old main, default
+route) and issue 29 (default route against `--pairs registered`).
 """
 
 from __future__ import annotations
@@ -41,6 +41,8 @@ def _sd(xs: list[float]) -> float:
 
 
 def status(a: list[float], b: list[float]) -> tuple[float, str]:
+    """Bounds ≤ 0 certify nothing and compare as 0 (−0.357 vs −0.358 is no loss)."""
+    a, b = [max(x, 0.0) for x in a], [max(x, 0.0) for x in b]
     spread = max(_sd(a), _sd(b))
     if all(y >= x - spread - 1e-12 for x, y in zip(a, b, strict=True)):
         return spread, "ok"
