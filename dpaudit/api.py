@@ -71,7 +71,8 @@ def audit(
     `timeout` (seconds) stops the audit with `AuditTimeout` (as `dpaudit run --timeout`).
     `floating_point=True` (as `dpaudit run --floating-point`) adds the floating-point lattice
     events for a mechanism that does not declare `floating_point` (`AuditConfig.floating_point`).
-    `sweep_max_count` (as `--sweep-max-count`) is the largest k of the search's count sweeps.
+    `sweep_max_count` (as `--sweep-max-count`) is the largest k of the search's count sweeps
+    (0: none).
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
@@ -98,8 +99,8 @@ def audit(
         spec, raw, n, seed=seed, failure_probability=failure_probability, floating_point=floating_point
     )
     if sweep_max_count is not None:
-        if sweep_max_count < 1:
-            raise ValueError(f"sweep_max_count must be ≥ 1, got {sweep_max_count}")
+        if sweep_max_count < 0:
+            raise ValueError(f"sweep_max_count must be ≥ 0 (0: no sweeps), got {sweep_max_count}")
         command += f" --sweep-max-count {sweep_max_count}"
     route = dataclasses.replace(_route(pairs), sweep_max_count=sweep_max_count)
     return certify(mech, config, route, parameters=tuple(raw.items()), command=command)

@@ -396,5 +396,8 @@ def test_sweep_max_count_bounds_the_sweeps_and_is_in_the_command(capsys: pytest.
     full = json.loads(out)
     assert code == 1 and "--sweep-max-count" not in full["command"]
     assert small["extra"]["search"]["sweeps"]["proposed"] < full["extra"]["search"]["sweeps"]["proposed"]
-    code, _, err = run(capsys, "run", spec, "--sweep-max-count", "0")
+    code, out, _ = run(capsys, *base, "--sweep-max-count", "0")
+    off = json.loads(out)["extra"]["search"]["sweeps"]
+    assert code == 0 and off["proposed"] == 0 and off["samples"] == 0  # 0: no sweeps
+    code, _, err = run(capsys, "run", spec, "--sweep-max-count", "-1")
     assert code == 2 and "--sweep-max-count" in err

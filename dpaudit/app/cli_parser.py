@@ -55,6 +55,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    """A non-negative integer (0 allowed), written as `_positive_int` accepts."""
+    if text.replace("_", "").strip() == "0":
+        return 0
+    try:
+        return _positive_int(text)
+    except argparse.ArgumentTypeError:
+        raise argparse.ArgumentTypeError(f"expected an integer ≥ 0, got {text!r}") from None
+
+
 def _probability(text: str) -> float:
     try:
         value = float(text)
@@ -194,10 +204,10 @@ def _add_search_options(r: argparse.ArgumentParser) -> None:
     )
     r.add_argument(
         "--sweep-max-count",
-        type=_positive_int,
+        type=_count,
         default=None,
         help="the largest k of the search's count sweeps (k records at one extreme, the neighbour "
-        "moving, adding or removing one of them; default 64)",
+        "moving, adding or removing one of them; default 64; 0 turns the sweeps off)",
     )
 
 
