@@ -314,10 +314,11 @@ def _headline(certs: OneRunCertificates) -> _Headline:
     return max(rows, key=lambda h: h.epsilon)  # ties: SNJ first (max keeps the first)
 
 
-def one_run_extra(cert: OneRunCertificate) -> dict[str, object]:
+def _design_keys(cert: OneRunCertificate | FdpCertificate, method: str) -> dict[str, object]:
+    """The keys of `extra["one_run"]` that describe the designs and the best one."""
     b = cert.best
     return {
-        "method": METHOD,
+        "method": method,
         "choice_of_k": (
             f"union bound over {len(cert.outcomes)} fixed designs (a function of m only), "
             f"β/{len(cert.outcomes)} each"
@@ -333,41 +334,27 @@ def one_run_extra(cert: OneRunCertificate) -> dict[str, object]:
         "guesses": b.design.guesses,
         "ceiling": cert.ceiling,
         "per_design_failure_probability": cert.per_design_failure_probability,
-        "designs": [
-            {
-                "k_plus": o.design.k_plus,
-                "k_minus": o.design.k_minus,
-                "correct_plus": o.correct_plus,
-                "correct_minus": o.correct_minus,
-                "epsilon_lower_bound": o.epsilon,
-                "ceiling": o.ceiling,
-            }
-            for o in cert.outcomes
-        ],
     }
+
+
+def one_run_extra(cert: OneRunCertificate) -> dict[str, object]:
+    designs = [
+        {
+            "k_plus": o.design.k_plus,
+            "k_minus": o.design.k_minus,
+            "correct_plus": o.correct_plus,
+            "correct_minus": o.correct_minus,
+            "epsilon_lower_bound": o.epsilon,
+            "ceiling": o.ceiling,
+        }
+        for o in cert.outcomes
+    ]
+    return {**_design_keys(cert, METHOD), "designs": designs}
 
 
 def fdp_design_extra(cert: FdpCertificate) -> dict[str, object]:
     """`one_run_extra`'s keys for an f-DP-only run (the best design by the f-DP ε bound)."""
-    b = cert.best
-    return {
-        "method": FDP_METHOD,
-        "choice_of_k": (
-            f"union bound over {len(cert.outcomes)} fixed designs (a function of m only), "
-            f"β/{len(cert.outcomes)} each"
-        ),
-        "m": cert.num_canaries,
-        "included": cert.included,
-        "delta": cert.delta,
-        "k_plus": b.design.k_plus,
-        "k_minus": b.design.k_minus,
-        "correct_plus": b.correct_plus,
-        "correct_minus": b.correct_minus,
-        "correct": b.correct,
-        "guesses": b.design.guesses,
-        "ceiling": cert.ceiling,
-        "per_design_failure_probability": cert.per_design_failure_probability,
-    }
+    return _design_keys(cert, FDP_METHOD)
 
 
 def fdp_extra(cert: FdpCertificate) -> dict[str, object]:

@@ -35,7 +35,7 @@ def version_of(distribution: str) -> str | None:
         return None
 
 
-def _major_minor(version: str) -> tuple[int, int]:
+def major_minor(version: str) -> tuple[int, int]:
     parts = ([*version.split("."), "0", "0"])[:2]
     return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts)  # type: ignore[return-value]
 
@@ -43,7 +43,7 @@ def _major_minor(version: str) -> tuple[int, int]:
 def _installed(distribution: str, module: str, minimum: tuple[int, int]) -> bool:
     """`distribution` ≥ `minimum` is installed and `module` can be imported from it."""
     v = version_of(distribution)
-    return v is not None and _major_minor(v) >= minimum and importlib.util.find_spec(module) is not None
+    return v is not None and major_minor(v) >= minimum and importlib.util.find_spec(module) is not None
 
 
 def opendp_available() -> bool:
@@ -55,7 +55,7 @@ def diffprivlib_available() -> bool:
     """diffprivlib ≥ 0.6 is installed with a scikit-learn it imports with (< 1.8: diffprivlib
     0.6.6 imports `DOUBLE` from `sklearn.tree._tree`, removed in scikit-learn 1.8)."""
     sk = version_of("scikit-learn")
-    return _installed("diffprivlib", "diffprivlib", (0, 6)) and sk is not None and _major_minor(sk) < (1, 8)
+    return _installed("diffprivlib", "diffprivlib", (0, 6)) and sk is not None and major_minor(sk) < (1, 8)
 
 
 def pydp_available() -> bool:

@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
-from importlib import metadata
 
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.libraries.common import major_minor, version_of
 from dpaudit.neighbors.base import Relation
 
 EXTRA = "opacus"
@@ -33,25 +33,12 @@ CLAIM_DELTAS: tuple[float, ...] = (1e-6, 1e-5, 1e-4, 1e-3, 1e-2, 1e-1)
 points (10⁻³, 10⁻², 10⁻¹) are exact; between them the curve answers the ε of the next smaller δ."""
 
 
-@functools.cache
-def version_of(distribution: str) -> str | None:
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def _major_minor(version: str) -> tuple[int, int]:
-    parts = ([*version.split("."), "0", "0"])[:2]
-    return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts)  # type: ignore[return-value]
-
-
 def opacus_available() -> bool:
     """Opacus ≥ 1.5 and torch are installed (metadata and import specs only: nothing imported)."""
     v = version_of("opacus")
     return (
         v is not None
-        and _major_minor(v) >= (1, 5)
+        and major_minor(v) >= (1, 5)
         and importlib.util.find_spec("opacus") is not None
         and importlib.util.find_spec("torch") is not None
     )
