@@ -247,6 +247,9 @@ def _add_gate(sub: argparse._SubParsersAction[_Parser]) -> None:
     g = sub.add_parser(
         "gate",
         help="run the audits configured in dpaudit.toml / [tool.dpaudit]; exit 1 on violation or regression",
+        description="Run the audits configured in dpaudit.toml / [tool.dpaudit]: an [[audit]] names a "
+        "`mechanism` (tested against the baseline for regressions) or a one-run `train = "
+        '"module:attr"` with `canaries` and a claim (verdict only). Exit 1 on a violation or regression.',
     )
     g.add_argument(
         "config_file", nargs="?", type=Path, metavar="CONFIG", help="config file (same as --config)"
