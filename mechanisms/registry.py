@@ -72,6 +72,31 @@ class RegistryEntry:
     """False for a twin the spec finds undetectable black-box (listed, not silently dropped)."""
     default_num_samples: int = 1_000_000
 
+    @classmethod
+    def twin(
+        cls,
+        name: str,
+        factory: Callable[..., Mechanism],
+        *,
+        family: str,
+        of: str,
+        bug: str,
+        num_samples: int = 1_000_000,
+        detectable: bool = True,
+    ) -> RegistryEntry:
+        """The entry of a buggy twin of `of`: its bug is its summary (every family's twins)."""
+        return cls(
+            name=name,
+            factory=factory,
+            family=family,
+            summary=bug,
+            buggy=True,
+            twin_of=of,
+            bug=bug,
+            detectable=detectable,
+            default_num_samples=num_samples,
+        )
+
     def __post_init__(self) -> None:
         if self.buggy and not self.twin_of:
             raise ValueError(f"buggy entry {self.name!r} must name its correct twin")
@@ -93,9 +118,7 @@ def _ref(name: str, cls: Callable[..., Mechanism], summary: str) -> RegistryEntr
 
 
 def _twin(name: str, cls: Callable[..., Mechanism], of: str, bug: str) -> RegistryEntry:
-    return RegistryEntry(
-        name=name, factory=cls, family="reference", summary=bug, buggy=True, twin_of=of, bug=bug
-    )
+    return RegistryEntry.twin(name, cls, family="reference", of=of, bug=bug)
 
 
 REFERENCE_ENTRIES: tuple[RegistryEntry, ...] = (

@@ -38,16 +38,7 @@ def _correct(name: str, factory: Callable[..., Mechanism], summary: str, n: int)
 
 
 def _twin(name: str, factory: Callable[..., Mechanism], of: str, bug: str, n: int) -> RegistryEntry:
-    return RegistryEntry(
-        name=name,
-        factory=factory,
-        family=FAMILY,
-        summary=bug,
-        buggy=True,
-        twin_of=of,
-        bug=bug,
-        default_num_samples=n,
-    )
+    return RegistryEntry.twin(name, factory, family=FAMILY, of=of, bug=bug, num_samples=n)
 
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (

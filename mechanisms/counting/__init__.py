@@ -27,16 +27,7 @@ __all__ = [
 
 
 def _twin(name: str, factory: type, bug: str) -> RegistryEntry:
-    return RegistryEntry(
-        name=name,
-        factory=factory,
-        family=FAMILY,
-        summary=bug,
-        buggy=True,
-        twin_of="svt1",
-        bug=bug,
-        default_num_samples=1_000_000,
-    )
+    return RegistryEntry.twin(name, factory, family=FAMILY, of="svt1", bug=bug)
 
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (

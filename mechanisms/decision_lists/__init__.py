@@ -38,16 +38,8 @@ MEDIUM_N = 100_000
 
 
 def _twin(name: str, factory: type, of: str, bug: str, *, detectable: bool = True, n: int) -> RegistryEntry:
-    return RegistryEntry(
-        name=name,
-        factory=factory,
-        family=FAMILY,
-        summary=bug,
-        buggy=True,
-        twin_of=of,
-        bug=bug,
-        detectable=detectable,
-        default_num_samples=n,
+    return RegistryEntry.twin(
+        name, factory, family=FAMILY, of=of, bug=bug, num_samples=n, detectable=detectable
     )
 
 

@@ -72,16 +72,7 @@ def _entry(name: str, summary: str, samples: int) -> RegistryEntry:
 
 
 def _twin(name: str, factory: type, of: str, bug: str, samples: int) -> RegistryEntry:
-    return RegistryEntry(
-        name=name,
-        factory=factory,
-        family=FAMILY,
-        summary=bug,
-        buggy=True,
-        twin_of=of,
-        bug=bug,
-        default_num_samples=samples,
-    )
+    return RegistryEntry.twin(name, factory, family=FAMILY, of=of, bug=bug, num_samples=samples)
 
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (

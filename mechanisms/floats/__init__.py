@@ -34,9 +34,7 @@ def _entry(name: str, factory: type, summary: str) -> RegistryEntry:
 
 
 def _twin(name: str, factory: type, of: str, bug: str) -> RegistryEntry:
-    return RegistryEntry(
-        name=name, factory=factory, family=FAMILY, summary=bug, buggy=True, twin_of=of, bug=bug
-    )
+    return RegistryEntry.twin(name, factory, family=FAMILY, of=of, bug=bug)
 
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = (

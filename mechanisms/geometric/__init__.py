@@ -57,16 +57,8 @@ def _ok(name: str, factory: Any, summary: str, n: int = LEARNER_SAMPLES) -> Regi
 def _twin(
     name: str, factory: Any, of: str, bug: str, detectable: bool, n: int = LEARNER_SAMPLES
 ) -> RegistryEntry:
-    return RegistryEntry(
-        name=name,
-        factory=factory,
-        family=FAMILY,
-        summary=bug,
-        buggy=True,
-        twin_of=of,
-        bug=bug,
-        detectable=detectable,
-        default_num_samples=n,
+    return RegistryEntry.twin(
+        name, factory, family=FAMILY, of=of, bug=bug, num_samples=n, detectable=detectable
     )
 
 
