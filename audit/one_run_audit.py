@@ -36,9 +36,9 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from dpaudit.engine.one_run import Design, DesignOutcome, OneRunCertificate, certify
+from dpaudit.engine.one_run import Design, OneRunCertificate, certify
 from dpaudit.engine.one_run_fdp import METHOD as FDP_METHOD
-from dpaudit.engine.one_run_fdp import FdpCertificate, FdpOutcome, certify_fdp, from_claim
+from dpaudit.engine.one_run_fdp import FdpCertificate, certify_fdp, from_claim
 from dpaudit.engine.runner_checkpoint import package_version
 from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
 from dpaudit.mechanisms.analytic import gaussian_epsilon
@@ -286,31 +286,22 @@ class _Headline:
 
 
 def _headline(certs: OneRunCertificates) -> _Headline:
-    rows: list[_Headline] = []
-    if certs.snj is not None:
-        b: DesignOutcome = certs.snj.best
-        rows.append(
-            _Headline(
-                source="snj",
-                epsilon=b.epsilon,
-                design=b.design,
-                correct=b.correct,
-                per_design=certs.snj.per_design_failure_probability,
-                num_canaries=certs.snj.num_canaries,
-            )
+    methods: tuple[tuple[str, OneRunCertificate | FdpCertificate | None], ...] = (
+        ("snj", certs.snj),
+        ("fdp", certs.fdp),
+    )
+    rows = [
+        _Headline(
+            source=source,
+            epsilon=cert.best.epsilon,
+            design=cert.best.design,
+            correct=cert.best.correct,
+            per_design=cert.per_design_failure_probability,
+            num_canaries=cert.num_canaries,
         )
-    if certs.fdp is not None:
-        f: FdpOutcome = certs.fdp.best
-        rows.append(
-            _Headline(
-                source="fdp",
-                epsilon=f.epsilon,
-                design=f.design,
-                correct=f.correct,
-                per_design=certs.fdp.per_design_failure_probability,
-                num_canaries=certs.fdp.num_canaries,
-            )
-        )
+        for source, cert in methods
+        if cert is not None
+    ]
     return max(rows, key=lambda h: h.epsilon)  # ties: SNJ first (max keeps the first)
 
 
