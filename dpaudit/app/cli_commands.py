@@ -20,6 +20,7 @@ from pathlib import Path
 
 from dpaudit.app.cli_parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate_types import GateIO
+from dpaudit.app.one_run_summary import summary as one_run_summary
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
 from dpaudit.engine.types import AuditResult, PairResult
@@ -253,8 +254,13 @@ def gate_io() -> GateIO:
         read_result=read_json,
         render_markdown=render_markdown,
         render_junit=render_junit,
-        summary=summary,
+        summary=_gate_summary,
     )
+
+
+def _gate_summary(r: AuditResult) -> str:
+    """The gate's console summary: `dpaudit one-run`'s for a one-run audit, `run`'s otherwise."""
+    return one_run_summary(r) if isinstance(r.extra.get("one_run"), dict) else summary(r)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

@@ -26,6 +26,7 @@ import numpy as np
 
 from dpaudit.app.cli_commands import formats, write_outputs
 from dpaudit.app.cli_parser import EXIT_OK, EXIT_VIOLATION, UsageError
+from dpaudit.app.one_run_summary import summary
 from dpaudit.app.score_files import ScoreFileError, load_scores
 from dpaudit.engine.one_run import Design
 from dpaudit.engine.one_run_audit import (
@@ -42,7 +43,6 @@ from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
-from dpaudit.reports.markdown import fmt
 from dpaudit.reports.schema import dumps
 
 DEFAULT_CANARIES = 1000
@@ -123,53 +123,6 @@ def designs_from(args: argparse.Namespace, m: int) -> tuple[Design, ...] | None:
     if d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m:
         raise UsageError(f"--k-plus + --k-minus must be between 1 and the {m} canaries, each ≥ 0")
     return (d,)
-
-
-def summary(r: AuditResult) -> str:
-    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
-    c = r.claim
-    design = r.extra.get("one_run")
-    eps = r.epsilon_lower_bound
-    shown = fmt(eps) if eps > 0 else "0 (no evidence of privacy loss)"
-    lines = [
-        f"{r.mechanism}: {verdict}",
-        f"  claim ε={fmt(c.epsilon_at(c.delta))} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})",
-        f"  certified ε ≥ {shown}, ceiling {fmt(r.epsilon_ceiling)} (the most any outcome of this design "
-        f"could certify), confidence {1 - r.failure_probability:g}",
-    ]
-    if isinstance(design, dict):
-        lines.append(
-            f"  {design['m']} canaries ({design['included']} included): best design k₊={design['k_plus']}, "
-            f"k₋={design['k_minus']}, {design['correct']}/{design['guesses']} guesses right; "
-            f"{design['choice_of_k']}"
-        )
-        fdp = design.get("fdp")
-        if isinstance(fdp, dict):
-            lines.append(_fdp_line(fdp))
-    else:
-        e = r.pairs[0].estimate
-        lines.append(
-            f"  {r.pairs[0].description}: event {e.event} ({e.direction}), "
-            f"{e.p_count}/{e.p_total} vs {e.q_count}/{e.q_total}"
-        )
-    fdp = design.get("fdp") if isinstance(design, dict) else None
-    refutable = isinstance(fdp, dict) and bool(fdp["claim_refutable"])
-    if r.epsilon_ceiling <= c.epsilon_at(c.delta) and not refutable:
-        lines.append("  note: the ceiling is not above the claim: this design cannot refute it (no power)")
-    return "\n".join(lines)
-
-
-def _fdp_line(fdp: dict[str, Any]) -> str:
-    """The f-DP test in one line: the claim's verdict, μ̂ (GDP family) and ε̂ ((ε, δ) family)."""
-    verdict = "REJECTED" if fdp["claim_rejected"] else "not rejected"
-    implied = fdp["epsilon_from_mu"]
-    under = f", ε ≥ {fmt(implied)} at δ if the mechanism is GDP" if implied else ""
-    return (
-        f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
-        f"(tail bound {fdp['claim_tail_bound']:.3g}); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
-        f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
-        f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
-    )
 
 
 def _finish(result: AuditResult, args: argparse.Namespace) -> int:

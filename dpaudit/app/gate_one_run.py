@@ -19,8 +19,8 @@ and a violation makes the gate exit 1. What differs from a mechanism audit, and 
 - **Errors.** The training function raising (or calling sys.exit) is a `MechanismError` (exit 2,
   one line); a `timeout` stops it like a mechanism's sampling (`AuditTimeout`, exit 2).
 
-This module does not import reports/ (the gate's dependency direction): `one_run_summary` is the
-console summary the gate prints for these audits.
+This module does not import reports/ (the gate's dependency direction): the console summary comes
+through `GateIO.summary`, which the CLI and the API give `dpaudit one-run`'s own summary for these.
 """
 
 from __future__ import annotations
@@ -101,32 +101,3 @@ def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult
         "regression_failure_probability": 0.0,
     }
     return dataclasses.replace(result, extra={**result.extra, "gate": gate_extra})
-
-
-def _g(x: object) -> str:
-    return f"{x:.4g}" if isinstance(x, int | float) else str(x)
-
-
-def one_run_summary(r: AuditResult) -> str:
-    """The console summary of a one-run result: verdict, claim, ε̂ and its ceiling, the design."""
-    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
-    c = r.claim
-    eps = r.epsilon_lower_bound
-    shown = _g(eps) if eps > 0 else "0 (no evidence of privacy loss)"
-    lines = [
-        f"{r.mechanism}: {verdict} (one run)",
-        f"  claim ε={_g(c.epsilon_at(c.delta))} δ={_g(c.delta)} ({c.relation.value}; {c.reference})",
-        f"  certified ε ≥ {shown}, ceiling {_g(r.epsilon_ceiling)} (the most any outcome of this design "
-        f"could certify), confidence {1 - r.failure_probability:g}",
-    ]
-    info = r.extra.get("one_run")
-    if isinstance(info, dict):
-        lines.append(
-            f"  {info.get('m')} canaries ({info.get('included')} included), method {info.get('methods')}: "
-            f"best design k₊={info.get('k_plus')}, k₋={info.get('k_minus')}, "
-            f"{info.get('correct')}/{info.get('guesses')} guesses right"
-        )
-    lines += [f"  finding: {f}" for f in r.findings]
-    if not r.violation and r.epsilon_ceiling <= c.epsilon_at(c.delta):
-        lines.append("  note: the ceiling is not above the claim's ε: this design cannot refute it by ε̂")
-    return "\n".join(lines)

@@ -14,7 +14,6 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 from dpaudit.app.baseline import DETECTION_POWER
-from dpaudit.app.gate_one_run import one_run_summary
 from dpaudit.app.gate_types import AuditOutcome, GateIO, GateOutcome
 from dpaudit.engine.outfiles import write_text
 
@@ -44,9 +43,7 @@ def print_outcome(io: GateIO, o: AuditOutcome) -> None:
     r = o.result
     if o.reused:
         io.say("  (finished result reused from --out)")
-    if o.one_run:
-        io.say("  " + one_run_summary(r).replace("\n", "\n  "))
-    elif io.summary is not None:
+    if io.summary is not None:
         io.say("  " + io.summary(r).replace("\n", "\n  "))
     else:
         verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
