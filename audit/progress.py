@@ -9,12 +9,15 @@ import sys
 import time
 from typing import TextIO
 
+PROGRESS_ENV = "DPAUDIT_PROGRESS"
+"""Environment variable: "0" silences the progress line (set in `run --all`'s pool workers)."""
+
 
 def progress_enabled(stream: TextIO | None = None) -> bool:
     s = stream or sys.stderr
     if os.environ.get("CI", "").lower() in {"1", "true", "yes"}:
         return False
-    if os.environ.get("DPAUDIT_PROGRESS", "") == "0":
+    if os.environ.get(PROGRESS_ENV, "") == "0":
         return False
     return bool(getattr(s, "isatty", lambda: False)())
 

@@ -20,11 +20,9 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
 from dpaudit.app.cli_parser import all_cores
+from dpaudit.engine.progress import PROGRESS_ENV
 
 T = TypeVar("T")
-
-NO_PROGRESS = "DPAUDIT_PROGRESS"
-"""Environment variable: "0" silences the per-audit progress line (set in pool workers)."""
 
 
 def pool_size(args: argparse.Namespace, todo: int) -> int:
@@ -42,11 +40,6 @@ def single_job(args: argparse.Namespace) -> argparse.Namespace:
     inner = copy.copy(args)
     inner.jobs = 1
     return inner
-
-
-def _quiet(fn: Callable[..., T], *a: object) -> T:
-    os.environ[NO_PROGRESS] = "0"
-    return fn(*a)
 
 
 def run_side_by_side(
@@ -70,4 +63,5 @@ def run_side_by_side(
 def _indexed(
     i: int, fn: Callable[[str, argparse.Namespace], T], name: str, args: argparse.Namespace
 ) -> tuple[int, T]:
-    return i, _quiet(fn, name, args)
+    os.environ[PROGRESS_ENV] = "0"  # the parent prints one line per audit instead
+    return i, fn(name, args)
