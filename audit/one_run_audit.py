@@ -84,6 +84,8 @@ def call_train(
     try:
         scores = train(included.copy(), rng)
         arr = np.asarray(scores)
+    except SystemExit as exc:  # sys.exit in the user's code is its failure, not dpaudit's exit code
+        raise MechanismError(f"{name}: the training function called sys.exit({exc.code!r})") from None
     except Exception as exc:
         message = " ".join(str(exc).split())[:300]
         raise MechanismError(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,14 @@ rr4.num_canaries = 1000  # type: ignore[attr-defined]
 
 def boom(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
     raise RuntimeError("training diverged\nat step 3")
+
+
+def exits(included: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    sys.exit(1)  # exit 1 is the verdict code: it must become the user's failure, exit 2
+
+
+def exits_sampler(n: int, q: float, steps: int, rng: np.random.Generator):
+    sys.exit(1)
 
 
 def poisson(n: int, q: float, steps: int, rng: np.random.Generator):
@@ -64,6 +73,7 @@ def test_one_run_verdicts_and_json(capsys: pytest.CaptureFixture[str], tmp_path:
 def test_one_run_input_errors(capsys: pytest.CaptureFixture[str]) -> None:
     for argv, words in (
         (["one-run", f"{HERE}:boom", "--epsilon", "1"], "raised RuntimeError"),
+        (["one-run", f"{HERE}:exits", "--epsilon", "1"], "the training function called sys.exit(1)"),
         (["one-run", f"{HERE}:rr4"], "no claim"),
         (["one-run", f"{HERE}:missing", "--epsilon", "1"], "no attribute"),
         (["one-run", f"{HERE}:rr4", "--epsilon", "1", "--k-plus", "2000"], "--k-plus"),
@@ -147,3 +157,5 @@ def test_sampler_command(capsys: pytest.CaptureFixture[str]) -> None:
     # flagged with probability ≤ 0.05 (this test's false-failure probability, seed fixed)
     code, out, _ = run(capsys, "sampler", f"{HERE}:poisson", *args, "--json")
     assert code == 0 and json.loads(out)["conforms"] is True
+    code, _, err = run(capsys, "sampler", f"{HERE}:exits_sampler", *args)
+    assert code == 2 and "the sampler called sys.exit(1)" in err and len(err.strip().splitlines()) == 1

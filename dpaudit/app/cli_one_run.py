@@ -260,6 +260,8 @@ def cmd_sampler(args: argparse.Namespace) -> int:
     rng = np.random.default_rng(np.random.SeedSequence(args.seed, spawn_key=(134,)))
     try:
         batches = list(itertools.islice(factory(args.examples, args.rate, args.steps, rng), args.steps))
+    except SystemExit as exc:  # sys.exit in the user's code is its failure, not dpaudit's exit code
+        raise MechanismError(f"{args.sampler}: the sampler called sys.exit({exc.code!r})") from None
     except Exception as exc:  # the user's sampler failing is an input error (exit 2)
         message = " ".join(str(exc).split())[:300]
         raise MechanismError(f"{args.sampler}: the sampler raised {type(exc).__name__}: {message}") from None

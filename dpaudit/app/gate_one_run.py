@@ -35,7 +35,6 @@ from dpaudit.engine.one_run_audit import one_run
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.types import AuditResult
-from dpaudit.mechanisms.base import MechanismError
 
 ONE_RUN_STATUS = "one run: verdict only (no regression test)"
 """The regression status of every one-run audit (gate.json's `regression_status`)."""
@@ -75,22 +74,17 @@ def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult
     """Train once and certify (under the audit's timeout); the result carries `extra["gate"]`."""
     with audit_session(spec.train_spec, timeout=spec.timeout) as session:
         session.label = TRAINING_LABEL
-        try:
-            result = one_run(
-                spec.train,
-                num_canaries=spec.canaries,
-                claim=spec.claim,
-                seed=spec.seed,
-                failure_probability=spec.failure_probability,
-                designs=spec.designs,
-                name=spec.train_spec,
-                command=one_run_command(spec),
-                method=spec.method,
-            )
-        except SystemExit as exc:  # sys.exit in the user's code is its failure, not dpaudit's exit code
-            raise MechanismError(
-                f"{spec.train_spec}: the training function called sys.exit({exc.code!r})"
-            ) from None
+        result = one_run(
+            spec.train,
+            num_canaries=spec.canaries,
+            claim=spec.claim,
+            seed=spec.seed,
+            failure_probability=spec.failure_probability,
+            designs=spec.designs,
+            name=spec.train_spec,
+            command=one_run_command(spec),
+            method=spec.method,
+        )
     gate_extra = {
         "audit": spec.name,
         "kind": "one_run",
