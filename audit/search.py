@@ -86,22 +86,28 @@ chosen on s = `split()[0]` selection samples. The search scores every registered
 those same s samples (so its champion is the pair the registered route's best bound is most
 likely to come from, chosen on the registered route's own evidence) and, by construction:
 
-- when the pilot cannot rank the registered pairs (`search_pilot.inseparable`: the champion's
-  projected ε ≤ 0, or every registered pair within `registered_tie` of it), every registered pair
-  is certified, in the registered route's order (so at its index: on that route's certification
-  streams), at β/R each, and a pair that is not registered joins them only when its score is
-  positive (the pilot projects a violation) and separated from the champion (`beats`);
+- when the pilot cannot rank the registered pairs (`search_pilot.inseparable`: every registered
+  pair within `registered_tie`, the pilot scores' measured noise, of the champion, or none
+  projecting any privacy loss and their claims within that tie of each other), every
+  registered pair is certified, in the registered route's order (so at its index: on that
+  route's certification streams), at β/R each, and a pair that is not registered joins them
+  only when its score is positive (the pilot projects a violation) and separated from the
+  champion (`beats`);
+- when the search certifies exactly the registered pairs (that case, or R = 1 with the champion
+  alone), each gets at least c certification samples (`search_certify.registered_floor`), the
+  pilot's exploration (≤ P − R·s) being paid on top of T: the certificate is then the
+  registered route's, bound for bound (same selection samples, certification streams and
+  counts; tested);
 - otherwise, when no other pair is separated from the champion, the champion is certified, alone or with
   registered contenders (each of those kept only while every share stays ≥ c), so at β/k with
   k ≤ R, on the registered route's own selection split of that pair as its selection split
   (so on R = 1 it certifies the event that route certifies), and on T − P − U samples, which is
-  ≥ c for R ≥ 2 (T − P = (1 − f)·R·N ≥ 1.6·N) and, for R = 1, c minus the pilot's exploration;
+  ≥ c for R ≥ 2 (T − P = (1 − f)·R·N ≥ 1.6·N) and, for R = 1, raised to c (next item);
 - a pair separated from it is certified *next to* the champion (hedged), never instead of it;
 - the pilot never spends more than P = ⌊f·T⌋ (the challenge is paid from what is left of it).
 
-The cost, stated: (i) for R = 1 the champion certifies its (identical) event on (1 − f)·N −
-(unused selection) instead of c = 0.9·N (f = 0.2: 0.8·N; gaussian_sum at 5·10⁵, seeds 0–3:
-default 0.700, 0.674, 0.716, 0.672 against registered 0.721, 0.682, 0.720, 0.666); (ii) when the
+The cost, stated: (i) where the search certifies only the registered pairs, the exploration
+(at most P − R·s ≈ 0.1·T) in samples and time beyond the registered route's budget; (ii) when the
 pilot does separate a better pair, the champion's share is halved (and β/2): the price of the
 hedge, paid only on evidence that the winner is better; (iii) a better pair that the pilot does
 not separate within the margin is not certified (on exponential_mechanism and report_noisy_max
@@ -138,8 +144,10 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
   certified pairs: top_k, plus the registered champion and contenders when hedging); whatever the pilot
   leaves unspent goes to certification.
 
-So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k. `SearchResult` records
-every figure.
+So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k, except where
+the search certifies exactly the registered pairs: each then gets max(N_cert, c), c the
+registered route's certification size, so the total can exceed T by the pilot's exploration.
+`SearchResult` records every figure (`total_samples` against `budget`).
 """
 
 from __future__ import annotations
@@ -155,12 +163,22 @@ from dpaudit.engine.float_events import FloatDistinguisher
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search_candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
-from dpaudit.engine.search_certify import Audit, Outputs, assemble, certify, choose
+from dpaudit.engine.search_certify import (
+    Audit,
+    Certification,
+    Choice,
+    Outputs,
+    assemble,
+    certify,
+    choose,
+    registered_floor,
+)
 from dpaudit.engine.search_pilot import (
     CHALLENGERS,
     HALVING_POOL,
     REGISTERED_TIE,
     VERDICT_TIE,
+    Pilot,
     SearchSetup,
     plan_pilot,
     run_pilot,
@@ -304,8 +322,21 @@ def search_and_certify(
         checkpoint_path=checkpoint_path,
         resume=resume,
     )
-    cert = certify(sampler, pilot.entries, choice.chosen, total_budget=plan.total_budget, audit=audit)
+    cert = _certify(setup, pilot, choice, audit, registered=len(registered) if hedge_registered else 0)
     return assemble(setup, pilot, choice, cert, pilot_fraction=pilot_fraction, top_k=top_k, started=started)
+
+
+def _certify(
+    setup: SearchSetup, pilot: Pilot, choice: Choice, audit: Audit, *, registered: int
+) -> Certification:
+    """`search_certify.certify` of the chosen pairs, each on at least the registered route's
+    certification size when they are exactly the `registered` pairs (`registered_floor`)."""
+    config = setup.sampler.config
+    floor = registered_floor(choice.chosen, registered=registered, certification=config.split()[1])
+    total = setup.plan.total_budget
+    return certify(
+        setup.sampler, pilot.entries, choice.chosen, total_budget=total, audit=audit, min_certification=floor
+    )
 
 
 def prepare(

@@ -128,6 +128,22 @@ def _all_registered(
     return chosen + rest[: top_k - 1]
 
 
+def registered_floor(chosen: Sequence[Entry], *, registered: int, certification: int) -> int:
+    """The certification samples each chosen pair gets at least: the registered route's
+    `certification` (`AuditConfig.split()[1]`) when the search chose only registered pairs and
+    all `registered` of them, else 0. Those are the cases where the pilot found nothing to set
+    against the registered pairs (a single registered pair kept as champion, or inseparable
+    ones certified in the registered route's order); the exploration the pilot spent then comes
+    on top of the budget instead of out of the registered pairs' certification, so the default
+    route certifies what the registered route certifies, on the same selection samples,
+    certification streams and sample counts, and no less."""
+    if registered == 0 or len(chosen) != registered:
+        return 0
+    if any(e.source != "registered" for e in chosen):
+        return 0
+    return certification
+
+
 def certify(
     sampler: PilotSampler,
     entries: Sequence[Entry],
@@ -135,9 +151,11 @@ def certify(
     *,
     total_budget: int,
     audit: Audit,
+    min_certification: int = 0,
 ) -> Certification:
     """Top the chosen pairs' pilot samples up (at pilot seeds) to the selection split the runner
-    would draw at their share of the remaining budget, then certify them on what is left."""
+    would draw at their share of the remaining budget, then certify them on what is left, or on
+    `min_certification` samples each if that is more (`registered_floor`)."""
     for e in entries:
         if e not in chosen:
             e.release()
@@ -153,7 +171,7 @@ def certify(
     for (e, _), ok in zip(topups, sampler.draw_all(topups, ranking=False), strict=True):
         if not ok:
             raise SearchBudgetError(f"sampling the chosen pair {e.pair.description!r} failed")
-    n_cert = (total_budget - sampler.spent) // len(chosen)
+    n_cert = max((total_budget - sampler.spent) // len(chosen), min_certification)
     pairs = [e.pair for e in chosen]
     selection_outputs = [e.outputs() for e in chosen]
     result = audit(pairs, n_cert, selection_outputs)

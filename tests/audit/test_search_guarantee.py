@@ -111,3 +111,37 @@ def test_noisy_registered_scores_widen_the_tie() -> None:
     assert registered_tie(noisy) == pytest.approx(2 * 1.0 / (0.6745 * 2**0.5))
     noisy[0].spread = 40.0  # one pair with no event on a fold (clipped at −20): the median ignores it
     assert registered_tie(noisy) == pytest.approx(2 * 1.0 / (0.6745 * 2**0.5))
+
+
+def test_only_registered_pairs_chosen_get_the_registered_certification_size() -> None:
+    from dpaudit.engine.search_certify import registered_floor
+
+    first = _entry(-1.0, drawn=2_000, source="registered")
+    second = _entry(-1.1, drawn=2_000, source="registered")
+    found = _entry(0.5, drawn=2_000, source="sweep")
+    assert registered_floor((first, second), registered=2, certification=9_000) == 9_000
+    assert registered_floor((first,), registered=2, certification=9_000) == 0  # shares ≥ c already
+    assert registered_floor((found, first), registered=1, certification=9_000) == 0  # the hedge's price
+    assert registered_floor((found,), registered=0, certification=9_000) == 0  # a blind search
+
+
+@pytest.mark.parametrize("name", ["laplace_sum", "dpsgd_linear_score"])
+def test_when_only_registered_pairs_are_certified_the_default_route_certifies_as_the_registered_one(
+    name: str,
+) -> None:
+    """Issue "no loss at default budgets": where the search certifies exactly the registered
+    pairs (inseparable, or a single one), every bound is the registered route's, to the bit: the
+    same selection samples, certification streams and sample counts; the pilot's exploration is
+    paid on top."""
+    import dpaudit
+
+    default = dpaudit.audit(name, num_samples=20_000, seed=0)
+    registered = dpaudit.audit(name, num_samples=20_000, seed=0, pairs="registered")
+    search = default.extra["search"]
+    assert isinstance(search, dict)
+    assert list(search["certified_pairs"]) == [p.description for p in registered.pairs]
+    assert search["certification_samples"] == registered.certification_samples
+    assert search["total_samples"] > search["budget"]  # the exploration came on top
+    bounds = [p.estimate.epsilon_lower_bound for p in default.pairs]
+    assert bounds == [p.estimate.epsilon_lower_bound for p in registered.pairs]
+    assert default.epsilon_lower_bound == registered.epsilon_lower_bound

@@ -112,9 +112,18 @@ def _entry(score: float, *, source: str = "registered", drawn: int = 10_000) -> 
 
 def test_inseparable_registered_pairs_are_all_certified_in_their_order() -> None:
     first, second, third = _entry(-1.7), _entry(-1.66), _entry(-1.9)  # projected ε ≤ 0 for all
-    assert inseparable(second, [first, third], floor=-1.66 - 0.15)
+    assert inseparable(second, [first, third], floor=-1.66 - 0.3)  # all within the measured tie
+    assert inseparable(second, [first, third], floor=-1.66 - 0.15)  # quiet, equal claims: noise orders them
     assert not inseparable(_entry(0.0), [_entry(-1.0)], floor=-0.15)  # evidence, and separated
     assert not inseparable(_entry(0.5), [], floor=0.0)  # one registered pair: nothing to separate
+    # no pair projects any loss (score + claim ≤ 0) and the claims are equal: only noise orders them
+    assert inseparable(_entry(-1.36), [_entry(-2.48)], floor=-1.36 - 0.15)
+    # the same scores, but the second pair is held to a claim 1.3 larger: its claim ranks it
+    held = _entry(-2.48)
+    held.claim_epsilon = 2.3
+    assert not inseparable(_entry(-1.36), [held], floor=-1.36 - 0.15)
+    # evidence (projected ε 0.5 > 0) and separated beyond the tie: ranked
+    assert not inseparable(_entry(-0.5), [_entry(-1.2)], floor=-0.5 - 0.15)
     assert inseparable(_entry(0.0), [_entry(-0.1)], floor=-0.15)  # within the tie
     lucky = _entry(-0.84, source="random", drawn=11_000)  # beats the champion, projects no violation
     violating = _entry(0.9, source="sweep", drawn=11_000)
