@@ -1,7 +1,7 @@
 """JUnit XML for CI systems (docs/DESIGN.md, "reports/"). Renders results; computes nothing.
 
 One `<testsuite name="dpaudit">` with one `<testcase>` per audited mechanism (`classname` =
-"dpaudit" or the mechanism's family when known, `name` = mechanism). A mechanism whose verdict
+"dpaudit" or the mechanism's family when known, `name` = mechanism, or the gate's audit name). A mechanism whose verdict
 is "violation found" carries one `<failure>` whose message names each violating pair with its
 certified ε and δ lower bounds and the claim it exceeds. The testcase's `<system-out>` holds the
 verdict words, the claim, the certified bounds, the seed and the exact command, then the findings
@@ -97,25 +97,36 @@ def _sub(parent: ET.Element, tag: str, **attrs: str) -> ET.Element:
     return ET.SubElement(parent, tag, {k: _clean(v) for k, v in attrs.items()})
 
 
-def render_junit(results: Sequence[AuditResult], *, families: Mapping[str, str] | None = None) -> str:
+def render_junit(
+    results: Sequence[AuditResult],
+    *,
+    families: Mapping[str, str] | None = None,
+    names: Sequence[str] | None = None,
+) -> str:
+    """The JUnit document; `names` (one per result, e.g. the gate's audit names) name the
+    testcases and prefix their properties instead of the mechanism, so that two audits of one
+    mechanism (other parameters) stay apart."""
+    if names is not None and len(names) != len(results):
+        raise ValueError(f"{len(names)} names for {len(results)} results")
     suite = ET.Element("testsuite", {"name": SUITE_NAME})
     props = _sub(suite, "properties")
     failures = 0
     total_time = 0.0
-    for r in results:
-        _sub(props, "property", name=f"{r.mechanism}.verdict", value=r.verdict.value)
-        _sub(props, "property", name=f"{r.mechanism}.verdict_text", value=verdict_words(r))
-        _sub(props, "property", name=f"{r.mechanism}.claim", value=claim_words(r.claim))
-        _sub(props, "property", name=f"{r.mechanism}.epsilon_lower_bound", value=fmt(r.epsilon_lower_bound))
-        _sub(props, "property", name=f"{r.mechanism}.seed", value=str(r.seed))
+    keys = [r.mechanism for r in results] if names is None else list(names)
+    for key, r in zip(keys, results, strict=True):
+        _sub(props, "property", name=f"{key}.verdict", value=r.verdict.value)
+        _sub(props, "property", name=f"{key}.verdict_text", value=verdict_words(r))
+        _sub(props, "property", name=f"{key}.claim", value=claim_words(r.claim))
+        _sub(props, "property", name=f"{key}.epsilon_lower_bound", value=fmt(r.epsilon_lower_bound))
+        _sub(props, "property", name=f"{key}.seed", value=str(r.seed))
         if r.command:
-            _sub(props, "property", name=f"{r.mechanism}.command", value=r.command)
+            _sub(props, "property", name=f"{key}.command", value=r.command)
         total_time += r.elapsed_seconds
         case = _sub(
             suite,
             "testcase",
             classname=family_of(r, families) or SUITE_NAME,
-            name=r.mechanism,
+            name=key,
             time=f"{r.elapsed_seconds:.3f}",
         )
         details = _clean(_details(r))
@@ -127,7 +138,9 @@ def render_junit(results: Sequence[AuditResult], *, families: Mapping[str, str] 
         out.text = details
     summary = _sub(suite, "system-out")
     summary.text = _clean(
-        "\n".join(f"{r.mechanism}: {verdict_words(r)}" for r in results) + "\n" + LOWER_BOUND_NOTE
+        "\n".join(f"{k}: {verdict_words(r)}" for k, r in zip(keys, results, strict=True))
+        + "\n"
+        + LOWER_BOUND_NOTE
     )
     suite.set("tests", str(len(results)))
     suite.set("failures", str(failures))

@@ -173,7 +173,8 @@ def write_reports(outcome: GateOutcome, out: Path, io: GateIO) -> None:
     write_summary(outcome, out)
     write_text(out / "gate.md", markdown(outcome))
     if io.render_junit is not None:
-        base_xml = io.render_junit([o.result for o in outcome.outcomes])
+        outcomes = outcome.outcomes
+        base_xml = io.render_junit([o.result for o in outcomes], names=[o.spec.name for o in outcomes])
         write_text(out / "junit.xml", junit(outcome, base_xml))
 
 

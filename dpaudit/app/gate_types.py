@@ -68,7 +68,8 @@ class GateIO:
     write_result: Callable[[AuditResult, Path], None] | None = None
     read_result: Callable[[Path], AuditResult] | None = None
     render_markdown: Callable[[AuditResult], str] | None = None
-    render_junit: Callable[[Sequence[AuditResult]], str] | None = None
+    render_junit: Callable[..., str] | None = None
+    """`reports.junit.render_junit`: called with the results and `names=` the audits' names."""
     summary: Callable[[AuditResult], str] | None = None
     stdout: TextIO | None = None
     stderr: TextIO | None = None

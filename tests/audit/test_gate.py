@@ -447,3 +447,22 @@ def test_witnesses_key_is_validated(in_tmp: Path, capsys: pytest.CaptureFixture[
     code, _, err = run(capsys, "gate")
     assert code == 2
     assert "'witnesses' must be one of reported, certified" in one_error_line(err, "dpaudit.toml")
+
+
+def test_two_audits_of_one_mechanism_get_their_own_junit_testcases(
+    in_tmp: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """JUnit names the gate's testcases by audit name: two audits of laplace_sum at different ε
+    are two testcases (and two sets of properties), not one name twice."""
+    write(
+        in_tmp / "dpaudit.toml",
+        audit_toml("laplace_sum", params="epsilon = 0.5", name="lap-half")
+        + audit_toml("laplace_sum", params="epsilon = 1.0", name="lap-one"),
+    )
+    code, out, _ = run(capsys, "gate", "--out", "out")
+    assert code == 0, out
+    suite = ET.parse(in_tmp / "out" / "junit.xml").getroot()
+    names = [c.get("name") for c in suite.iter("testcase")]
+    assert names[:2] == ["lap-half", "lap-one"]
+    props = {p.get("name") for p in suite.iter("property")}
+    assert {"lap-half.verdict", "lap-one.verdict"} <= props
