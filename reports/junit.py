@@ -1,14 +1,14 @@
 """JUnit XML for CI systems (docs/DESIGN.md, "reports/"). Renders results; computes nothing.
 
 One `<testsuite name="dpaudit">` with one `<testcase>` per audited mechanism (`classname` =
-"dpaudit" or the mechanism's family when known, `name` = mechanism, or the gate's audit name). A mechanism whose verdict
-is "violation found" carries one `<failure>` whose message names each violating pair with its
-certified ε and δ lower bounds and the claim it exceeds. The testcase's `<system-out>` holds the
-verdict words, the claim, the certified bounds, the seed and the exact command, then the findings
-(including "finding about the paper's statement" when only a stated claim is exceeded) and the
-warnings. "No violation found at this power" is a pass in JUnit terms only: a lower bound below
-the claim proves nothing more than that no violation was found at this power.
-"""
+"dpaudit" or the mechanism's family when known, `name` = mechanism, or the gate's audit name). A
+mechanism whose verdict is "violation found" carries one `<failure>` whose message names each
+violating pair with its certified ε and δ lower bounds and the claim it exceeds. The testcase's
+`<system-out>` holds the verdict words, the claim, the certified bounds, the seed and the exact
+command, then the findings (including "finding about the paper's statement" when only a stated
+claim is exceeded) and the warnings. "No violation found at this power" is a pass in JUnit terms
+only: a lower bound below the claim proves nothing more than that no violation was found at this
+power."""
 
 from __future__ import annotations
 

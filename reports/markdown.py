@@ -162,6 +162,7 @@ class SearchRecord(NamedTuple):
     pilot_fraction: float | None
     halving_rounds: int | None
     skipped: int
+    total_samples: int | None = None
 
 
 def _num(value: Any) -> float | None:
@@ -211,6 +212,7 @@ def search_record(r: AuditResult) -> SearchRecord | None:
         pilot_fraction=_num(rec.get("pilot_fraction")),
         halving_rounds=_int(rec.get("halving_rounds")),
         skipped=len(skipped) if isinstance(skipped, list) else 0,
+        total_samples=_int(rec.get("total_samples")),
     )
 
 
@@ -237,6 +239,15 @@ def search_summary(record: SearchRecord) -> str:
     )
     if record.halving_rounds:
         text += f"; {record.halving_rounds} round(s) of successive halving"
+    if (
+        record.total_samples is not None
+        and record.budget is not None
+        and record.total_samples > record.budget
+    ):
+        text += (
+            f"; {record.total_samples:,} spent in all: only registered pairs were certified, so each kept "
+            "the registered route's certification size and the pilot's exploration came on top"
+        )
     if record.skipped:
         text += f"; {record.skipped} candidate(s) skipped (listed in the JSON)"
     return text + "."

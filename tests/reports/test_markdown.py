@@ -15,6 +15,7 @@ from dpaudit.reports.markdown import (
     render_index_markdown,
     render_markdown,
     search_record,
+    search_summary,
 )
 from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import make_result
@@ -147,6 +148,15 @@ def test_search_record_on_the_mechanism_page() -> None:
     assert md.count("<details>") == md.count("</details>")
     # no search section for a result of the registered route
     assert "## Search" not in render_markdown(make_result())
+
+
+def test_search_summary_says_when_the_exploration_came_on_top() -> None:
+    within = search_record(dataclasses.replace(make_result(), extra={"search": search_extra()}))
+    assert within is not None and "came on top" not in search_summary(within)
+    over = {**search_extra(), "total_samples": 2_150_000}
+    record = search_record(dataclasses.replace(make_result(), extra={"search": over}))
+    assert record is not None and record.total_samples == 2_150_000
+    assert "2,150,000 spent in all" in search_summary(record) and "came on top" in search_summary(record)
 
 
 def test_search_record_parsing_tolerates_malformed_records() -> None:
