@@ -134,9 +134,11 @@ def registered_floor(chosen: Sequence[Entry], *, registered: int, certification:
     all `registered` of them, else 0. Those are the cases where the pilot found nothing to set
     against the registered pairs (a single registered pair kept as champion, or inseparable
     ones certified in the registered route's order); the exploration the pilot spent then comes
-    on top of the budget instead of out of the registered pairs' certification, so the default
-    route certifies what the registered route certifies, on the same selection samples,
-    certification streams and sample counts, and no less."""
+    on top of the budget instead of out of the registered pairs' certification. In those two
+    cases the pairs are certified at their registered index, so the default route certifies what
+    the registered route certifies, on the same selection samples, certification streams and
+    sample counts. (When a champion and its contenders happen to be all R pairs, `choose` kept
+    each share ≥ c before the selection top-ups, so the floor adds at most those there.)"""
     if registered == 0 or len(chosen) != registered:
         return 0
     if any(e.source != "registered" for e in chosen):
