@@ -54,8 +54,6 @@ from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
 from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
 from dpaudit.reports.markdown import (
-    SEARCH_NOTE,
-    SEARCH_TOP,
     STATED_FINDING,
     VERDICT_WORDS,
     assumption_words,
@@ -63,9 +61,6 @@ from dpaudit.reports.markdown import (
     exact_words,
     family_of,
     fmt,
-    search_record,
-    search_shown,
-    search_summary,
     selection_candidates,
     stated_exceeded,
     verdict_rank,
@@ -74,6 +69,7 @@ from dpaudit.reports.markdown import (
     white_box_words,
     white_box_worst,
 )
+from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
 
 VERDICT_DETAIL = {
     Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the proved "

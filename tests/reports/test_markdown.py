@@ -11,13 +11,11 @@ import pytest
 from dpaudit.reports.markdown import (
     GITHUB_COMMENT_LIMIT,
     INDEX_BUDGET,
-    SEARCH_TOP,
     render_index_markdown,
     render_markdown,
-    search_record,
-    search_summary,
 )
 from dpaudit.reports.schema import from_json_dict, to_json_dict
+from dpaudit.reports.search_record import SEARCH_TOP, search_record, search_summary
 from tests.reports.fixtures import make_result
 
 
