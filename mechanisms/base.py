@@ -135,6 +135,19 @@ class ClaimCurve:
         )
 
 
+def profile_points(
+    deltas: Sequence[float], epsilon_at: Callable[[float], float]
+) -> tuple[tuple[float, float], ...]:
+    """An accountant's (δ, ε(δ)) at increasing `deltas`, each ε capped at the previous one: a
+    privacy profile is non-increasing in δ, and an accountant's rounding can break ties the
+    other way (`ClaimCurve` refuses a curve that rises)."""
+    points: list[tuple[float, float]] = []
+    for d in deltas:
+        eps = epsilon_at(d)
+        points.append((d, eps if not points else min(eps, points[-1][1])))
+    return tuple(points)
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class PrivacyClaim:
     """A claimed (ε, δ)-DP guarantee under `relation`, with its source.

@@ -23,7 +23,7 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 
-from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
 from dpaudit.mechanisms.dpsgd import accountant_table
 from dpaudit.neighbors.base import Relation
 
@@ -108,13 +108,13 @@ the registered presets' keys this way)."""
 def compute_points(key: CurveKey) -> tuple[tuple[float, float], ...]:
     """dp_accounting's ε at each δ of `key`'s grid, made non-increasing (rounding can break ties)."""
     sigma, q, steps, relation, deltas = key
-    points: list[tuple[float, float]] = []
-    for d in deltas:
-        eps = accountant_epsilon(
+
+    def epsilon_at(d: float) -> float:
+        return accountant_epsilon(
             noise_multiplier=sigma, sample_rate=q, steps=steps, relation=Relation(relation), delta=d
         )
-        points.append((d, eps if not points else min(eps, points[-1][1])))
-    return tuple(points)
+
+    return profile_points(deltas, epsilon_at)
 
 
 def accountant_curve(

@@ -20,8 +20,9 @@ from __future__ import annotations
 import functools
 import importlib.util
 import math
+from typing import Any
 
-from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
 from dpaudit.mechanisms.libraries.common import major_minor, version_of
 from dpaudit.neighbors.base import Relation
 
@@ -71,24 +72,37 @@ def accountant_points(
     acc = create_accountant(mechanism=accountant)
     for _ in range(steps):
         acc.step(noise_multiplier=noise_multiplier, sample_rate=sample_rate)
-    points: list[tuple[float, float]] = []
-    for d in deltas:
-        eps = max(0.0, float(acc.get_epsilon(delta=d)))
-        points.append((d, eps if not points else min(eps, points[-1][1])))
-    return tuple(points)
+    return profile_points(deltas, lambda d: max(0.0, float(acc.get_epsilon(delta=d))))
+
+
+def rates_match(run: Any, *, sample_rate: float, expected_batch_size: int) -> bool:
+    """Whether a training `run` used the (q, expected batch size) the claim was built for."""
+    return math.isclose(run.sample_rate, sample_rate) and math.isclose(
+        run.expected_batch_size, expected_batch_size
+    )
 
 
 def opacus_claim(
     *,
     accountant: str,
     noise_multiplier: float,
+    max_grad_norm: float,
     sample_rate: float,
+    batch_size: int,
     steps: int,
     delta: float,
-    built: str,
-    kind: ClaimKind = ClaimKind.PROVED,
+    poisson_sampling: bool,
+    records: str,
 ) -> PrivacyClaim:
-    """The claim Opacus' own accountant makes for T steps at (σ, q), add/remove one record."""
+    """The claim Opacus' own accountant makes for T steps at (σ, q), add/remove one record:
+    proved with Poisson sampling, stated for shuffled batches (Opacus reports the same ε). Its
+    reference names the `make_private` call on a loader over `records` (in words)."""
+    kind = ClaimKind.PROVED if poisson_sampling else ClaimKind.STATED
+    built = (
+        f"make_private(noise_multiplier={noise_multiplier:g}, max_grad_norm={max_grad_norm:g}, "
+        f"poisson_sampling={poisson_sampling}) on DataLoader(batch_size={batch_size}) over "
+        f"{records}, {steps} steps"
+    )
     deltas = tuple(sorted({*CLAIM_DELTAS, float(delta)}))
     points = accountant_points(accountant, float(noise_multiplier), float(sample_rate), int(steps), deltas)
     source = (

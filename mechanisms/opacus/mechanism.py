@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimKind, MechanismError, PrivacyClaim
+from dpaudit.mechanisms.base import MechanismError, PrivacyClaim
 from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
 from dpaudit.mechanisms.opacus.common import (
     ACCOUNTANTS,
@@ -54,6 +54,7 @@ from dpaudit.mechanisms.opacus.common import (
     loader_rates,
     opacus_available,
     opacus_claim,
+    rates_match,
 )
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
@@ -160,20 +161,17 @@ class OpacusDPSGD:
         sampling = (
             "Poisson sampling" if self.poisson_sampling else "shuffled batches (poisson_sampling=False)"
         )
-        built = (
-            f"make_private(noise_multiplier={self.noise_multiplier:g}, max_grad_norm={self.max_grad_norm:g}, "
-            f"poisson_sampling={self.poisson_sampling}) on DataLoader(batch_size={self.batch_size}) over "
-            f"{self.rest_size}–{self.rest_size + 1} records ({sampling}), {self.steps} steps"
-        )
         return (
             opacus_claim(
                 accountant=self.accountant,
                 noise_multiplier=self.noise_multiplier,
+                max_grad_norm=self.max_grad_norm,
                 sample_rate=self.sample_rate,
+                batch_size=self.batch_size,
                 steps=self.steps,
                 delta=self.delta,
-                built=built,
-                kind=ClaimKind.PROVED if self.poisson_sampling else ClaimKind.STATED,
+                poisson_sampling=self.poisson_sampling,
+                records=f"{self.rest_size}–{self.rest_size + 1} records ({sampling})",
             ),
         )
 
@@ -254,15 +252,7 @@ class OpacusDPSGD:
         if self.canary == "gradient":
             column = features[:, self.dim :]
             hook = (np.any(column != 0, axis=1), column.copy())
-        hyper = training.Hyper(
-            noise_multiplier=self.noise_multiplier,
-            max_grad_norm=self.max_grad_norm,
-            batch_size=self.batch_size,
-            steps=self.steps,
-            poisson_sampling=self.poisson_sampling,
-            learning_rate=self.learning_rate,
-            accountant=self.accountant,
-        )
+        hyper = training.hyper_of(self)
         width = self.steps if self.view == "all_iterates" else 1
         out = np.empty((num_samples, width))
         seeds = rng.integers(0, 2**62, size=num_samples)
@@ -281,10 +271,7 @@ class OpacusDPSGD:
         return out
 
     def _check_rates(self, run: Any, size: int) -> None:
-        if not (
-            math.isclose(run.sample_rate, self.sample_rate)
-            and math.isclose(run.expected_batch_size, self.expected_batch_size)
-        ):
+        if not rates_match(run, sample_rate=self.sample_rate, expected_batch_size=self.expected_batch_size):
             raise MechanismError(
                 f"{self.name}: Opacus ran with q = {run.sample_rate:g}, expected batch size "
                 f"{run.expected_batch_size:g} on {size} records; the claim is for q = {self.sample_rate:g}, "

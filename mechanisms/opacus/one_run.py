@@ -23,15 +23,14 @@ with s = C/B̂ and τ = σC/B̂, and `score="sum"` is Σ_t y_t,i (= ⟨θ₀ −
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim
+from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim, rates_match
 from dpaudit.mechanisms.opacus.mechanism import rest_records, training_module
 
 SCORES = ("llr", "sum")
@@ -74,19 +73,16 @@ class OpacusOneRun:
 
     @property
     def claim(self) -> PrivacyClaim:
-        built = (
-            f"make_private(noise_multiplier={self.noise_multiplier:g}, max_grad_norm={self.max_grad_norm:g}, "
-            f"poisson_sampling={self.poisson_sampling}) on DataLoader(batch_size={self.batch_size}) over "
-            f"{self.size} records ({self.num_canaries} canary slots), {self.steps} steps"
-        )
         return opacus_claim(
             accountant=self.accountant,
             noise_multiplier=self.noise_multiplier,
+            max_grad_norm=self.max_grad_norm,
             sample_rate=self.sample_rate,
+            batch_size=self.batch_size,
             steps=self.steps,
             delta=self.delta,
-            built=built,
-            kind=ClaimKind.PROVED if self.poisson_sampling else ClaimKind.STATED,
+            poisson_sampling=self.poisson_sampling,
+            records=f"{self.size} records ({self.num_canaries} canary slots)",
         )
 
     def __call__(self, included: NDArray[Any], rng: np.random.Generator) -> NDArray[np.float64]:
@@ -111,27 +107,15 @@ class OpacusOneRun:
         gradients[self.rest_size + np.arange(m), np.arange(m)] = np.where(bits, self.max_grad_norm, 0.0)
         rows = np.zeros(self.size, dtype=bool)
         rows[self.rest_size :] = True
-        hyper = training.Hyper(
-            noise_multiplier=self.noise_multiplier,
-            max_grad_norm=self.max_grad_norm,
-            batch_size=self.batch_size,
-            steps=self.steps,
-            poisson_sampling=self.poisson_sampling,
-            learning_rate=self.learning_rate,
-            accountant=self.accountant,
-        )
         run = training.train_once(
             features,
             labels,
             (rows, gradients),
-            hyper=hyper,
+            hyper=training.hyper_of(self),
             seed=int(rng.integers(0, 2**62)),
             num_canary_columns=m,
         )
-        if not (
-            math.isclose(run.sample_rate, self.sample_rate)
-            and math.isclose(run.expected_batch_size, self.expected_batch_size)
-        ):
+        if not rates_match(run, sample_rate=self.sample_rate, expected_batch_size=self.expected_batch_size):
             raise RuntimeError(
                 f"Opacus ran with q = {run.sample_rate:g}; the claim is for {self.sample_rate:g}"
             )

@@ -22,6 +22,7 @@ coordinate, Opacus' clipped sum plus noise divided by its expected batch size), 
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +46,11 @@ class Hyper:
     poisson_sampling: bool
     learning_rate: float
     accountant: str
+
+
+def hyper_of(config: Any) -> Hyper:
+    """The `Hyper` of a preset or one-run target: its attributes of the same names."""
+    return Hyper(**{f.name: getattr(config, f.name) for f in dataclasses.fields(Hyper)})
 
 
 @dataclass(frozen=True, slots=True)
