@@ -12,13 +12,14 @@ what lets an audit reach an accountant's ε(δ) rather than a generic learned sc
 chosen on the selection split and certified on fresh samples, so a statistic that is not the
 likelihood ratio (a wrong model, a pair it was not built for) costs power, never validity. It
 needs no fitting, so the search's pilot uses it too. `StatisticEvent` serialises with its
-statistic's spec (`STATISTIC_TYPES` rebuilds it), so checkpoints, results and baselines keep it.
+statistic's spec (`mechanisms/statistics.py` names the family that rebuilds it; the engine imports
+no family), so checkpoints, results and baselines keep it.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -27,6 +28,7 @@ from numpy.typing import NDArray
 
 from dpaudit.engine.estimators_base import Candidates, tail_candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, EventShapeError
+from dpaudit.mechanisms.statistics import statistic_from_spec
 
 
 class Statistic(Protocol):
@@ -38,16 +40,6 @@ class Statistic(Protocol):
     def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]: ...
 
     def to_spec(self) -> dict[str, Any]: ...
-
-
-def _mixture_llr(spec: dict[str, Any]) -> Statistic:
-    from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR  # a family module: load on demand
-
-    return MixtureLLR.from_spec(spec)
-
-
-STATISTIC_TYPES: dict[str, Callable[[dict[str, Any]], Statistic]] = {"mixture_llr": _mixture_llr}
-"""Statistic kinds a spec can name (`to_spec()["type"]`)."""
 
 
 def statistics_of(mechanism: Any) -> tuple[Statistic, ...]:
@@ -107,11 +99,8 @@ def _cached_score(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
 
 
 def _event_from_spec(spec: dict[str, Any]) -> Event:
-    inner = spec["statistic"]
-    factory = STATISTIC_TYPES.get(str(inner.get("type")))
-    if factory is None:
-        raise ValueError(f"unknown statistic type {inner.get('type')!r}")
-    return StatisticEvent(factory(inner), float(spec["threshold"]), bool(spec["upper"]))
+    statistic: Statistic = statistic_from_spec(spec["statistic"])
+    return StatisticEvent(statistic, float(spec["threshold"]), bool(spec["upper"]))
 
 
 EVENT_TYPES["statistic"] = _event_from_spec

@@ -37,9 +37,13 @@ from typing import Any
 from scipy import stats
 
 from dpaudit.api import gate
-from dpaudit.app.baseline import RegressionCheck, baseline_audit_from_result, regression_checks
-from dpaudit.app.baseline_format import WITNESS_CHOICES
-from dpaudit.app.gate_types import VIOLATION_SHARE, AuditOutcome
+from dpaudit.app.baseline import (
+    WITNESS_CHOICES,
+    RegressionCheck,
+    baseline_audit_from_result,
+    regression_checks,
+)
+from dpaudit.app.gate import VIOLATION_SHARE, AuditOutcome
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import Mechanism

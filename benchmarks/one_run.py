@@ -1,4 +1,4 @@
-"""Coverage of the one-run bound (audit/one_run.py) on mechanisms of known ε.
+"""Coverage of the one-run bound (audit/one_run/bound.py) on mechanisms of known ε.
 
 For each scenario and seed s = 0 … S−1: dpaudit draws the inclusion bits from s, one training
 run produces a score per canary, and `one_run.certify` gives ε̂ at failure probability β. The
@@ -28,9 +28,8 @@ import numpy as np
 
 from dpaudit.engine.bounds import cp_lower
 from dpaudit.engine.gdp import gdp_epsilon
-from dpaudit.engine.one_run import Design, certify, default_design
-from dpaudit.engine.one_run_audit import inclusion_bits, train_rng
-from dpaudit.mechanisms.dpsgd.accountant import accountant_epsilon
+from dpaudit.engine.one_run import Design, certify, default_design, inclusion_bits, train_rng
+from dpaudit.mechanisms.accountants.dp_accounting import accountant_epsilon
 from dpaudit.mechanisms.dpsgd.reference import DPSGD
 from dpaudit.neighbors.base import Dataset, Relation
 

@@ -1,4 +1,4 @@
-"""Coverage and power of the f-DP one-run audit (audit/one_run_fdp.py: Mahloujifar, Melis &
+"""Coverage and power of the f-DP one-run audit (audit/one_run/fdp.py: Mahloujifar, Melis &
 Chaudhuri 2024) against the Steinke–Nasr–Jagielski (SNJ) bound, at the same β and designs.
 
 Per seed s: dpaudit's inclusion bits from s (`inclusion_bits`), one score per canary from the
@@ -28,9 +28,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.engine.bounds import cp_upper
-from dpaudit.engine.one_run import certify
-from dpaudit.engine.one_run_audit import inclusion_bits, train_rng
-from dpaudit.engine.one_run_fdp import TradeOff, approx_dp, certify_fdp, gdp
+from dpaudit.engine.one_run import TradeOff, approx_dp, certify, certify_fdp, gdp, inclusion_bits, train_rng
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 
 BETA = 0.05

@@ -27,7 +27,7 @@ sys.path[:] = [p for p in sys.path if Path(p or ".").resolve() != Path(__file__)
 import numpy as np  # noqa: E402
 
 from dpaudit import audit  # noqa: E402
-from dpaudit.engine.one_run_audit import one_run  # noqa: E402
+from dpaudit.engine.one_run import one_run  # noqa: E402
 from dpaudit.mechanisms.opacus import INSTALL_MESSAGE, PRESETS  # noqa: E402
 from dpaudit.mechanisms.registry import entries  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""False-alarm rate and power of the sampler conformance check (audit/sampler_check.py).
+"""False-alarm rate and power of the sampler conformance check (audit/one_run/sampler_check.py).
 
 For each sampler and seed s: record T batches over n examples from the sampler's generator
 (`SeedSequence(s, spawn_key=(134,))`, as `dpaudit sampler`) and run the check at β. A Poisson
@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.engine.bounds import cp_upper
-from dpaudit.engine.sampler_check import check_sampler
+from dpaudit.engine.one_run import check_sampler
 
 Sampler = Callable[[int, float, int, np.random.Generator], Iterator[Any]]
 

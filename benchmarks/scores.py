@@ -45,8 +45,7 @@ import numpy as np
 
 from dpaudit.app.cli import main as dpaudit_main
 from dpaudit.engine.gdp import gdp_epsilon
-from dpaudit.engine.one_run import certify
-from dpaudit.engine.score_split import certify_in_out
+from dpaudit.engine.one_run import certify, certify_in_out
 from dpaudit.mechanisms.dpsgd.reference import DPSGD
 from dpaudit.mechanisms.registry import resolve
 from dpaudit.neighbors.base import Dataset, Relation

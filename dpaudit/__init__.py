@@ -28,15 +28,15 @@ _EXPORTS = {
     "Mechanism": "dpaudit.mechanisms.base",
     "MechanismError": "dpaudit.mechanisms.base",
     "from_callable": "dpaudit.mechanisms.base",
-    "accountant_claim": "dpaudit.mechanisms.dpsgd.accountant",
+    "accountant_claim": "dpaudit.mechanisms.accountants",
     "MixtureLLR": "dpaudit.mechanisms.dpsgd.statistic",
     "Dataset": "dpaudit.neighbors.base",
     "Domain": "dpaudit.neighbors.base",
     "NeighborPair": "dpaudit.neighbors.base",
     "Relation": "dpaudit.neighbors.base",
     "run_audit": "dpaudit.engine.runner",
-    "one_run": "dpaudit.engine.one_run_audit",
-    "check_sampler": "dpaudit.engine.sampler_check",
+    "one_run": "dpaudit.engine.one_run",
+    "check_sampler": "dpaudit.engine.one_run",
 }
 
 __all__ = [
@@ -63,12 +63,11 @@ __all__ = [
 
 if TYPE_CHECKING:
     from dpaudit.api import audit, gate
-    from dpaudit.engine.one_run_audit import one_run
+    from dpaudit.engine.one_run import check_sampler, one_run
     from dpaudit.engine.runner import run_audit
-    from dpaudit.engine.sampler_check import check_sampler
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
+    from dpaudit.mechanisms.accountants import accountant_claim
     from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
-    from dpaudit.mechanisms.dpsgd.accountant import accountant_claim
     from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
     from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 

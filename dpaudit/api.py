@@ -16,41 +16,17 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from dpaudit.app.cli_commands import gate_io
-from dpaudit.app.cli_commands import pairs_for as registered_pairs
-from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
-from dpaudit.engine.sampling import audit_session
-from dpaudit.engine.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
+from dpaudit.app.cli import gate_io
+from dpaudit.app.route import Route, certify
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.registry import resolve
 from dpaudit.neighbors.base import NeighborPair
-from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 
 if TYPE_CHECKING:
-    from dpaudit.app.gate_types import GateOutcome
+    from dpaudit.app.gate import GateOutcome
 
 PairsChoice = Literal["all", "registered", "search"] | Sequence[NeighborPair]
-
-FALLBACK = "the default pair search is unavailable"
-
-
-@dataclasses.dataclass(frozen=True)
-class Route:
-    """Which pairs an audit certifies: `mode` "all" (search, registered pairs in the pool),
-    "search" (search only), "registered" (the registered pairs), or explicit `pairs`."""
-
-    mode: str
-    pairs: tuple[NeighborPair, ...] = ()
-    explicit: bool = False
-    """The mode was asked for (an impossible search is then an error, not a fallback)."""
-    pilot_fraction: float | None = None
-    """Share of the search budget spent on the pilot (None: automatic, 0.2 with registered pairs)."""
-    search_pairs: int | None = None
-    """Search budget per side = num_samples × this (None: the number of registered pairs, else of
-    boundary templates: what the registered route would spend)."""
-    sweep_max_count: int | None = None
-    """The largest k of the count sweeps (None: `neighbors.sweeps.DEFAULT_MAX_COUNT`, 64)."""
 
 
 def audit(
@@ -140,109 +116,6 @@ def _command(
     return shlex.join(parts)
 
 
-def certify(
-    mechanism: Mechanism,
-    config: AuditConfig,
-    route: Route,
-    *,
-    parameters: tuple[tuple[str, str], ...] = (),
-    command: str = "",
-    checkpoint_path: Path | None = None,
-    resume: bool = False,
-) -> AuditResult:
-    """Run `route` on `mechanism`: the search (with a registered fallback) or `run_audit`.
-    A search the budget or domain cannot support falls back to the registered pairs with a
-    note in the result's warnings, unless the route was asked for explicitly (then it raises).
-    The whole route runs in one `audit_session`: `config.timeout` bounds all of it, and every
-    output's shape is checked against the first. A claim of the wrong type or an absurd
-    `num_samples` (`check_budget`) is refused before the search draws anything."""
-    claims_of(mechanism)
-    with audit_session(mechanism.name, timeout=config.timeout):
-        if route.mode != "explicit" and 2 * config.num_samples >= CHECKED_FROM:
-            check_budget(mechanism, registered_pairs(mechanism)[0].dataset, config, pairs=1)
-        return _certify(mechanism, config, route, parameters, command, checkpoint_path, resume)
-
-
-def _certify(
-    mechanism: Mechanism,
-    config: AuditConfig,
-    route: Route,
-    parameters: tuple[tuple[str, str], ...],
-    command: str,
-    checkpoint_path: Path | None,
-    resume: bool,
-) -> AuditResult:
-    saved = Saved(checkpoint_path=checkpoint_path, resume=resume)
-    if route.mode == "explicit":
-        return _run(mechanism, list(route.pairs), config, parameters, command, saved)
-    note = ""
-    if route.mode != "registered":
-        try:
-            return _search(mechanism, config, route, parameters, command, saved)
-        except (SearchBudgetError, SearchUnsupportedError) as exc:
-            if route.explicit:
-                raise
-            listed = getattr(mechanism, "neighbor_pairs", None)
-            registered = callable(listed) and len(listed()) > 0
-            which = "registered pairs" if registered else "boundary template pairs"
-            note = f"note: audited on the {which} ({FALLBACK}: {exc})"
-    pairs = registered_pairs(mechanism)
-    result = _run(mechanism, pairs, config, parameters, f"{command} --pairs registered", saved)
-    return dataclasses.replace(result, warnings=(*result.warnings, note)) if note else result
-
-
-@dataclasses.dataclass(frozen=True)
-class Saved:
-    """Where the audit checkpoints, and whether it resumes from there."""
-
-    checkpoint_path: Path | None = None
-    resume: bool = False
-
-
-def _run(
-    mechanism: Mechanism,
-    pairs: list[NeighborPair],
-    config: AuditConfig,
-    parameters: tuple[tuple[str, str], ...],
-    command: str,
-    saved: Saved,
-) -> AuditResult:
-    return run_audit(
-        mechanism,
-        pairs,
-        config,
-        parameters=parameters,
-        command=command,
-        checkpoint_path=saved.checkpoint_path,
-        resume=saved.resume,
-    )
-
-
-def _search(
-    mechanism: Mechanism,
-    config: AuditConfig,
-    route: Route,
-    parameters: tuple[tuple[str, str], ...],
-    command: str,
-    saved: Saved,
-) -> AuditResult:
-    if getattr(mechanism, "domain", None) is None:
-        raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
-    found = search_and_certify(
-        mechanism,
-        config,
-        registered=registered_pairs(mechanism) if route.mode == "all" else (),
-        parameters=parameters,
-        command=f"{command} --pairs {route.mode}",
-        checkpoint_path=saved.checkpoint_path,
-        resume=saved.resume,
-        pilot_fraction=route.pilot_fraction,
-        budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
-        sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
-    )
-    return found.certified
-
-
 def gate(
     config_path: str | Path,
     *,
@@ -255,8 +128,7 @@ def gate(
     """Run the privacy gate configured in `config_path` (TOML) and return its outcome;
     `outcome.exit_code` is 0 (pass), 1 (violation or regression) or 2 (stale baseline under
     `strict`). Result files go under `out` when given."""
-    from dpaudit.app.gate import GateOptions, run_gate
-    from dpaudit.app.gate_config import load_config
+    from dpaudit.app.gate import GateOptions, load_config, run_gate
 
     options = GateOptions(
         baseline=Path(baseline) if baseline is not None else None,

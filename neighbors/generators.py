@@ -28,9 +28,9 @@ Where each piece lives:
   `neighbors.subsampling_cases` (`SubsamplingPairs`, subsampling family).
 - `neighbors.boundary`: `BoundaryPairs`.
 - `neighbors.random_pairs` / `neighbors.local_moves`: `random_pair`, `local_moves` (`MOVES`),
-  `changed_index`, the random and local-search proposals used by `audit/search.py`.
+  `changed_index`, the random and local-search proposals used by `audit/search/procedure.py`.
 - `neighbors.sweeps`: `CountSweeps`, `count_grid`: k records at one extreme and the neighbour
-  moving, adding or removing one, k on a grid to 64 (the search's sweep screen, `audit/search_sweeps.py`).
+  moving, adding or removing one, k on a grid to 64 (the search's sweep screen, `audit/search/sweeps.py`).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Local-search moves around a neighbour pair (the refinement step of `audit/search.py`).
+"""Local-search moves around a neighbour pair (the refinement step of `audit/search/procedure.py`).
 
 `local_moves` proposes admissible pairs one move away (`MOVES`: perturb the changed record,
 move it outside the data's support, move its position, add a duplicate of it, change n by ±1,

@@ -1,4 +1,4 @@
-"""Random admissible neighbour pairs (the random proposals of `audit/search.py`).
+"""Random admissible neighbour pairs (the random proposals of `audit/search/procedure.py`).
 
 `random_pair` draws a size (half the time a boundary size), records (uniform in the box, each
 coordinate snapped to an endpoint with probability 1/4) and one change at a random position

@@ -177,3 +177,88 @@ def test_functions_and_modules_stay_short() -> None:
                 if length > MAX_FUNCTION_LINES:
                     long.append(f"{name}.{node.name}: {length} lines")
     assert not long, long
+
+
+WINGS = {
+    "dpaudit.engine.runner",
+    "dpaudit.engine.search",
+    "dpaudit.engine.one_run",
+    "dpaudit.engine.learned",
+    "dpaudit.app.cli",
+    "dpaudit.app.gate",
+    "dpaudit.app.baseline",
+}
+"""The engine's and the app's wings: folders whose `__init__` is their only door from outside."""
+
+
+def _wing_of(module: str) -> str | None:
+    return next((w for w in WINGS if module == w or module.startswith(w + ".")), None)
+
+
+def _package_and_benchmark_files() -> list[tuple[str, Path]]:
+    found = [(name, path) for name, (_, path) in _modules().items()]
+    found += [(f"benchmarks.{p.stem}", p) for p in (ROOT / "benchmarks").glob("*.py")]
+    return found
+
+
+def test_wings_are_entered_through_their_door() -> None:
+    """No module outside a wing imports one of its modules except the wing's `__init__` (the package
+    and the benchmarks, which use dpaudit as a user would; a wing's own tests may reach inside)."""
+    modules = set(_modules())
+    problems = []
+    for name, path in _package_and_benchmark_files():
+        mine = _wing_of(name)
+        for imported in _imports(path):
+            wing = _wing_of(imported)
+            if wing is None or wing == mine or imported == wing:
+                continue
+            if imported in modules or imported.rsplit(".", 1)[0] in modules - {wing}:
+                problems.append(f"{path.relative_to(ROOT)} imports {imported} (use {wing})")
+    assert not problems, problems
+
+
+def test_every_wing_exists_with_a_door() -> None:
+    for wing in WINGS:
+        part, *rest = wing.split(".")[1:]
+        folder = FOLDERS["app" if part == "app" else part].joinpath(*rest)
+        assert (folder / "__init__.py").is_file(), wing
+
+
+FAMILIES = {p.name for p in (ROOT / "mechanisms").iterdir() if (p / "__init__.py").is_file()} - {
+    "accountants"
+}
+"""Mechanism families: subpackages of mechanisms/ (accountants are claims, shared by all)."""
+
+
+def test_the_engine_imports_no_mechanism_family() -> None:
+    problems = []
+    for name, (part, path) in _modules().items():
+        if part != "engine":
+            continue
+        for imported in _imports(path):
+            bits = imported.split(".")
+            if bits[:2] == ["dpaudit", "mechanisms"] and len(bits) > 2 and bits[2] in FAMILIES:
+                problems.append(f"{name} imports {imported}")
+    assert not problems, problems
+
+
+def test_the_app_never_imports_the_public_api() -> None:
+    """`dpaudit.api` calls the app; the app never calls back (no back arrow)."""
+    problems = [
+        name
+        for name, (part, path) in _modules().items()
+        if part == "app"
+        and not name.startswith("dpaudit.api")
+        and name != "dpaudit"
+        and any(m == "dpaudit.api" or m.startswith("dpaudit.api.") for m in _imports(path))
+    ]
+    assert not problems, problems
+
+
+def test_the_door_checks_catch_a_violation(tmp_path: Path) -> None:
+    assert _wing_of("dpaudit.engine.search.pilot") == "dpaudit.engine.search"
+    assert _wing_of("dpaudit.engine.search") == "dpaudit.engine.search"
+    assert _wing_of("dpaudit.engine.searchlight") is None
+    bad = tmp_path / "bad.py"
+    bad.write_text("from dpaudit.engine.search.pilot import Pilot\nfrom dpaudit.mechanisms.dpsgd import x\n")
+    assert {"dpaudit.engine.search.pilot", "dpaudit.mechanisms.dpsgd"} <= _imports(bad)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.app import cli as app_cli
-from dpaudit.app.cli import main
+import dpaudit.app.cli.entry as app_cli
+from dpaudit.app.cli.entry import main
 from dpaudit.reports.schema import REQUIRED_KEYS
 
 
@@ -255,7 +255,7 @@ def test_run_all_resume_reuses_finished_audits(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`run --all --resume` after a run that finished two of three audits redoes only the third."""
-    from dpaudit.app import cli
+    import dpaudit.app.cli.entry as cli
     from dpaudit.mechanisms import registry
 
     chosen = {"laplace_sum", "randomized_response", "exponential_mechanism"}
@@ -283,7 +283,7 @@ def test_run_all_ends_with_one_summary_line(
 ) -> None:
     """`run --all` closes with one line: audits, violations by name, weakened count, where the
     reports are; with --json the line goes to stderr so stdout stays one JSON document."""
-    from dpaudit.app import cli
+    import dpaudit.app.cli.entry as cli
     from dpaudit.mechanisms import registry
 
     chosen = {"laplace_sum", "laplace_sum_range_bug"}
@@ -322,7 +322,7 @@ def test_summary_names_a_refuted_claim_under_another_relation() -> None:
     """The headline claim is add/remove; the twin's violation is on its replace-one claim, which
     the summary then names with its own relation."""
     from dpaudit.api import audit
-    from dpaudit.app.cli_commands import summary
+    from dpaudit.app.cli.commands import summary
 
     result = audit("private_decision_list_no_group_privacy", num_samples=200_000, pairs="registered")
     assert result.violation and result.claim.relation.value == "add_remove_one"
@@ -336,7 +336,10 @@ def test_run_all_and_gate_default_to_every_core_with_identical_results(
     """`run --all` and `gate` default to all cores (the process's CPU affinity), one mechanism to
     --jobs 1; `run --all` runs that many audits side by side (one process each, --jobs 1 inside);
     the results are bit-identical to --jobs 1 in turn (apart from the elapsed time)."""
-    from dpaudit.app import audit_pool, cli, cli_commands, cli_parser
+    import dpaudit.app.cli.commands as cli_commands
+    import dpaudit.app.cli.entry as cli
+    import dpaudit.app.cli.parser as cli_parser
+    import dpaudit.app.cli.pool as audit_pool
     from dpaudit.mechanisms import registry
 
     assert cli_parser.all_cores() == len(os.sched_getaffinity(0))
@@ -369,7 +372,7 @@ def test_run_all_and_gate_default_to_every_core_with_identical_results(
     run(capsys, "run", "laplace_sum", "--num-samples", "20000")
     assert jobs[-1] == 1  # one mechanism: in-process unless asked
 
-    from dpaudit.app import gate as gate_mod
+    import dpaudit.app.gate as gate_mod  # the door cmd_gate imports run_gate through
 
     seen: list[int] = []
     real_gate = gate_mod.run_gate

@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.app.cli import main
-from dpaudit.engine.one_run_audit import inclusion_bits
+from dpaudit.app.cli.entry import main
+from dpaudit.engine.one_run.procedure import inclusion_bits
 from dpaudit.reports.schema import REQUIRED_KEYS
 
 HERE = "tests.test_cli_one_run"

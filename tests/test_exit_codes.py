@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+import dpaudit.app.cli.entry as cli
+import dpaudit.app.route as route
 from dpaudit import api
-from dpaudit.app import cli
 
 
 def _run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str]:
@@ -34,8 +35,8 @@ def test_an_internal_error_exits_3_with_a_traceback_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("side")
 
-    monkeypatch.setattr(api, "run_audit", broken)
-    monkeypatch.setattr(api, "search_and_certify", broken)
+    monkeypatch.setattr(route, "run_audit", broken)
+    monkeypatch.setattr(route, "search_and_certify", broken)
     code, err = _run(capsys, "run", "laplace_sum", "--num-samples", "2000")
     assert code == cli.EXIT_INTERNAL
     assert err.count("\n") == 1 and "internal error: KeyError" in err
@@ -164,7 +165,7 @@ def test_an_absurd_num_samples_is_refused_up_front_with_figures(
 
 
 def test_an_absurd_num_samples_is_refused_by_the_api() -> None:
-    from dpaudit.engine.runner import AuditInputError
+    from dpaudit.engine.runner.procedure import AuditInputError
 
     with pytest.raises(AuditInputError, match="out of reach"):
         api.audit("laplace_sum", num_samples=10**30)

@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from dpaudit.app.baseline import read_baseline
-from dpaudit.app.cli import main
-from dpaudit.app.gate_config import load_config
-from dpaudit.app.gate_one_run import ONE_RUN_STATUS
-from dpaudit.app.gate_one_run_config import OneRunSpec
+from dpaudit.app.baseline.core import read_baseline
+from dpaudit.app.cli.entry import main
+from dpaudit.app.gate.config import load_config
+from dpaudit.app.gate.one_run import ONE_RUN_STATUS
+from dpaudit.app.gate.one_run_config import OneRunSpec
 
 HERE = "tests.test_gate_one_run"
 SHIFT = 2.0

@@ -1,4 +1,4 @@
-"""The f-DP one-run bound (audit/one_run_fdp.py: Mahloujifar, Melis & Chaudhuri 2024) and its
+"""The f-DP one-run bound (audit/one_run/fdp.py: Mahloujifar, Melis & Chaudhuri 2024) and its
 integration (`dpaudit.one_run(method=...)`, `dpaudit one-run/scores --method`)."""
 
 from __future__ import annotations
@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from scipy import optimize, special, stats
 
-from dpaudit.app.cli import main
-from dpaudit.engine import one_run_fdp as f
-from dpaudit.engine.one_run import Design, certify, default_design
-from dpaudit.engine.one_run_audit import inclusion_bits, one_run
+import dpaudit.engine.one_run.fdp as f
+from dpaudit.app.cli.entry import main
+from dpaudit.engine.one_run.bound import Design, certify, default_design
+from dpaudit.engine.one_run.procedure import inclusion_bits, one_run
 from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.schema import REQUIRED_KEYS

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.app import cli
+import dpaudit.app.cli.entry as cli
 from dpaudit.engine.checkpoint import Checkpoint, CheckpointError
 from dpaudit.engine.outfiles import safe_stem, write_text
 

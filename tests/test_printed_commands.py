@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 import dpaudit
-from dpaudit.app import cli
+import dpaudit.app.cli.entry as cli
 from dpaudit.reports.junit import render_junit
 from dpaudit.reports.schema import read_json
 

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 
 import dpaudit
-from dpaudit.app import cli
-from dpaudit.app.gate_config import load_config
+import dpaudit.app.cli.entry as cli
+from dpaudit.app.gate.config import load_config
 from dpaudit.engine.sampling import AuditTimeout, audit_session, draw
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import RegistryEntry, entries

@@ -35,8 +35,8 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.mechanisms.accountants.dp_accounting import accountant_claim, accountant_epsilon
 from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.mechanisms.dpsgd.accountant import accountant_claim, accountant_epsilon
 from dpaudit.mechanisms.dpsgd.canaries import RESTS, gradient_canary_pairs, input_canary_pairs
 from dpaudit.mechanisms.dpsgd.exact import binomial_mixture_epsilon
 from dpaudit.mechanisms.dpsgd.models import MODELS, check_model, clip_rows, per_example_gradients, record_loss

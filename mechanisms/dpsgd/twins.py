@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.mechanisms.accountants.dp_accounting import accountant_epsilon
 from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.mechanisms.dpsgd.accountant import accountant_epsilon
 from dpaudit.mechanisms.dpsgd.models import clip_rows
 from dpaudit.mechanisms.dpsgd.reference import DPSGD, F64, _claims
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation

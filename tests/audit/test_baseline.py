@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.app.baseline import (
+from dpaudit.app.baseline.core import (
     BASELINE_KIND,
     BASELINE_PHASE,
     BASELINE_VERSION,
@@ -32,7 +32,7 @@ from dpaudit.app.baseline import (
     regression_checks,
     write_baseline,
 )
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.sampling import Phase
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
@@ -338,7 +338,7 @@ def test_detectable_increase_is_the_rise_flagged_with_probability_0_8(
 ) -> None:
     """Simulate the model of `detectable_increase` (P = p̂, Q = q̂·e^−Δ) through `compare`: at the stated
     Δ the flag rate is ≈ 0.8 (600 reps: ±0.1 is > 6 standard deviations), at Δ/3 clearly lower."""
-    from dpaudit.app import baseline as baseline_module
+    import dpaudit.app.baseline.core as baseline_module
 
     gen = np.random.default_rng(5)
     base = _event(p_count=3000, q_count=1500)

@@ -1,4 +1,4 @@
-"""dpaudit/app/baseline_marginals.py: stored coordinate marginals and the events a gate run
+"""dpaudit/app/baseline/marginals.py: stored coordinate marginals and the events a gate run
 chooses from them; and the empty-dataset round trip the stored pairs rely on."""
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from dpaudit.app.baseline import (
+from dpaudit.app.baseline.core import (
     Baseline,
     BaselineError,
     baseline_audit_from_result,
@@ -20,8 +20,8 @@ from dpaudit.app.baseline import (
     regression_checks,
     write_baseline,
 )
-from dpaudit.app.baseline_marginals import MARGINAL_PHASE, edges_from, pair_marginals
-from dpaudit.engine.runner import run_audit
+from dpaudit.app.baseline.marginals import MARGINAL_PHASE, edges_from, pair_marginals
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import CallableMechanism, from_callable
 from dpaudit.mechanisms.reference import LaplaceSum
@@ -76,7 +76,7 @@ def test_marginal_counts_are_the_threshold_events_counts() -> None:
     entry = _entry(m)
     marg = pair_marginals(m, entry.events[0], num_samples=3000, seed=5)
     assert marg is not None and marg.coordinates == (0, 1)
-    from dpaudit.app.baseline import BaselineEvent
+    from dpaudit.app.baseline.core import BaselineEvent
 
     probes = []
     for j, i, upper in ((0, 3, True), (1, 10, False), (1, 0, True)):

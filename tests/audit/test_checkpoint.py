@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from dpaudit.engine.checkpoint import CheckpointError
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import LaplaceSum
 from dpaudit.neighbors.base import Dataset
@@ -104,7 +104,7 @@ def test_checkpoint_without_a_header_is_restarted_with_a_note(
 ) -> None:
     """A checkpoint whose first line is cut or is no dpaudit header at all holds nothing to trust:
     the audit restarts (the same result as a fresh run), and says so in the same words."""
-    from dpaudit.app.cli import main
+    from dpaudit.app.cli.entry import main
 
     m = LaplaceSum()
     cfg = AuditConfig(num_samples=20_000, seed=3, chunk_size=4096)

@@ -21,7 +21,7 @@ import pytest
 
 distributed = pytest.importorskip("dask.distributed")
 
-from dpaudit.app.cli import main  # noqa: E402  (after the importorskip on purpose)
+from dpaudit.app.cli.entry import main  # noqa: E402  (after the importorskip on purpose)
 
 # 600,000 samples per side: a 60,000 selection chunk and three certification chunks of
 # ≤ 262,144 per side and pair, i.e. 16 tasks over the two pairs (several per worker).

@@ -18,7 +18,7 @@ from dpaudit.engine.estimators import (
     choose_events,
 )
 from dpaudit.engine.objectives import EpsilonAt
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
@@ -86,7 +86,7 @@ def test_histogram_ignores_values_seen_once(rng: np.random.Generator) -> None:
 
 
 def test_small_budget_continuous_twin_is_flagged() -> None:
-    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.runner.procedure import run_audit
     from dpaudit.engine.types import AuditConfig
     from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
 

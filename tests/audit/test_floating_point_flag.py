@@ -19,8 +19,8 @@ import numpy as np
 import pytest
 
 import dpaudit
-from dpaudit.app.cli import main
-from dpaudit.app.gate_config import GateConfigError, load_config
+from dpaudit.app.cli.entry import main
+from dpaudit.app.gate.config import GateConfigError, load_config
 from dpaudit.engine.distinguishers import (
     DEFAULT_DISTINGUISHERS,
     FLOAT_DISTINGUISHERS,

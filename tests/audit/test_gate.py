@@ -18,8 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from dpaudit.app.baseline import BASELINE_KIND, BASELINE_VERSION, read_baseline
-from dpaudit.app.cli import main
+from dpaudit.app.baseline.core import BASELINE_KIND, BASELINE_VERSION, read_baseline
+from dpaudit.app.cli.entry import main
 
 ROOT = Path(__file__).resolve().parents[2]
 N = 10_000

@@ -14,14 +14,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from dpaudit.engine import estimators
-from dpaudit.engine.learned import (
+from dpaudit.engine.learned.distinguishers import (
+    FittedEvent,
     LogisticDistinguisher,
     ProjectionDistinguisher,
-    ScoreEvent,
     fit_logistic,
     irls_logistic,
 )
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
@@ -122,15 +122,15 @@ def test_score_event_pickles_and_round_trips_spec(rng: np.random.Generator) -> N
         cand = dist.propose(a, b)
         assert cand is not None
         ev = cand.make_event(int(np.argmax(cand.counts_a - cand.counts_b)))
-        assert isinstance(ev, ScoreEvent)
+        assert isinstance(ev, FittedEvent)
         again = pickle.loads(pickle.dumps(ev))
         assert again == ev
         assert np.array_equal(again.indicator(a), ev.indicator(a))
-        assert ScoreEvent.from_spec(ev.to_spec()) == ev
+        assert FittedEvent.from_spec(ev.to_spec()) == ev
         assert "≥" in ev.describe() or "≤" in ev.describe()
     registry = getattr(estimators, "EVENT_TYPES", None)
     if registry is not None:  # serialised results rebuild learned events
-        assert isinstance(ev, ScoreEvent)
+        assert isinstance(ev, FittedEvent)
         assert estimators.event_from_spec(ev.to_spec()) == ev
 
 

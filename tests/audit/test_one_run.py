@@ -1,5 +1,5 @@
-"""One-run bound (audit/one_run.py), its AuditResult (audit/one_run_audit.py), the multi-run score
-route (audit/score_split.py) and the sampler check (audit/sampler_check.py)."""
+"""One-run bound (audit/one_run/bound.py), its AuditResult (audit/one_run/procedure.py), the multi-run score
+route (audit/one_run/score_split.py) and the sampler check (audit/one_run/sampler_check.py)."""
 
 from __future__ import annotations
 
@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.engine import one_run as o
-from dpaudit.engine.one_run_audit import inclusion_bits, one_run, train_rng
-from dpaudit.engine.sampler_check import check_sampler, lag_pmf
-from dpaudit.engine.score_split import certify_in_out
+import dpaudit.engine.one_run.bound as o
+from dpaudit.engine.one_run.procedure import inclusion_bits, one_run, train_rng
+from dpaudit.engine.one_run.sampler_check import check_sampler, lag_pmf
+from dpaudit.engine.one_run.score_split import certify_in_out
 from dpaudit.mechanisms.base import MechanismError, PrivacyClaim
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.schema import dumps, read_json

@@ -16,11 +16,11 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpaudit.app.cli import main
+from dpaudit.app.cli.entry import main
 from dpaudit.engine.estimators import choose_events, event_from_spec
 from dpaudit.engine.objectives import EpsilonAt
 from dpaudit.engine.output_width import WidthDistinguisher, WidthEvent, for_outputs
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.sampling import OutputShapeError
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim, from_callable

@@ -19,7 +19,7 @@ from dpaudit.engine.plan import (
     required_samples,
     total_samples_for,
 )
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import RandomizedResponse
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation

@@ -12,7 +12,7 @@ from typing import Any, ClassVar
 import pytest
 
 from dpaudit.engine.objectives import DeltaAt, EpsilonAt, GaussianMu
-from dpaudit.engine.runner import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
+from dpaudit.engine.runner.procedure import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.analytic import gaussian_delta, gaussian_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim

@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from dpaudit.engine.runner import AuditInputError, run_audit
+from dpaudit.engine.runner.procedure import AuditInputError, run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.base import MechanismError
 from dpaudit.mechanisms.reference import ExponentialMechanism, LaplaceSum, RandomizedResponse
@@ -139,7 +139,7 @@ def test_public_rows_are_never_audited_nor_searched() -> None:
     pair must be an input error, never a (false) violation."""
     import dataclasses
 
-    from dpaudit.engine.search import search_and_certify
+    from dpaudit.engine.search.procedure import search_and_certify
 
     @dataclasses.dataclass(frozen=True, slots=True, kw_only=True)
     class PublicTail(LaplaceSum):
@@ -179,7 +179,7 @@ def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
     n/16, n/4, n), in chunk order, whatever the chunking: recompute them from the raw chunks."""
     from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
     from dpaudit.engine.estimators import event_from_spec
-    from dpaudit.engine.runner import trajectory_points
+    from dpaudit.engine.runner.procedure import trajectory_points
     from dpaudit.engine.sampling import Phase, chunk_sizes, draw
 
     m = LaplaceSum()

@@ -13,16 +13,16 @@ from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.estimators import Selection, ThresholdEvent
 from dpaudit.engine.objectives import EpsilonAt
 from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner import (
+from dpaudit.engine.runner.assemble import assemble, assemble_pair
+from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
+from dpaudit.engine.runner.plan import plan_audit
+from dpaudit.engine.runner.procedure import (
     AuditInputError,
     certify_counts,
     probe_layout,
     run_audit,
     select_events,
 )
-from dpaudit.engine.runner_assemble import assemble, assemble_pair
-from dpaudit.engine.runner_certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
-from dpaudit.engine.runner_plan import plan_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import LaplaceSum
 

@@ -16,8 +16,8 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from dpaudit.engine.runner import run_audit
-from dpaudit.engine.search import (
+from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.search.procedure import (
     VERDICT_TIE,
     SearchBudgetError,
     default_budget,
@@ -297,8 +297,8 @@ def test_registered_pairs_get_the_registered_routes_selection_size() -> None:
 def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: pytest.MonkeyPatch) -> None:
     """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
     selection split and certifies on audit-seed draws only, so the two never share a sample."""
-    import dpaudit.engine.runner as runner_module
-    import dpaudit.engine.search_sampling as search_module
+    import dpaudit.engine.runner.procedure as runner_module
+    import dpaudit.engine.search.sampling as search_module
     from dpaudit.engine.sampling import Phase
 
     pilot_calls: list[int] = []

@@ -8,10 +8,15 @@ import dataclasses
 
 import pytest
 
-from dpaudit.engine.search import MAX_PILOT_FRACTION, PILOT_FRACTION, auto_pilot_fraction, search_and_certify
-from dpaudit.engine.search_certify import choose
-from dpaudit.engine.search_pilot import CHAMPION_MARGIN, Halving, Pilot, RegisteredPairs, beats, challenge
-from dpaudit.engine.search_sampling import Entry, PilotSampler
+from dpaudit.engine.search.certify import choose
+from dpaudit.engine.search.pilot import CHAMPION_MARGIN, Halving, Pilot, RegisteredPairs, beats, challenge
+from dpaudit.engine.search.procedure import (
+    MAX_PILOT_FRACTION,
+    PILOT_FRACTION,
+    auto_pilot_fraction,
+    search_and_certify,
+)
+from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import GaussianSum, LaplaceSum
 from dpaudit.neighbors.base import Relation
@@ -99,7 +104,7 @@ def test_auto_pilot_fraction() -> None:
 def test_noisy_registered_scores_widen_the_tie() -> None:
     """Pilot scores whose two folds disagree by ~1 cannot rank registered pairs 0.5 apart: the
     tie widens to two sd of a score difference (σ̂ from the median fold spread)."""
-    from dpaudit.engine.search_pilot import REGISTERED_TIE, registered_tie
+    from dpaudit.engine.search.pilot import REGISTERED_TIE, registered_tie
 
     quiet = [_entry(-0.1 * i, drawn=10_000, source="registered") for i in range(5)]
     for e in quiet:
@@ -114,7 +119,7 @@ def test_noisy_registered_scores_widen_the_tie() -> None:
 
 
 def test_only_registered_pairs_chosen_get_the_registered_certification_size() -> None:
-    from dpaudit.engine.search_certify import registered_floor
+    from dpaudit.engine.search.certify import registered_floor
 
     first = _entry(-1.0, drawn=2_000, source="registered")
     second = _entry(-1.1, drawn=2_000, source="registered")

@@ -11,9 +11,9 @@ import pytest
 
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.sampling import sample_rows
-from dpaudit.engine.search_candidates import Proposer, proposal_rng
-from dpaudit.engine.search_certify import Outputs, certification_order, certify, choose
-from dpaudit.engine.search_pilot import (
+from dpaudit.engine.search.candidates import Proposer, proposal_rng
+from dpaudit.engine.search.certify import Outputs, certification_order, certify, choose
+from dpaudit.engine.search.pilot import (
     REGISTERED_TIE,
     VERDICT_TIE,
     Halving,
@@ -25,9 +25,9 @@ from dpaudit.engine.search_pilot import (
     score_registered,
     screen,
 )
-from dpaudit.engine.search_result import SearchBudgetError
-from dpaudit.engine.search_sampling import Entry, PilotSampler, pilot_seed
-from dpaudit.engine.search_score import Scorer, cross_fitted
+from dpaudit.engine.search.ranking import Ranker, cross_fitted
+from dpaudit.engine.search.result import SearchBudgetError
+from dpaudit.engine.search.sampling import Entry, PilotSampler, pilot_seed
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import claims_of
 from dpaudit.mechanisms.reference import LaplaceSum
@@ -37,8 +37,8 @@ CONFIG = AuditConfig(num_samples=20_000, seed=5, failure_probability=0.05)
 PAIR = LaplaceSum().neighbor_pairs()[0]
 
 
-def _scorer(projected_total: int = 50_000) -> Scorer:
-    return Scorer(
+def _scorer(projected_total: int = 50_000) -> Ranker:
+    return Ranker(
         projected_total=projected_total, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS
     )
 
@@ -204,8 +204,8 @@ def test_cross_fitted_score_separates_a_leaky_pair_from_identical_sides() -> Non
 def test_the_pilot_shows_progress_and_only_displays(monkeypatch: pytest.MonkeyPatch) -> None:
     """The pilot reports its draws on the progress line (2 × samples per side, labelled "pilot"),
     and the search result is the same with the display on or off."""
-    import dpaudit.engine.search as search_module
-    from dpaudit.engine.search import search_and_certify
+    import dpaudit.engine.search.procedure as search_module
+    from dpaudit.engine.search.procedure import search_and_certify
     from dpaudit.engine.types import AuditConfig
     from dpaudit.mechanisms.reference import LaplaceSum
 
@@ -235,7 +235,7 @@ def test_the_pilot_shows_progress_and_only_displays(monkeypatch: pytest.MonkeyPa
 def test_stable_top_equals_the_first_k_of_a_stable_argsort() -> None:
     """The pilot's screen keeps the SCREEN_SIZE best candidate events by a partial sort; it must
     pick the same indices in the same order as the full stable argsort (ties by index, ±inf)."""
-    from dpaudit.engine.search_score import stable_top
+    from dpaudit.engine.search.ranking import stable_top
 
     rng = np.random.default_rng(0)
     for _ in range(500):

@@ -8,13 +8,13 @@ from typing import Any
 import numpy as np
 
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.search import search_and_certify
-from dpaudit.engine.search_candidates import Proposer, proposal_rng
-from dpaudit.engine.search_certify import choose
-from dpaudit.engine.search_pilot import Halving, Pilot, RegisteredPairs, inseparable
-from dpaudit.engine.search_sampling import Entry, PilotSampler
-from dpaudit.engine.search_score import Scorer
-from dpaudit.engine.search_sweeps import (
+from dpaudit.engine.search.candidates import Proposer, proposal_rng
+from dpaudit.engine.search.certify import choose
+from dpaudit.engine.search.pilot import Halving, Pilot, RegisteredPairs, inseparable
+from dpaudit.engine.search.procedure import search_and_certify
+from dpaudit.engine.search.ranking import Ranker
+from dpaudit.engine.search.sampling import Entry, PilotSampler
+from dpaudit.engine.search.sweeps import (
     MIN_SWEEP_SAMPLES,
     REFERENCE_ROWS,
     SWEEP_FINALISTS,
@@ -45,12 +45,12 @@ def _shift(ds: Dataset, m: int, rng: np.random.Generator) -> Any:
     return ds.X[:, 0].sum() + rng.laplace(0.0, 1.0, size=m)
 
 
-def _setup(mech: Any) -> tuple[PilotSampler, Proposer, Scorer]:
+def _setup(mech: Any) -> tuple[PilotSampler, Proposer, Ranker]:
     sampler = PilotSampler(mech, CONFIG)
     claims = claims_of(mech)
     relations = tuple(dict.fromkeys(c.relation for c in claims))
     proposer = Proposer(mech.domain, claims, relations, proposal_rng(0), sampler.skipped)
-    scorer = Scorer(projected_total=100_000, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS)
+    scorer = Ranker(projected_total=100_000, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS)
     return sampler, proposer, scorer
 
 

@@ -20,8 +20,8 @@ from scipy import stats
 import dpaudit
 from dpaudit.engine.events import EventShapeError, event_from_spec
 from dpaudit.engine.statistic_events import StatisticDistinguisher, StatisticEvent
+from dpaudit.mechanisms.accountants.dp_accounting import accountant_claim, accountant_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from dpaudit.mechanisms.dpsgd.accountant import accountant_claim, accountant_epsilon
 from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 from dpaudit.reports.schema import claim_from_dict, from_json_dict, to_json_dict

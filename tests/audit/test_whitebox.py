@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.engine import whitebox
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.engine.whitebox import DEFAULT_METHOD, white_box_reference
 from dpaudit.mechanisms import oracle_budget

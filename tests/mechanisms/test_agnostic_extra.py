@@ -234,7 +234,7 @@ def test_utility_histogram_beats_a_coin() -> None:
 
 # --------------------------------------------------------------------------- the δ > 0 audit path
 def test_histogram_audit_delta_path() -> None:
-    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.runner.procedure import run_audit
     from dpaudit.engine.types import AuditConfig, Verdict
 
     with warnings.catch_warnings():

@@ -7,8 +7,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpaudit.engine.runner import run_audit
-from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import from_callable
 from dpaudit.mechanisms.floats import (
@@ -130,7 +130,7 @@ def test_boxes_with_zero_build_and_their_add_remove_claim_holds(cls: type) -> No
 
 
 def test_cli_refuses_a_float_preset_without_zero(capsys: pytest.CaptureFixture[str]) -> None:
-    from dpaudit.app.cli import main
+    from dpaudit.app.cli.entry import main
 
     code = main(["run", "float_discrete_laplace", "--param", "low=1", "--param", "high=2"])
     err = capsys.readouterr().err

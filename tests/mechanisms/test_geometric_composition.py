@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.engine.runner import _plan
+from dpaudit.engine.runner.procedure import _plan
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.mechanisms.geometric.buggy import UnionNoEpsSplit
 from dpaudit.mechanisms.geometric.learners import (

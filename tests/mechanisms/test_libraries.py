@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import CurveKind, claims_of
 from dpaudit.mechanisms.libraries import common

@@ -156,7 +156,7 @@ def test_set_cover_results_do_not_depend_on_the_number_of_workers() -> None:
     """An audit of every registered geo_conj_small pair gives the same events and bounds in one
     process and on two workers (a table shared across `sample` calls once served the wrong
     dataset, so pair 8 chose `fisher(x) ≥ 7.70` on two workers and `≤ −5.55` in one process)."""
-    from dpaudit.engine.runner import run_audit
+    from dpaudit.engine.runner.procedure import run_audit
     from dpaudit.engine.types import AuditConfig
 
     mech = entries()["geo_conj_small"].build()

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from numpy.typing import NDArray
 
-from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import Mechanism, PrivacyClaim
 from dpaudit.mechanisms.counting import (

@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.agnostic import REGISTRY_ENTRIES
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpaudit.app.cli import main
+from dpaudit.app.cli.entry import main
 from tests.blind_mechanisms import BY_NAME, THRESHOLDS
 
 BUGGY = [

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.decision_lists import REGISTRY_ENTRIES
 

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import pytest
 
-from dpaudit.app.cli_commands import pairs_for
-from dpaudit.engine.runner import run_audit
+from dpaudit.app.cli.commands import pairs_for
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import entries
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import pytest
 from scipy import stats
 
-from dpaudit.app.baseline import baseline_audit_from_result, regression_checks
-from dpaudit.app.gate import VIOLATION_SHARE
-from dpaudit.engine.runner import run_audit
+from dpaudit.app.baseline.core import baseline_audit_from_result, regression_checks
+from dpaudit.app.gate.procedure import VIOLATION_SHARE
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.mechanisms.geometric import REGISTRY_ENTRIES

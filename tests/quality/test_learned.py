@@ -16,8 +16,8 @@ from scipy import stats
 
 from dpaudit.engine.estimators import Event, ThresholdEvent, event_from_spec
 from dpaudit.engine.gdp import gdp_audit
-from dpaudit.engine.learned import LogisticDistinguisher, ScoreEvent
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.learned.distinguishers import FittedEvent, LogisticDistinguisher
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.reference import GaussianSum
@@ -81,7 +81,7 @@ def _linear_form(event: Event, d: int) -> tuple[np.ndarray, float, float, bool] 
             alpha = np.zeros(d)
             alpha[event.coordinate or 0] = 1.0
         return alpha, 0.0, event.threshold, event.upper
-    if isinstance(event, ScoreEvent) and not event.squared_columns:
+    if isinstance(event, FittedEvent) and not event.squared_columns:
         alpha = np.zeros(d)
         w, s, c = np.asarray(event.weights), np.asarray(event.scale), np.asarray(event.center)
         alpha[list(event.columns)] = w / s

@@ -17,7 +17,7 @@ from scipy import stats
 from scipy.stats import norm
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import entries
 

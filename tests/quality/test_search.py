@@ -11,8 +11,8 @@ import math
 
 import pytest
 
-from dpaudit.engine.runner import run_audit
-from dpaudit.engine.search import search_and_certify
+from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
 from dpaudit.mechanisms.registry import entries

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from dpaudit.engine.estimators import ThresholdDistinguisher
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
 from dpaudit.mechanisms.reference import LaplaceSum

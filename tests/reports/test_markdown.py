@@ -175,7 +175,7 @@ def test_index_never_shows_search_records_and_stays_in_budget() -> None:
 
 
 def test_real_search_result_renders() -> None:
-    from dpaudit.engine.search import search_and_certify
+    from dpaudit.engine.search.procedure import search_and_certify
     from dpaudit.engine.types import AuditConfig
     from dpaudit.mechanisms.reference import LaplaceSum
 

@@ -4,7 +4,7 @@ import dataclasses
 import json
 import math
 
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.buggy import AboveThresholdNoQueryNoise
 from dpaudit.mechanisms.reference import LaplaceSum

@@ -1,0 +1,43 @@
+"""The one-run wing: audits from one training run, score files, and the sampler check.
+
+`bound` is Steinke, Nasr & Jagielski, "Privacy Auditing with One (1) Training Run", Theorem 5.2,
+with its designs; `fdp` is Mahloujifar, Melis & Chaudhuri, "Auditing f-Differential Privacy in
+One Run"; `procedure` runs `train` once and assembles the result; `score_split` certifies files of
+in/out scores from independent runs; `sampler_check` tests a batch sampler against what the
+Poisson accountant assumes. This module is the wing's only door.
+"""
+
+from dpaudit.engine.one_run.bound import Design, certify, default_design
+from dpaudit.engine.one_run.fdp import TradeOff, approx_dp, certify_fdp, gdp
+from dpaudit.engine.one_run.procedure import (
+    FILE_ASSUMPTION,
+    METHODS,
+    assemble,
+    certify_method,
+    inclusion_bits,
+    one_run,
+    one_run_result,
+    train_rng,
+)
+from dpaudit.engine.one_run.sampler_check import check_sampler
+from dpaudit.engine.one_run.score_split import certify_in_out
+
+__all__ = [
+    "FILE_ASSUMPTION",
+    "METHODS",
+    "Design",
+    "TradeOff",
+    "approx_dp",
+    "assemble",
+    "certify",
+    "certify_fdp",
+    "certify_in_out",
+    "certify_method",
+    "check_sampler",
+    "default_design",
+    "gdp",
+    "inclusion_bits",
+    "one_run",
+    "one_run_result",
+    "train_rng",
+]

@@ -1,0 +1,150 @@
+"""The search's candidate space: registered pairs, sweeps, worst-case templates, random pairs, local moves.
+
+Implements `Proposer`, which proposes the candidate pairs of a search from the mechanism's
+declared `Domain` and admits each once: only pairs that are neighbours in the domain (changing
+a private row when the domain has `private_rows`) and that a claim covers. Random pairs and
+local moves draw from their own generator (spawn key `PROPOSAL_SPAWN_KEY`), never from the
+audit seed's streams, so the choice of candidates is independent of the certification samples:
+the runner's bound P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β applies to a chosen pair as to a named one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from dpaudit.engine.search.sampling import Entry
+from dpaudit.mechanisms.base import PrivacyClaim, applicable_claim
+from dpaudit.neighbors.base import Domain, NeighborPair, Relation
+from dpaudit.neighbors.generators import (
+    DEFAULT_MAX_ROWS,
+    WorstCasePairs,
+    admissible,
+    local_moves,
+    pair_key,
+    random_pair,
+)
+from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
+
+PROPOSAL_SPAWN_KEY = 8
+"""SeedSequence spawn key of the random proposals (random pairs and local moves)."""
+
+
+def proposal_rng(seed: int) -> np.random.Generator:
+    """The generator of a search's random proposals (random pairs and local moves)."""
+    return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PROPOSAL_SPAWN_KEY,)))
+
+
+def templates(domain: Domain, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
+    """The `WorstCasePairs` templates of every relation, interleaved (one of each in turn)."""
+    return _interleave([WorstCasePairs(max_rows=max_rows).pairs(domain, r) for r in relations])
+
+
+def _interleave(gens: Sequence[Iterator[NeighborPair]]) -> Iterator[NeighborPair]:
+    """One pair of each generator in turn."""
+    active = list(gens)
+    while active:
+        nxt = []
+        for g in active:
+            p = next(g, None)
+            if p is not None:
+                nxt.append(g)
+                yield p
+        active = nxt
+
+
+@dataclass(slots=True, eq=False)
+class Proposer:
+    """Proposes candidate pairs, each admitted at most once (by `pair_key`); a rejected pair is
+    logged in `skipped` (the pilot sampler's list, so messages keep their order)."""
+
+    domain: Domain
+    claims: Sequence[PrivacyClaim]
+    relations: tuple[Relation, ...]
+    rng: np.random.Generator
+    skipped: list[str]
+    max_rows: int = DEFAULT_MAX_ROWS
+    seen: set[tuple[str, str, str]] = field(default_factory=set)
+    max_count: int = DEFAULT_MAX_COUNT
+    """The largest k of the count sweeps (`neighbors.sweeps`)."""
+
+    def admit(self, pair: NeighborPair, source: str, batch: list[Entry]) -> bool:
+        """Append `pair` to `batch` as a new entry if it is new, covered by a claim, admissible."""
+        key = pair_key(pair)
+        if key in self.seen:
+            return False
+        self.seen.add(key)
+        claim = applicable_claim(self.claims, pair.relation)
+        if claim is None:
+            self.skipped.append(f"{source} pair {pair.description!r}: no claim covers {pair.relation.value}")
+            return False
+        if not admissible(pair, self.domain):
+            self.skipped.append(f"{source} pair {pair.description!r}: not a neighbour pair in the domain")
+            return False
+        batch.append(Entry(pair, source, claim.epsilon, claim.delta))
+        return True
+
+    def sweeps(self) -> list[Entry]:
+        """The count and mass sweep candidates of every relation (`neighbors.sweeps.CountSweeps`,
+        priority order, relations interleaved) that a claim covers and that are admissible, as
+        fresh entries (source "sweep"). They are not marked as seen: only the finalists of the
+        sweep screen become candidates (`initial(front=...)`)."""
+        gens = [CountSweeps(max_count=self.max_count).pairs(self.domain, r) for r in self.relations]
+        out: list[Entry] = []
+        seen: set[tuple[str, str, str]] = set()
+        for pair in _interleave(gens):
+            claim = applicable_claim(self.claims, pair.relation)
+            key = pair_key(pair)
+            if claim is None or key in seen or key in self.seen or not admissible(pair, self.domain):
+                continue
+            seen.add(key)
+            out.append(Entry(pair, "sweep", claim.epsilon, claim.delta))
+        return out
+
+    def initial(
+        self, registered: Sequence[NeighborPair], *, size: int, front: Sequence[NeighborPair] = ()
+    ) -> list[Entry]:
+        """The first batch: registered pairs, the sweep screen's finalists (`front`), then
+        templates, then about a tenth random pairs."""
+        num_random = max(1, size // 10)
+        batch: list[Entry] = []
+        for p in registered:
+            if len(batch) >= size:
+                break
+            self.admit(p, "registered", batch)
+        for p in front:
+            if len(batch) >= size - num_random:
+                break
+            self.admit(p, "sweep", batch)
+        for p in templates(self.domain, self.relations, self.max_rows):
+            if len(batch) >= size - num_random:
+                break
+            self.admit(p, "template", batch)
+        self.random_fill(batch, size)
+        return batch
+
+    def local(self, parents: Sequence[NeighborPair], *, size: int) -> list[Entry]:
+        """A local-search batch: the parents' moves interleaved, topped up with random pairs."""
+        batch: list[Entry] = []
+        proposals = [
+            local_moves(p, self.domain, self.rng, count=size, max_rows=self.max_rows) for p in parents
+        ]
+        for k in range(size):
+            for moves in proposals:
+                if len(batch) >= size:
+                    break
+                if k < len(moves):
+                    self.admit(moves[k], "local", batch)
+        self.random_fill(batch, size)
+        return batch
+
+    def random_fill(self, batch: list[Entry], target: int) -> None:
+        """Add random pairs to `batch` up to `target`, giving up after 8 × target misses."""
+        misses = 0
+        while len(batch) < target and misses < 8 * max(target, 1):
+            rel = self.relations[int(self.rng.integers(len(self.relations)))]
+            p = random_pair(self.domain, rel, self.rng, max_rows=self.max_rows)
+            if p is None or not self.admit(p, "random", batch):
+                misses += 1

@@ -1,0 +1,448 @@
+"""The search's pilot stages: plan, screen, registered top-ups, successive halving, challenge.
+
+Implements the black-box pilot of `search_and_certify` (see `audit.search` for the procedure),
+run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples every candidate
+`s₀` times per side, `score_registered` tops the caller's pairs up to the registered route's
+selection size and names the registered champion and its contenders, `halve` runs successive
+halving over the best other candidates, and `challenge` tops up the finalists that would
+displace the champion. Every draw is at pilot seeds (`audit.search_sampling`), so whatever the
+pilot chooses is independent of the certification samples and the runner's bound
+P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
+nothing."""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from dpaudit.engine.search.candidates import Proposer
+from dpaudit.engine.search.ranking import Ranker
+from dpaudit.engine.search.result import SearchBudgetError
+from dpaudit.engine.search.sampling import Entry, PilotSampler
+from dpaudit.engine.search.sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
+from dpaudit.engine.types import AuditConfig
+from dpaudit.neighbors.base import NeighborPair, Relation
+
+VERDICT_TIE = 0.05
+"""Score margin within which a pair under the verdict claim's relation is preferred."""
+HALVING_POOL = 16
+"""Candidates entering successive halving after screening."""
+REGISTERED_TIE = 0.15
+"""Pilot-score margin within which a registered pair counts as a contender of the registered
+champion (certified next to it when the budget allows): cross-fitted pilot scores on the
+registered route's selection size vary by about this much between pairs whose true ε differ by
+~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
+MAX_CONTENDERS = 2
+"""At most this many registered contenders are certified next to the champion. With noisy pilot
+scores (`registered_tie`) every registered pair may contend; certifying all of them would give
+each the registered route's share and no more, certifying the champion alone bets everything on
+one noisy ranking. The best three by score is the middle: a pair of true ε ≈ 0 wins the pilot
+now and then (geo_halfplane_grid4, seed 0), rarely three times over."""
+CHALLENGERS = 2
+"""Finalists (not registered) topped up to the registered champion's pilot size to challenge it
+(within what is left of the pilot budget: the pilot never spends more than P)."""
+CHAMPION_MARGIN = REGISTERED_TIE
+"""A pair that is not registered is certified beside (or instead of) the registered champion only
+when its pilot score beats the champion's by more than this margin; on fewer pilot samples than
+the champion's (n < n_c), by this margin × √(n_c / n) (the score's noise shrinks like 1/√n) ×
+√(2 ln C) (the expected maximum of C standard normals: the best of C screened candidates is
+selected on its own noise). Within it the pilot cannot tell the two apart, and certifying both
+would split the certification samples and β between equally strong pairs (gaussian_sum at
+5·10⁵ per side: 0.608 instead of 0.70)."""
+
+
+def beats(entry: Entry, champion: Entry, *, pool: int) -> bool:
+    """True when the pilot separates `entry` from the registered `champion` (`CHAMPION_MARGIN`;
+    `pool` = the candidates it was selected among)."""
+    scale = 1.0
+    if entry.drawn < champion.drawn:
+        scale = math.sqrt(champion.drawn / max(entry.drawn, 1) * 2.0 * math.log(max(pool, 3)))
+    return entry.score > champion.score + CHAMPION_MARGIN * scale
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PilotPlan:
+    """The budget split (samples per side): T in all, P for the pilot, C candidates screened on
+    s₀ each, and the certification size the pilot projects to (one pair, selection removed)."""
+
+    total_budget: int
+    pilot_budget: int
+    num_candidates: int
+    per_candidate: int
+    projected_total: int
+    challenge_budget: int = 0
+    """Taken from screening so that what the pilot has left after the registered top-ups can pay
+    the challenge (`challenge_reserve` holds it back from the halving); without a registered
+    champion it goes to the halving."""
+    sweep_budget: int = 0
+    """Taken from screening for the sweep screen (`search_sweeps`); what it leaves unspent goes
+    to the halving."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RegisteredPairs:
+    """The best-scoring registered pair (None without one) and those the pilot cannot separate
+    from it (best first); `inseparable` when the pilot cannot rank the registered pairs at all
+    (`inseparable`): the contenders are then every other registered pair scored."""
+
+    champion: Entry | None
+    contenders: tuple[Entry, ...]
+    inseparable: bool = False
+    in_order: tuple[Entry, ...] = ()
+    """Every registered pair scored, in the caller's order (their index in `registered`: the
+    registered route's pair index, so its certification streams)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Halving:
+    """The halving's survivors (best first; one unless the budget ran short) and its rounds."""
+
+    survivors: tuple[Entry, ...]
+    rounds: int
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Pilot:
+    """What the pilot hands to certification: every scored entry (in evaluation order), the
+    registered pairs' champion and contenders, the halving, and the champion that survived the
+    challenge (None if there is none or its score is not finite)."""
+
+    entries: tuple[Entry, ...]
+    registered: RegisteredPairs
+    halving: Halving
+    champion: Entry | None
+    sweeps: SweepScreen = dataclasses.field(default_factory=SweepScreen)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SearchSetup:
+    """What every stage shares: the budget plan, the pilot's sampler, proposer and scorer, the
+    claimed relations and the verdict claim's relation."""
+
+    plan: PilotPlan
+    sampler: PilotSampler
+    proposer: Proposer
+    scorer: Ranker
+    relations: tuple[Relation, ...]
+    verdict_relation: Relation
+    selection_chunk: int = 1 << 16
+    """The runner's chunk size for the registered pairs' selection split (`score_registered`)."""
+
+
+def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pilot_samples: int) -> Pilot:
+    """Screening, the registered pairs' top-ups, successive halving on what is left of the pilot
+    budget, and the challenge of the registered champion on what is still left: every draw at
+    pilot seeds, never more than P in all (unless the registered top-ups alone exceed it)."""
+    sampler, scorer, plan = setup.sampler, setup.scorer, setup.plan
+    rows = [(p.dataset.n + p.neighbor.n) / 2 for p in registered]
+    sweeps = sweep_screen(
+        sampler,
+        setup.proposer,
+        scorer,
+        budget=plan.sweep_budget,
+        limit=plan.num_candidates,
+        reference_rows=float(np.mean(rows)) if rows else REFERENCE_ROWS,
+    )
+    entries = screen(
+        sampler,
+        setup.proposer,
+        scorer,
+        registered=registered,
+        num_candidates=plan.num_candidates,
+        per_candidate=plan.per_candidate,
+        front=sweeps.finalists,
+    )
+    reg = score_registered(
+        sampler,
+        scorer,
+        entries,
+        selection=sampler.config.split()[0],
+        registered=registered,
+        chunk=setup.selection_chunk,
+    )
+    budget = plan.pilot_budget - sampler.spent
+    reserve = challenge_reserve(budget, reg.champion)
+    halving = halve(
+        sampler, scorer, entries, reg, budget=budget - reserve, min_pilot_samples=min_pilot_samples
+    )
+    budget = plan.pilot_budget - sampler.spent
+    champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
+    return Pilot(entries=entries, registered=reg, halving=halving, champion=champion, sweeps=sweeps)
+
+
+def ranked(entries: Sequence[Entry]) -> list[Entry]:
+    """Entries by score, best first (stable)."""
+    return sorted(entries, key=lambda e: -e.score)
+
+
+def plan_pilot(
+    config: AuditConfig,
+    *,
+    total_budget: int,
+    pilot_fraction: float,
+    max_candidates: int,
+    min_pilot_samples: int,
+    sweep_share: float = 0.0,
+) -> PilotPlan:
+    """P = ⌊f·T⌋: P/2 − R − W for screening C = min(max_candidates, ⌊(P/2 − R − W) /
+    min_pilot_samples⌋) candidates on s₀ = ⌊(P/2 − R − W) / C⌋ samples each, R = min(P/8, P/2 −
+    2·min_pilot_samples) held for the challenge (3P/8 and P/8 once the budget allows), W =
+    ⌊sweep_share·P⌋ for the sweep screen while screening keeps 4·min_pilot_samples (else 0);
+    `SearchBudgetError` if C < 2 or T − P < 200."""
+    pilot_budget = math.floor(pilot_fraction * total_budget)
+    half = pilot_budget // 2  # the reserve never costs a small budget its two screened candidates
+    challenge_budget = min(pilot_budget // 8, max(0, half - 2 * min_pilot_samples))
+    screen_budget = half - challenge_budget
+    sweep_budget = math.floor(sweep_share * pilot_budget)
+    if screen_budget - sweep_budget < 4 * min_pilot_samples:
+        sweep_budget = 0
+    screen_budget -= sweep_budget
+    num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
+    if num_candidates < 2 or total_budget - pilot_budget < 200:
+        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
+        raise SearchBudgetError(
+            f"a total budget of {total_budget:,} samples per side is too small for a search with "
+            f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
+        )
+    cert_cfg = dataclasses.replace(config, num_samples=max(total_budget - pilot_budget, 200))
+    return PilotPlan(
+        total_budget=total_budget,
+        pilot_budget=pilot_budget,
+        num_candidates=num_candidates,
+        per_candidate=screen_budget // num_candidates,
+        projected_total=cert_cfg.split()[1],
+        challenge_budget=challenge_budget,
+        sweep_budget=sweep_budget,
+    )
+
+
+def screen(
+    sampler: PilotSampler,
+    proposer: Proposer,
+    scorer: Ranker,
+    *,
+    registered: Sequence[NeighborPair],
+    num_candidates: int,
+    per_candidate: int,
+    front: Sequence[NeighborPair] = (),
+) -> tuple[Entry, ...]:
+    """Every candidate sampled `per_candidate` times per side and scored, in evaluation order:
+    an initial batch (about two thirds of `num_candidates`; the registered pairs, then `front`,
+    the sweep screen's finalists, then templates), then local-search rounds from the current top
+    three. `SearchBudgetError` if no candidate could be sampled."""
+    entries: list[Entry] = []
+
+    def keep(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+            entries.append(entry)
+
+    num_local = num_candidates // 3
+    batch = proposer.initial(registered, size=num_candidates - num_local, front=front)
+    sampler.draw_all([(e, per_candidate) for e in batch], then=keep)
+    round_size = max(2, math.ceil(num_local / 3))
+    attempts = 4 * num_candidates  # guard against a mechanism that fails on every candidate
+    while len(entries) < num_candidates and attempts > 0 and entries:
+        attempts -= 1
+        target = min(round_size, num_candidates - len(entries))
+        batch = proposer.local([e.pair for e in ranked(entries)[:3]], size=target)
+        if not batch:
+            break  # the candidate space is exhausted
+        sampler.draw_all([(e, per_candidate) for e in batch], then=keep)
+    if not entries:
+        name = sampler.mechanism.name
+        raise SearchBudgetError(f"no admissible candidate pair could be sampled for {name!r}")
+    return tuple(entries)
+
+
+def score_registered(
+    sampler: PilotSampler,
+    scorer: Ranker,
+    entries: Sequence[Entry],
+    *,
+    selection: int,
+    registered: Sequence[NeighborPair] = (),
+    chunk: int = 1 << 16,
+) -> RegisteredPairs:
+    """Draw every registered entry afresh on `selection` samples per side of the registered
+    route's own selection streams (`PilotSampler.draw_registered`, at its index in `registered`,
+    cut in `chunk`s as the runner cuts them) and score it there; one that cannot be is dropped
+    (score −∞, released). The champion's event is then chosen on the very samples the
+    registered route chooses it on."""
+    mine = [e for e in entries if e.source == "registered"]
+    requests = [(e, _position(e.pair, registered)) for e in mine]
+    drawn = sampler.draw_registered(requests, num=selection, chunk=chunk)
+    champion: Entry | None = None
+    scored: list[Entry] = []
+    for e, ok in zip(mine, drawn, strict=True):
+        if not ok:
+            e.score = -math.inf
+            e.release()
+            continue
+        scorer(e)
+        scored.append(e)
+        if champion is None or e.score > champion.score:
+            champion = e
+    if champion is None:
+        return RegisteredPairs(champion=None, contenders=())
+    floor = champion.score - registered_tie(scored)
+    others = sorted((e for e in scored if e is not champion), key=lambda e: -e.score)
+    if inseparable(champion, others, floor=floor):
+        return RegisteredPairs(
+            champion=champion, contenders=tuple(others), inseparable=True, in_order=tuple(scored)
+        )
+    contenders = [e for e in others if e.score >= floor]
+    return RegisteredPairs(champion=champion, contenders=tuple(contenders[:MAX_CONTENDERS]))
+
+
+def inseparable(champion: Entry, others: Sequence[Entry], *, floor: float) -> bool:
+    """True when the pilot cannot rank two or more registered pairs: every other registered pair
+    scores within `registered_tie` of the champion (`floor`), the measured noise of the pilot
+    scores (hs_stl at its default budget, seeds 0–2: gaps 0.04, 0.15 and 1.32 against ties of
+    1.09, 1.70 and 1.41; at seed 0 the weaker pair came first), or no registered pair projects
+    any privacy loss (score + claim ε ≤ 0 for all) and their claims are within the tie of each
+    other, so that only noise orders them. The default route then certifies all of them, as the
+    registered route does (`search_certify.choose`). Pairs held to claims further apart are
+    ranked by their claims even without evidence (private_decision_list_medium: the add/remove
+    pair, claim 1.32, against a relabel pair held to 2.63; certifying both halved the verdict
+    pair's samples, −0.477 at seed 1 against 0.042 for the add/remove pair alone)."""
+    if not others:
+        return False
+    tie = champion.score - floor
+    # champion quiet ⇒ so is every pair below the floor with a claim within the tie of its own
+    quiet = champion.score + champion.claim_epsilon <= 0.0
+    return all(
+        e.score >= floor or (quiet and abs(e.claim_epsilon - champion.claim_epsilon) <= tie) for e in others
+    )
+
+
+def _position(pair: NeighborPair, registered: Sequence[NeighborPair]) -> int:
+    """`pair`'s index among `registered` (the same object, else the same content: its streams'
+    key); one past them if absent."""
+    for i, p in enumerate(registered):
+        if p is pair or (
+            p.relation is pair.relation
+            and p.dataset.equals(pair.dataset)
+            and p.neighbor.equals(pair.neighbor)
+        ):
+            return i
+    return len(registered)
+
+
+def registered_tie(scored: Sequence[Entry]) -> float:
+    """How far below the champion a registered pair still contends: `REGISTERED_TIE`, or two
+    standard deviations of the difference of two pilot scores if larger. Each score is the mean
+    of two folds with sd σ; a fold difference D ~ N(0, 2σ²) has median |D| = 0.6745·√2·σ, so
+    σ̂ = median spread / 0.954 over the registered pairs (all scored on the same selection
+    size; the median ignores a pair with no event on one fold). On a learner with small ε the
+    pilot scores of 20,000 samples carry σ̂ ≈ 0.4, and a fixed tie of 0.15 let one noisy score
+    decide alone (geo_halfplane_grid4: a pair of exact ε 0.001 certified instead of one of 0.34)."""
+    spreads = [e.spread for e in scored if math.isfinite(e.spread)]
+    if len(spreads) < 2:
+        return REGISTERED_TIE
+    sigma = float(np.median(spreads)) / (0.6745 * math.sqrt(2.0))
+    return max(REGISTERED_TIE, 2.0 * sigma)
+
+
+def _rounds_for(m: int) -> int:
+    return math.ceil(math.log2(m)) if m > 1 else 0
+
+
+def _pool_size(candidates: int, *, budget: int, min_pilot_samples: int) -> int:
+    """Up to `HALVING_POOL`, smaller while a round would add fewer than min_pilot_samples / 2 each."""
+    size = min(HALVING_POOL, candidates)
+    while size > 2 and budget // _rounds_for(size) // size < min_pilot_samples // 2:
+        size -= 1
+    return size
+
+
+def halve(
+    sampler: PilotSampler,
+    scorer: Ranker,
+    entries: Sequence[Entry],
+    registered: RegisteredPairs,
+    *,
+    budget: int,
+    min_pilot_samples: int,
+) -> Halving:
+    """Successive halving on `budget` samples per side over the best entries not registered:
+    each round an equal share of what is left, split over its survivors, the better half kept.
+    Releases the samples of every entry neither surviving nor registered champion/contender."""
+    others = [e for e in ranked(entries) if e.source != "registered"]
+    survivors = others[: _pool_size(len(others), budget=budget, min_pilot_samples=min_pilot_samples)]
+    champion = [registered.champion] if registered.champion is not None else []
+    holding = {*survivors, *registered.contenders, *champion}
+    for e in entries:
+        if e not in holding:
+            e.release()
+
+    def rescore(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+        else:
+            entry.score = -math.inf
+
+    rounds = 0
+    planned = _rounds_for(len(survivors))
+    for r in range(planned):
+        per = (budget // (planned - r)) // len(survivors)
+        if per < min_pilot_samples // 2:
+            break
+        rounds += 1
+        before = sampler.spent
+        sampler.draw_all([(e, per) for e in survivors], then=rescore)
+        budget -= sampler.spent - before
+        survivors.sort(key=lambda e: -e.score)
+        keep = max(1, math.ceil(len(survivors) / 2))
+        for e in survivors[keep:]:
+            e.release()
+        survivors = survivors[:keep]
+    return Halving(survivors=tuple(survivors), rounds=rounds)
+
+
+def challenge_reserve(budget: int, champion: Entry | None) -> int:
+    """Pilot samples held back from the halving for the challenge: what is left of the pilot
+    (`budget`, after screening and the registered top-ups) up to the champion's pilot size; none
+    without a champion. Unspent (no survivor outscores the champion) they go to
+    certification, so the champion's share never shrinks for it; spent, they let a strong
+    survivor screened on a few thousand samples be rescored on tens of thousands, where
+    `beats` can separate it (float_sum_rounding: a template pair at true ε = 2 scored 1.0
+    against the champion's −0.07 on 5,469 samples, inside the 1.85 margin there)."""
+    if champion is None or not math.isfinite(champion.score):
+        return 0
+    return max(0, min(budget, champion.drawn))
+
+
+def challenge(
+    sampler: PilotSampler,
+    scorer: Ranker,
+    survivors: Sequence[Entry],
+    champion: Entry | None,
+    *,
+    budget: int,
+) -> Entry | None:
+    """The registered champion if its score is finite (else None), after topping up towards its
+    pilot size the best `CHALLENGERS` survivors that would displace it (as far as `budget`
+    samples per side, what is left of the pilot, pays for: the last one possibly part way), and
+    rescoring them."""
+    if champion is None or not math.isfinite(champion.score):
+        return None
+    challengers = []
+    for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
+        if e.score <= champion.score + VERDICT_TIE:
+            break
+        need = min(champion.drawn - e.rows(), budget)
+        if e.drawn < champion.drawn and e.rows() > 0 and need >= min(e.rows(), champion.drawn - e.rows()):
+            challengers.append((e, need))  # at least doubles its samples (or reaches the champion's)
+            budget -= need
+
+    def rescore(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+
+    sampler.draw_all(challengers, then=rescore)
+    return champion

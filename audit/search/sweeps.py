@@ -1,0 +1,149 @@
+"""The search's sweep screen: count and mass sweeps ranked on coupled pilot draws.
+
+`sweep_screen` runs before the pilot's screening (`search_pilot.run_pilot`). The sweep candidates
+(`neighbors.sweeps.CountSweeps`: k records at one extreme, the neighbour moving, adding or
+removing one, for k on a grid up to 64 records by default) are too many to screen like templates,
+so each gets a few samples per side (`MIN_SWEEP_SAMPLES` … `MAX_SWEEP_SAMPLES`, at most
+`SWEEP_SHARE` of the pilot budget in all, a prefix of the priority order when that budget cannot
+give every candidate `MIN_SWEEP_SAMPLES` or there are more than the screening's candidates: the
+sweeps' `sample` calls stay within the screening's), scored by the pilot's cross-fitted projection
+(`search_score.Ranker`), and the best `SWEEP_FINALISTS` become ordinary candidates of the
+screening (drawn afresh, at pilot seeds, like every template).
+
+**Coupled draws.** For a seedable mechanism both datasets of a sweep candidate are drawn from the
+same random stream (`PilotSampler.draw_all(coupled=True)`: one seed, chunk keys (0, c) on both
+sides). Each side's samples are still i.i.d. from that side's output law, so the cross-fitted
+frequencies estimate the same probabilities as independent draws; but the two sides' counts of
+an event are positively correlated, so their log-ratio is less noisy, and a data-dependent branch
+(a sentinel released on one dataset, a noisy value on the other, from the same noise) shows as an
+event counted on one side only on the same draws: a few dozen samples rank the pair where the
+branch flips above every pair where it does not.
+
+Validity is untouched: coupled samples are drawn at seeds of their own (`COUPLED_SPAWN_KEY`),
+never on the audit seed's streams, and are released after ranking. They choose which sweep pairs
+enter the screening, nothing else; the screening draws those pairs afresh and independently, no
+certified pair's event is chosen on a coupled sample, and certification draws its own
+independent streams, so the runner's bound P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds unchanged.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.engine.search.candidates import Proposer
+from dpaudit.engine.search.ranking import Ranker
+from dpaudit.engine.search.sampling import Entry, PilotSampler
+from dpaudit.neighbors.base import NeighborPair
+
+SWEEP_SHARE = 1 / 16
+"""The sweep screen's share of the pilot budget P (taken from what the halving would get)."""
+MIN_SWEEP_SAMPLES = 32
+"""Fewest coupled samples per side a sweep candidate is screened on."""
+MAX_SWEEP_SAMPLES = 256
+"""Most coupled samples per side a sweep candidate is screened on."""
+SWEEP_FINALISTS = 4
+"""Sweep candidates passed on to the screening."""
+MIN_SWEEP_LIMIT = 32
+"""The sweep screen scores up to max(this, the screening's candidate count) candidates: on a small
+budget the screening has a handful, and the counting sweeps of both extremes up to k = 20 are the
+first 26."""
+SHOWN = 5
+REFERENCE_ROWS = 4.0
+"""Rows a sweep candidate may have before its samples count as more than one (`sweep_weights`;
+the boundary templates' size when there are no registered pairs)."""
+
+
+def sweep_weights(entries: list[Entry], reference_rows: float) -> NDArray[np.float64]:
+    """Each candidate's cost per sample in units of a sample on `reference_rows` rows: its mean
+    side's rows over max(`reference_rows`, `REFERENCE_ROWS`), at least 1."""
+    rows = np.array([(e.pair.dataset.n + e.pair.neighbor.n) / 2 for e in entries], dtype=float)
+    return np.maximum(1.0, rows / max(reference_rows, REFERENCE_ROWS))
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class SweepScreen:
+    """What the sweep screen did: the finalists (best first), how many candidates it scored (of how
+    many the sweeps proposed), on how many samples per side each, the samples per side in all,
+    whether the draws were coupled, and the best scores (description, score). Its seconds stay
+    out of the record (`to_dict`): the result's only timing is `elapsed_seconds`, so a search is
+    bit-identical for any `jobs`."""
+
+    finalists: tuple[NeighborPair, ...] = ()
+    proposed: int = 0
+    scored: int = 0
+    samples_per_candidate: int = 0
+    samples: int = 0
+    coupled: bool = False
+    seconds: float = 0.0
+    best: tuple[tuple[str, float], ...] = ()
+
+    def to_dict(self) -> dict[str, Any]:
+        """The search summary's "sweeps" entry."""
+        return {
+            "proposed": self.proposed,
+            "scored": self.scored,
+            "samples_per_candidate": self.samples_per_candidate,
+            "samples": self.samples,
+            "coupled": self.coupled,
+            "finalists": [p.description for p in self.finalists],
+            "best": [{"description": d, "score": s} for d, s in self.best],
+        }
+
+
+def sweep_budget(pilot_budget: int, free: int) -> int:
+    """Samples per side the sweep screen may spend: `SWEEP_SHARE` of the pilot budget, within
+    what the pilot's screening, registered top-ups and challenge reserve leave (`free`)."""
+    return max(0, min(int(pilot_budget * SWEEP_SHARE), free))
+
+
+def sweep_screen(
+    sampler: PilotSampler,
+    proposer: Proposer,
+    scorer: Ranker,
+    *,
+    budget: int,
+    limit: int,
+    reference_rows: float = REFERENCE_ROWS,
+) -> SweepScreen:
+    """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`), `limit`
+    being the screening's candidate count, so the sweeps add about as many `sample` calls as the
+    screening makes) on coupled draws within `budget` samples per side, each candidate's samples
+    weighted by its rows over `reference_rows` (the registered pairs' size; a learner's cost per
+    sample grows with its dataset, and a sweep reaches 64 records where templates have a few:
+    `sweep_weights`); the best `SWEEP_FINALISTS` (finite score) are the finalists. Samples are
+    released afterwards."""
+    started = time.perf_counter()
+    candidates = proposer.sweeps() if budget >= 2 * MIN_SWEEP_SAMPLES else []
+    weights = np.cumsum(sweep_weights(candidates, reference_rows))
+    fits = int(np.searchsorted(weights, budget / MIN_SWEEP_SAMPLES, side="right"))
+    count = min(fits, max(limit, MIN_SWEEP_LIMIT))
+    if count < 2:
+        return SweepScreen(proposed=len(candidates))
+    per = int(min(MAX_SWEEP_SAMPLES, budget // weights[count - 1]))
+    chosen = candidates[:count]
+    coupled = bool(getattr(sampler.mechanism, "seedable", True))
+    before = sampler.spent
+
+    def keep(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+        entry.release()
+
+    sampler.draw_all([(e, per) for e in chosen], then=keep, coupled=coupled)
+    ranked = sorted((e for e in chosen if math.isfinite(e.score)), key=lambda e: -e.score)
+    return SweepScreen(
+        finalists=tuple(e.pair for e in ranked[:SWEEP_FINALISTS]),
+        proposed=len(candidates),
+        scored=count,
+        samples_per_candidate=per,
+        samples=sampler.spent - before,
+        coupled=coupled,
+        seconds=time.perf_counter() - started,
+        best=tuple((e.pair.description, e.score) for e in ranked[:SHOWN]),
+    )

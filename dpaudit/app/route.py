@@ -1,0 +1,168 @@
+"""Which pairs an audit certifies, and the call that certifies them: the route shared by
+`dpaudit run`, `dpaudit.audit()` and the gate.
+
+`pairs_for` is a mechanism's registered worst-case pairs, else boundary templates for its
+claims. `certify` runs a `Route`: the default pair search (the registered pairs in its pool) with
+a fallback to the registered pairs when the budget or domain cannot support a search, the
+registered pairs alone, or explicit pairs. The whole route runs in one audit session, so the
+timeout and the output-shape check cover all of it. Every certificate is the engine's (the proof
+is in ARCHITECTURE.md); this module only chooses which procedure runs.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from pathlib import Path
+
+from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
+from dpaudit.engine.sampling import audit_session
+from dpaudit.engine.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.neighbors.base import NeighborPair
+from dpaudit.neighbors.generators import BoundaryPairs, check_amplification
+from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
+
+FALLBACK = "the default pair search is unavailable"
+
+
+@dataclasses.dataclass(frozen=True)
+class Route:
+    """Which pairs an audit certifies: `mode` "all" (search, registered pairs in the pool),
+    "search" (search only), "registered" (the registered pairs), or explicit `pairs`."""
+
+    mode: str
+    pairs: tuple[NeighborPair, ...] = ()
+    explicit: bool = False
+    """The mode was asked for (an impossible search is then an error, not a fallback)."""
+    pilot_fraction: float | None = None
+    """Share of the search budget spent on the pilot (None: automatic, 0.2 with registered pairs)."""
+    search_pairs: int | None = None
+    """Search budget per side = num_samples × this (None: the number of registered pairs, else of
+    boundary templates: what the registered route would spend)."""
+    sweep_max_count: int | None = None
+    """The largest k of the count sweeps (None: `neighbors.sweeps.DEFAULT_MAX_COUNT`, 64)."""
+
+
+def has_registered_pairs(mechanism: Mechanism) -> bool:
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    return callable(registered) and len(registered()) > 0
+
+
+def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
+    """The mechanism's registered worst-case pairs, else boundary templates for its claims.
+
+    A mechanism whose claim relies on subsampling amplification under one relation cannot be
+    audited on pairs of another: that is an input error, never a silent audit."""
+    registered = getattr(mechanism, "neighbor_pairs", None)
+    pairs: list[NeighborPair] = list(registered()) if callable(registered) else []
+    if not pairs:
+        relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+        gen = BoundaryPairs()
+        pairs = [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+    for rel in dict.fromkeys(p.relation for p in pairs):
+        check_amplification(mechanism.domain, rel)
+    return pairs
+
+
+def certify(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    route: Route,
+    *,
+    parameters: tuple[tuple[str, str], ...] = (),
+    command: str = "",
+    checkpoint_path: Path | None = None,
+    resume: bool = False,
+) -> AuditResult:
+    """Run `route` on `mechanism`: the search (with a registered fallback) or `run_audit`.
+    A search the budget or domain cannot support falls back to the registered pairs with a
+    note in the result's warnings, unless the route was asked for explicitly (then it raises).
+    The whole route runs in one `audit_session`: `config.timeout` bounds all of it, and every
+    output's shape is checked against the first. A claim of the wrong type or an absurd
+    `num_samples` (`check_budget`) is refused before the search draws anything."""
+    claims_of(mechanism)
+    with audit_session(mechanism.name, timeout=config.timeout):
+        if route.mode != "explicit" and 2 * config.num_samples >= CHECKED_FROM:
+            check_budget(mechanism, pairs_for(mechanism)[0].dataset, config, pairs=1)
+        return _certify(mechanism, config, route, parameters, command, checkpoint_path, resume)
+
+
+def _certify(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    route: Route,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    checkpoint_path: Path | None,
+    resume: bool,
+) -> AuditResult:
+    saved = Saved(checkpoint_path=checkpoint_path, resume=resume)
+    if route.mode == "explicit":
+        return _run(mechanism, list(route.pairs), config, parameters, command, saved)
+    note = ""
+    if route.mode != "registered":
+        try:
+            return _search(mechanism, config, route, parameters, command, saved)
+        except (SearchBudgetError, SearchUnsupportedError) as exc:
+            if route.explicit:
+                raise
+            listed = getattr(mechanism, "neighbor_pairs", None)
+            registered = callable(listed) and len(listed()) > 0
+            which = "registered pairs" if registered else "boundary template pairs"
+            note = f"note: audited on the {which} ({FALLBACK}: {exc})"
+    pairs = pairs_for(mechanism)
+    result = _run(mechanism, pairs, config, parameters, f"{command} --pairs registered", saved)
+    return dataclasses.replace(result, warnings=(*result.warnings, note)) if note else result
+
+
+@dataclasses.dataclass(frozen=True)
+class Saved:
+    """Where the audit checkpoints, and whether it resumes from there."""
+
+    checkpoint_path: Path | None = None
+    resume: bool = False
+
+
+def _run(
+    mechanism: Mechanism,
+    pairs: list[NeighborPair],
+    config: AuditConfig,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    saved: Saved,
+) -> AuditResult:
+    return run_audit(
+        mechanism,
+        pairs,
+        config,
+        parameters=parameters,
+        command=command,
+        checkpoint_path=saved.checkpoint_path,
+        resume=saved.resume,
+    )
+
+
+def _search(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    route: Route,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    saved: Saved,
+) -> AuditResult:
+    if getattr(mechanism, "domain", None) is None:
+        raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
+    found = search_and_certify(
+        mechanism,
+        config,
+        registered=pairs_for(mechanism) if route.mode == "all" else (),
+        parameters=parameters,
+        command=f"{command} --pairs {route.mode}",
+        checkpoint_path=saved.checkpoint_path,
+        resume=saved.resume,
+        pilot_fraction=route.pilot_fraction,
+        budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
+        sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
+    )
+    return found.certified
