@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 import dpaudit.app.cli.entry as cli
-import dpaudit.app.route as route
+import dpaudit.app.route as app_route
 from dpaudit import api
 
 
@@ -35,8 +35,8 @@ def test_an_internal_error_exits_3_with_a_traceback_file(
     def broken(*args: object, **kwargs: object) -> None:
         raise KeyError("side")
 
-    monkeypatch.setattr(route, "run_audit", broken)
-    monkeypatch.setattr(route, "search_and_certify", broken)
+    monkeypatch.setattr(app_route, "run_audit", broken)
+    monkeypatch.setattr(app_route, "search_and_certify", broken)
     code, err = _run(capsys, "run", "laplace_sum", "--num-samples", "2000")
     assert code == cli.EXIT_INTERNAL
     assert err.count("\n") == 1 and "internal error: KeyError" in err
