@@ -23,7 +23,9 @@ domain's sizes (`Domain.min_size` pads with the opposite record, `Domain.max_siz
 For a box the k copies of r also carry the mass k·r, so the same pairs are the sums crossing each
 value of the grid: no separate family is needed for "release only when Σx ≥ s". Pairs are
 yielded in priority order (the counting changes of the first two targets over the whole grid,
-then their mass and size changes, then the other targets), each admissible
+then the counting changes at the other locations of `neighbors.sweep_locations` — mixed corners,
+the centre, categories, labels, interior quartiles of each feature — for k ≤ `DENSE_UP_TO`, tagged
+"anywhere", then the first two targets' mass and size changes, then the other targets), each admissible
 (`neighbors.admissible.admitted_pairs`), so a caller with a small budget takes a prefix.
 Depends on numpy only.
 """
@@ -32,7 +34,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -40,6 +42,7 @@ from dpaudit.neighbors.admissible import admitted_pairs
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair, farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
+from dpaudit.neighbors.sweep_locations import LOCATIONS, sweep_locations
 
 __all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "CountSweeps", "count_grid"]
 
@@ -83,10 +86,13 @@ def count_grid(
 @dataclass(frozen=True, slots=True)
 class CountSweeps:
     """The sweep pairs of a domain under a relation (see the module docstring); `max_count` is the
-    largest k, `targets` the most records the copies sit at."""
+    largest k, `targets` the most extreme records the copies sit at over the whole grid,
+    `locations` the most other places they sit at for k ≤ `DENSE_UP_TO`
+    (`neighbors.sweep_locations`)."""
 
     max_count: int = DEFAULT_MAX_COUNT
     targets: int = 4
+    locations: int = LOCATIONS
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         space = Space.of(domain, self.max_count + 1)
@@ -97,14 +103,39 @@ class CountSweeps:
     def _raw(self, space: Space, relation: Relation) -> Iterator[NeighborPair | None]:
         targets = sweep_targets(space)[: self.targets]
         grid = count_grid(self.max_count)
-        # the counting changes of the first two targets over the whole grid, then their other
-        # changes (mass, size), then every change of the other targets
-        for group, counting in ((targets[:2], True), (targets[:2], False), (targets[2:], None)):
+        # the counting changes of the first two targets over the whole grid, then those of every
+        # other location for k ≤ DENSE_UP_TO (location by location), then the first two targets'
+        # other changes (mass, size), then every change of the other targets
+        yield from self._counting(space, relation, grid, targets[:2])
+        yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
+        for group, counting in ((targets[:2], False), (targets[2:], None)):
             for k in grid:
                 for name_r, r, name_o, o in group:
                     for pair in _changes(space, relation, k, (name_r, r), (name_o, o)):
                         if pair is not None and (counting is None or ("count" in pair.tags) == counting):
                             yield pair
+
+    def _counting(
+        self,
+        space: Space,
+        relation: Relation,
+        grid: tuple[int, ...],
+        targets: list[tuple[str, F64, str, F64]],
+    ) -> Iterator[NeighborPair | None]:
+        for k in grid:
+            for name_r, r, name_o, o in targets:
+                for pair in _changes(space, relation, k, (name_r, r), (name_o, o)):
+                    if pair is not None and "count" in pair.tags:
+                        yield pair
+
+    def _anywhere(self, space: Space, relation: Relation, skip: list[F64]) -> Iterator[NeighborPair | None]:
+        """The counting changes at `sweep_locations` for k ≤ `DENSE_UP_TO`, tagged "anywhere"."""
+        if self.locations <= 0:
+            return
+        grid = tuple(k for k in count_grid(self.max_count) if k <= DENSE_UP_TO)
+        for _, r, o in sweep_locations(space, skip)[: self.locations]:
+            for pair in self._counting(space, relation, grid, [(words(space, r), r, words(space, o), o)]):
+                yield replace(pair, tags=(*pair.tags, "anywhere")) if pair is not None else None
 
 
 def sweep_targets(space: Space) -> list[tuple[str, F64, str, F64]]:
@@ -155,7 +186,7 @@ def _changes(
     (name_r, r), (name_o, o) = target, opposite
     a, b = space.sizes_for(relation)
     rel = _RELATION_WORDS[relation]
-    tags = ("sweep", f"count:{k}")
+    tags = ("sweep", f"count:{k}", f"at:{name_r}")
     if relation is Relation.ADD_REMOVE_ONE:
         f = max(0, a + 1 - k)  # remove one r: the smaller side has k − 1 + f ≥ a rows
         pad = f" (and {f} at {name_o} on both sides)" if f else ""

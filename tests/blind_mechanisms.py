@@ -12,6 +12,10 @@ Bug classes (each with its correct counterpart):
   when the *true* count reaches t, else the sentinel −1. True ε = ∞ (the pair moving the count
   from t to t − 1 changes the support). Correct: the branch on the *noisy* count (post-processing
   of one Laplace count, ε = 1).
+- **region gate** (issue 35; t ∈ {3, 5, 10}): the same branch on the true count of records in a
+  region the extremes miss: an interior band 0.4 ≤ x < 0.6 of a feature in [0, 1], and a mixed
+  corner x₀ ≥ 0.5 and x₁ < 0.5 of a box [0, 1]². True ε = ∞. Correct: the branch on the noisy
+  count (ε = 1).
 - **mean with its own size**: under add/remove, mean + Lap(1/(n ε)): the noise scale depends
   on the private n, so the two sides' Laplace laws have different scales (ε = ∞ at δ = 0).
   Correct: sum / N + Lap(1/(N ε)) with the public bound N.
@@ -100,6 +104,50 @@ def _threshold_rows() -> list[Row]:
             rows.append(Row(name, _mechanism(name, threshold_branch(t, v), REPLACE, domain), math.inf, True))
             name = f"noisy_threshold_{where}_t{t}"
             rows.append(Row(name, _mechanism(name, threshold_noisy(t, v), REPLACE, domain), EPSILON, False))
+    return rows
+
+
+# --- gate on the count in a region the extremes miss (issue 35) ---------------------------------
+
+REGION_THRESHOLDS = (3, 5, 10)
+BAND = (0.4, 0.6)
+BOX2 = Domain(num_features=2, feature_low=0.0, feature_high=1.0)
+Region = Callable[[Dataset], int]
+
+
+def _in_band(ds: Dataset) -> int:
+    x = ds.X[:, 0]
+    return int(np.count_nonzero((x >= BAND[0]) & (x < BAND[1])))
+
+
+def _in_mixed_corner(ds: Dataset) -> int:
+    return int(np.count_nonzero((ds.X[:, 0] >= 0.5) & (ds.X[:, 1] < 0.5)))
+
+
+def region_gate(t: int, region: Region, noisy: bool) -> Batch:
+    """A Laplace count of the region released when the true count (buggy) or the noisy count
+    (correct) reaches t, else the sentinel."""
+
+    def batch(ds: Dataset, m: int, rng: np.random.Generator) -> Any:
+        count = region(ds)
+        out = count + rng.laplace(0.0, 1.0 / EPSILON, size=m)
+        return np.where((out if noisy else np.full(m, count)) >= t, out, SENTINEL)
+
+    return batch
+
+
+def _region_rows() -> list[Row]:
+    rows = []
+    for where, region, domain in (("band", _in_band, BOX), ("mixed_corner", _in_mixed_corner, BOX2)):
+        for t in REGION_THRESHOLDS:
+            name = f"gate_{where}_t{t}"
+            rows.append(
+                Row(name, _mechanism(name, region_gate(t, region, False), REPLACE, domain), math.inf, True)
+            )
+            name = f"noisy_gate_{where}_t{t}"
+            rows.append(
+                Row(name, _mechanism(name, region_gate(t, region, True), REPLACE, domain), EPSILON, False)
+            )
     return rows
 
 
@@ -232,6 +280,6 @@ def _other_rows() -> list[Row]:
     ]
 
 
-ROWS: tuple[Row, ...] = (*_threshold_rows(), *_other_rows())
+ROWS: tuple[Row, ...] = (*_threshold_rows(), *_region_rows(), *_other_rows())
 BY_NAME = {row.name: row for row in ROWS}
 globals().update({row.name: row.mechanism for row in ROWS})  # `dpaudit run tests.blind_mechanisms:NAME`

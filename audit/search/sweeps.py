@@ -82,6 +82,7 @@ class SweepScreen:
     coupled: bool = False
     seconds: float = 0.0
     best: tuple[tuple[str, float], ...] = ()
+    locations: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The search summary's "sweeps" entry."""
@@ -91,6 +92,7 @@ class SweepScreen:
             "samples_per_candidate": self.samples_per_candidate,
             "samples": self.samples,
             "coupled": self.coupled,
+            "locations": self.locations,
             "finalists": [p.description for p in self.finalists],
             "best": [{"description": d, "score": s} for d, s in self.best],
         }
@@ -113,7 +115,9 @@ def sweep_screen(
 ) -> SweepScreen:
     """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`), `limit`
     being the screening's candidate count, so the sweeps add about as many `sample` calls as the
-    screening makes) on coupled draws within `budget` samples per side, each candidate's samples
+    screening makes, plus the "anywhere" candidates: the counting sweeps at the locations beyond
+    the two extremes, `neighbors.sweep_locations`, which the budget's `MIN_SWEEP_SAMPLES` per
+    candidate still bounds) on coupled draws within `budget` samples per side, each candidate's samples
     weighted by its rows over `reference_rows` (the registered pairs' size; a learner's cost per
     sample grows with its dataset, and a sweep reaches 64 records where templates have a few:
     `sweep_weights`); the best `SWEEP_FINALISTS` (finite score) are the finalists. Samples are
@@ -122,7 +126,8 @@ def sweep_screen(
     candidates = proposer.sweeps() if budget >= 2 * MIN_SWEEP_SAMPLES else []
     weights = np.cumsum(sweep_weights(candidates, reference_rows))
     fits = int(np.searchsorted(weights, budget / MIN_SWEEP_SAMPLES, side="right"))
-    count = min(fits, max(limit, MIN_SWEEP_LIMIT))
+    extra = sum("anywhere" in e.pair.tags for e in candidates)
+    count = min(fits, max(limit, MIN_SWEEP_LIMIT) + extra)
     if count < 2:
         return SweepScreen(proposed=len(candidates))
     per = int(min(MAX_SWEEP_SAMPLES, budget // weights[count - 1]))
@@ -146,4 +151,10 @@ def sweep_screen(
         coupled=coupled,
         seconds=time.perf_counter() - started,
         best=tuple((e.pair.description, e.score) for e in ranked[:SHOWN]),
+        locations=locations_tried(chosen),
     )
+
+
+def locations_tried(entries: list[Entry]) -> int:
+    """Distinct places the scored candidates put their k records (their "at:" tags)."""
+    return len({t for e in entries for t in e.pair.tags if t.startswith("at:")})

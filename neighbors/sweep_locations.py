@@ -1,0 +1,65 @@
+"""Where the sweeps put their k records beyond the two extremes (issue 35).
+
+A mechanism that branches on the true count of the records in a *region* is unsafe exactly on the
+pair whose change carries that count across the branch; the region may be an interior band of a
+feature (0.4 ≤ x < 0.6) or a mixed corner of a box (x₀ high and x₁ low), where the high and low
+corners put no record. `sweep_locations` lists the other places a count sweep puts its k copies:
+
+- the space's other extreme records (`Space.extreme_records`: the mixed corners of a box of up to
+  three features, the centre, a record space's categories / cells, each label);
+- a grid of interior points per feature (the quartiles of the declared range, the other features
+  at the centre; box domains only, up to `FEATURES` features);
+
+each with the farthest extreme record as the place a change moves one copy to, at most `LOCATIONS`
+of them in that order. `CountSweeps` sweeps k = 1 … `DENSE_UP_TO` at each (any region holding a
+location and not its opposite is crossed at every t ≤ `DENSE_UP_TO`). Depends on numpy only.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dpaudit.neighbors.building import farthest_records
+from dpaudit.neighbors.space import F64, Space, fmt_value
+
+__all__ = ["FEATURES", "LOCATIONS", "QUANTILES", "interior_points", "sweep_locations"]
+
+QUANTILES = (0.25, 0.5, 0.75)
+"""Interior points per feature, as fractions of its declared range."""
+FEATURES = 3
+"""Features that get interior points (the first ones)."""
+LOCATIONS = 8
+"""Most locations beyond the two extremes."""
+
+
+def interior_points(space: Space) -> list[tuple[str, F64]]:
+    """For each of the first `FEATURES` features, the record at each quantile of its range, the
+    other features at the centre (first label when labelled); box domains only."""
+    if space.domain.records is not None:
+        return []
+    centre = np.asarray(space.centre(), dtype=float)
+    out = []
+    for j in range(min(space.d, FEATURES)):
+        for q in QUANTILES:
+            v = centre.copy()
+            v[j] = space.lo[j] + q * (space.hi[j] - space.lo[j])
+            if space.domain.integer_valued:
+                v[j] = np.floor(v[j])
+            name = f"x{j} = {fmt_value(float(v[j]))}" if space.d > 1 else f"x = {fmt_value(float(v[j]))}"
+            out.append((name, v if space.labels is None else np.append(v, space.labels[0])))
+    return out
+
+
+def sweep_locations(space: Space, skip: list[F64]) -> list[tuple[str, F64, F64]]:
+    """(name, r, o): up to `LOCATIONS` records r not in `skip` (the extremes already swept), other
+    extremes first then interior points, each with o the farthest extreme record from it."""
+    out: list[tuple[str, F64, F64]] = []
+    seen = [np.asarray(s, dtype=float) for s in skip]
+    for name, r in [*space.extreme_records(), *interior_points(space)]:
+        if len(out) >= LOCATIONS or any(np.array_equal(r, s) for s in seen):
+            continue
+        far = farthest_records(space, r, limit=1)
+        if far:
+            seen.append(r)
+            out.append((name, r, far[0][1]))
+    return out
