@@ -70,6 +70,7 @@ from dpaudit.engine.learned.logistic import (
     irls_logistic,
 )
 from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
 
 __all__ = [  # the runner's defaults; the distinguishers and their parts are re-exported
     "DEFAULT_MAX_FEATURES",
@@ -83,6 +84,7 @@ __all__ = [  # the runner's defaults; the distinguishers and their parts are re-
     "Floats",
     "LogisticDistinguisher",
     "ProjectionDistinguisher",
+    "TrajectoryDistinguisher",
     "applicable",
     "default_learned_distinguishers",
     "few_distinct",
@@ -115,10 +117,13 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
 """The learned distinguishers with their class defaults (no distinct-value gate)."""
 
 
-def default_learned_distinguishers() -> tuple[LogisticDistinguisher | ProjectionDistinguisher, ...]:
+def default_learned_distinguishers() -> tuple[
+    LogisticDistinguisher | ProjectionDistinguisher | TrajectoryDistinguisher, ...
+]:
     """The learned part of `distinguishers.DEFAULT_DISTINGUISHERS`: logistic (linear and
-    squared features) and fixed projections, each fitted on ≤ `DEFAULT_MAX_FIT` rows per side
-    and silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
+    squared features), fixed projections and the trajectory mixture log-likelihood ratio
+    (`learned.trajectory`, issue 35), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side and
+    silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
     """
     bins = HistogramDistinguisher().max_bins
     return (
@@ -135,4 +140,5 @@ def default_learned_distinguishers() -> tuple[LogisticDistinguisher | Projection
         ProjectionDistinguisher(
             max_fit=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
         ),
+        TrajectoryDistinguisher(skip_if_distinct_at_most=bins),
     )

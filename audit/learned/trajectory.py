@@ -1,0 +1,234 @@
+"""Learned likelihood-ratio statistics for training trajectories (issue 35, item 2).
+
+`MixtureLLR` (`mechanisms/dpsgd/statistic.py`) is the Neyman–Pearson statistic of a gradient
+canary seen through every DP-SGD update: each step's update projected on the canary's direction is
+N(0, τ²) without the canary and the inclusion mixture (1 − q)·N(0, τ²) + q·N(s, τ²) with it
+(Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzis, "Tight Auditing of
+Differentially Private Machine Learning", USENIX Security 2023, Section 4). A user who brings their
+own loop knows neither the canary's direction, the noise τ, the shift s nor the rate q.
+`TrajectoryDistinguisher` learns them on the selection split:
+
+1. *Structure.* An output row of width W is read as T = W / d blocks of d coordinates, for every
+   d ≤ `MAX_BLOCK` dividing W with T ≥ 2, either as the T updates themselves ("updates") or as
+   T iterates whose consecutive differences are the updates ("iterates": θ_1 − 0, θ_2 − θ_1, …).
+2. *Direction.* v = the mean over steps of the two sides' mean update difference, normalised.
+3. *Per-step Gaussian model.* y_t = v·u_t. The side whose projected updates vary less is the
+   side without the canary: its per-step means m_t and pooled variance τ² are the base. On the
+   other side the residuals r_t = y_t − m_t have mean q·s and variance τ² + q(1 − q)s² under
+   the inclusion mixture, so (method of moments) s = Δμ + Δσ²/Δμ and q = Δμ / s; with no excess
+   variance the model is a Gaussian shift (q = 1, s = Δμ).
+4. *Statistic.* Λ(x) = Σ_t log[(1 − q) + q·exp((s·r_t − s²/2)/τ²)], the log-likelihood ratio of
+   the fitted models (`TrajectoryEvent.score`); events {Λ ≥ t} and {Λ ≤ t}.
+
+Validity. The model is fitted on the first half of the selection split (at most `MAX_FIT` rows per
+side) and its threshold candidates are counted on the other half, rescaled to the full selection
+size as the logistic score's are (`learned.fitted`); the runner certifies the chosen event on
+fresh samples. A wrong model (no such structure, a gradient that changes along the trajectory)
+costs power only: any fixed event certified on fresh samples is a valid witness.
+Cost: applicable to vector outputs that are not the histogram's case; at most `MAX_STRUCTURES`
+structures, each a few vectorised passes over the rows.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
+from dpaudit.engine.learned.fitted import Floats, guarded_propose, split_half
+
+__all__ = [
+    "MAX_BLOCK",
+    "MAX_FIT",
+    "MAX_STRUCTURES",
+    "TrajectoryDistinguisher",
+    "TrajectoryEvent",
+    "structures",
+]
+
+MAX_BLOCK = 8
+"""Largest parameter dimension d a structure reads (T = W / d steps)."""
+MAX_STRUCTURES = 8
+"""Most (d, mode) structures fitted per proposal (smallest d first)."""
+MAX_FIT = 5_000
+"""Rows per side the model is fitted on."""
+_EXP_MAX = 700.0
+
+
+def structures(width: int) -> list[tuple[int, bool]]:
+    """(d, iterates) for every d ≤ `MAX_BLOCK` dividing `width` with at least two steps."""
+    out = []
+    for d in range(1, min(MAX_BLOCK, width // 2) + 1):
+        if width % d == 0:
+            out += [(d, False), (d, True)]
+    return out[:MAX_STRUCTURES]
+
+
+def _updates(rows: Floats, d: int, iterates: bool) -> Floats:
+    """(n, T, d) updates of the rows read with block size d."""
+    u = rows.reshape(rows.shape[0], -1, d)
+    if iterates:
+        u = np.diff(u, axis=1, prepend=0.0)
+    return u
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrajectoryEvent:
+    """{Λ ≥ threshold} (upper) or {Λ ≤ threshold}, Λ the fitted mixture log-likelihood ratio."""
+
+    block: int
+    iterates: bool
+    direction: tuple[float, ...]
+    means: tuple[float, ...]
+    rate: float
+    shift: float
+    noise_sd: float
+    threshold: float
+    upper: bool
+
+    def score(self, outputs: Array) -> Floats:
+        rows = as_rows(outputs)
+        require_width(rows, self.block * len(self.means), "the trajectory event")
+        return llr(rows[:, : self.block * len(self.means)], self)
+
+    def indicator(self, outputs: Array) -> np.ndarray[Any, np.dtype[np.bool_]]:
+        s = self.score(outputs)
+        return s >= self.threshold if self.upper else s <= self.threshold
+
+    def describe(self) -> str:
+        how = "iterate differences" if self.iterates else "updates"
+        return (
+            f"trajectory-llr(x) {'≥' if self.upper else '≤'} {self.threshold:.6g} "
+            f"[{len(self.means)} steps × {self.block} of {how}, q̂ = {self.rate:.3g}, "
+            f"ŝ = {self.shift:.3g}, τ̂ = {self.noise_sd:.3g}]"
+        )
+
+    def to_spec(self) -> dict[str, Any]:
+        return {"type": "trajectory-llr", **{k: getattr(self, k) for k in _FIELDS}}
+
+    @staticmethod
+    def from_spec(spec: dict[str, Any]) -> TrajectoryEvent:
+        return TrajectoryEvent(
+            block=int(spec["block"]),
+            iterates=bool(spec["iterates"]),
+            direction=tuple(float(x) for x in spec["direction"]),
+            means=tuple(float(x) for x in spec["means"]),
+            rate=float(spec["rate"]),
+            shift=float(spec["shift"]),
+            noise_sd=float(spec["noise_sd"]),
+            threshold=float(spec["threshold"]),
+            upper=bool(spec["upper"]),
+        )
+
+
+_FIELDS = ("block", "iterates", "direction", "means", "rate", "shift", "noise_sd", "threshold", "upper")
+EVENT_TYPES.setdefault("trajectory-llr", TrajectoryEvent.from_spec)
+
+
+def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
+    """Λ per row: Σ_t log[(1 − q) + q·exp((s·r_t − s²/2)/τ²)], r_t = v·u_t − m_t."""
+    r = _updates(rows, m.block, m.iterates) @ np.asarray(m.direction) - np.asarray(m.means)
+    z = (m.shift * r - 0.5 * m.shift * m.shift) / (m.noise_sd * m.noise_sd)
+    if m.rate >= 1.0:
+        return np.asarray(z.sum(axis=1), dtype=np.float64)
+    q = m.rate
+    out = np.log1p(q * np.expm1(np.minimum(z, _EXP_MAX)))
+    big = z > _EXP_MAX
+    if big.any():
+        out[big] = z[big] + math.log(q) + np.log1p((1.0 - q) / q * np.exp(-z[big]))
+    return np.asarray(out.sum(axis=1), dtype=np.float64)
+
+
+def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent | None:
+    """The per-step Gaussian / inclusion-mixture model of one structure (module docstring), as
+    an event with threshold 0 (the threshold is set by the candidates); None if degenerate."""
+    ua, ub = _updates(a, d, iterates), _updates(b, d, iterates)
+    v = (ua.mean(axis=0) - ub.mean(axis=0)).mean(axis=0)
+    norm = float(np.linalg.norm(v))
+    if not math.isfinite(norm) or norm == 0.0:
+        return None
+    v = v / norm
+    ya, yb = ua @ v, ub @ v
+    if ya.var() < yb.var():  # the base (no canary) side varies less
+        ya, yb = yb, ya
+    means = yb.mean(axis=0)
+    tau2 = float((yb - means).var())
+    ra = ya - means
+    dmu, dvar = float(ra.mean()), float(ra.var()) - tau2
+    if tau2 <= 0.0 or dmu == 0.0 or not math.isfinite(dmu + dvar):
+        return None
+    shift, rate = dmu, 1.0
+    if dvar > 0.0:
+        shift = dmu + dvar / dmu
+        rate = min(1.0, max(1e-6, dmu / shift))
+    return TrajectoryEvent(
+        block=d,
+        iterates=iterates,
+        direction=tuple(float(x) for x in v),
+        means=tuple(float(x) for x in means),
+        rate=rate,
+        shift=shift,
+        noise_sd=math.sqrt(tau2),
+        threshold=0.0,
+        upper=True,
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class TrajectoryDistinguisher:
+    """Threshold events on the learned mixture log-likelihood ratio of a trajectory (module
+    docstring); None for 1-D outputs, the histogram's case, or no usable structure."""
+
+    name: str = "trajectory-llr"
+    grid: int = 1024
+    tails: int = 256
+    max_fit: int = MAX_FIT
+    skip_if_distinct_at_most: int = 0
+
+    def propose(self, a: Floats, b: Floats) -> Candidates | None:
+        return guarded_propose(self._propose, a, b, skip_if_distinct_at_most=self.skip_if_distinct_at_most)
+
+    def _propose(self, a: Floats, b: Floats) -> Candidates | None:
+        (fit_a, eval_a), (fit_b, eval_b) = split_half(a), split_half(b)
+        fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
+        models = [fit_model(fit_a, fit_b, d, it) for d, it in structures(a.shape[1])]
+        found = [m for m in models if m is not None]
+        return _candidates(found, eval_a, eval_b, a.shape[0], b.shape[0], self.grid, self.tails)
+
+
+def _candidates(
+    models: list[TrajectoryEvent],
+    eval_a: Floats,
+    eval_b: Floats,
+    total_a: int,
+    total_b: int,
+    grid: int,
+    tails: int,
+) -> Candidates | None:
+    """Threshold candidates of every model's Λ, counted on the held-out rows, rescaled to totals."""
+    ca: list[Floats] = []
+    cb: list[Floats] = []
+    specs: list[tuple[int, float, bool]] = []
+    ra, rb = total_a / eval_a.shape[0], total_b / eval_b.shape[0]
+    for k, m in enumerate(models):
+        sa, sb = llr(eval_a, m), llr(eval_b, m)
+        if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
+            continue
+        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
+        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
+        ca += [ge_a * ra, le_a * ra]
+        cb += [ge_b * rb, le_b * rb]
+        specs += [(k, float(t), True) for t in ts] + [(k, float(t), False) for t in ts]
+    if not specs:
+        return None
+
+    def make(i: int) -> Event:
+        k, t, upper = specs[i]
+        fields = {f: getattr(models[k], f) for f in _FIELDS}
+        return TrajectoryEvent(**{**fields, "threshold": t, "upper": upper})
+
+    return Candidates(np.concatenate(ca), np.concatenate(cb), make)
