@@ -70,6 +70,7 @@ from dpaudit.engine.learned.logistic import (
     irls_logistic,
 )
 from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.learned.support import SupportDistinguisher
 from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
 
 __all__ = [  # the runner's defaults; the distinguishers and their parts are re-exported
@@ -84,6 +85,7 @@ __all__ = [  # the runner's defaults; the distinguishers and their parts are re-
     "Floats",
     "LogisticDistinguisher",
     "ProjectionDistinguisher",
+    "SupportDistinguisher",
     "TrajectoryDistinguisher",
     "applicable",
     "default_learned_distinguishers",
@@ -118,11 +120,12 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
 
 
 def default_learned_distinguishers() -> tuple[
-    LogisticDistinguisher | ProjectionDistinguisher | TrajectoryDistinguisher, ...
+    LogisticDistinguisher | ProjectionDistinguisher | TrajectoryDistinguisher | SupportDistinguisher, ...
 ]:
     """The learned part of `distinguishers.DEFAULT_DISTINGUISHERS`: logistic (linear and
-    squared features), fixed projections and the trajectory mixture log-likelihood ratio
-    (`learned.trajectory`, issue 35), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side and
+    squared features), fixed projections, the trajectory mixture log-likelihood ratio
+    (`learned.trajectory`) and the thin-support residual events (`learned.support`; both issue
+    35), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side and
     silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
     """
     bins = HistogramDistinguisher().max_bins
@@ -141,4 +144,5 @@ def default_learned_distinguishers() -> tuple[
             max_fit=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
         ),
         TrajectoryDistinguisher(skip_if_distinct_at_most=bins),
+        SupportDistinguisher(skip_if_distinct_at_most=bins),
     )

@@ -247,7 +247,13 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
     names = [d.name for d in DEFAULT_DISTINGUISHERS]
     assert names[: len(BASE_DISTINGUISHERS)] == [d.name for d in BASE_DISTINGUISHERS]
     learned = DEFAULT_DISTINGUISHERS[len(BASE_DISTINGUISHERS) :]
-    assert {d.name for d in learned} == {"logistic", "logistic-squared", "projection", "trajectory-llr"}
+    assert {d.name for d in learned} == {
+        "logistic",
+        "logistic-squared",
+        "projection",
+        "trajectory-llr",
+        "thin-support",
+    }
     vec_a, vec_b = _shifted(rng, 3000, 4, 0.3)
     scalar_a, scalar_b = vec_a[:, :1], vec_b[:, :1]
     disc_a = (rng.random((3000, 4)) < 0.6).astype(float)  # 16 distinct rows: the histogram's case
