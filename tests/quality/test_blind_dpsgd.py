@@ -2,8 +2,8 @@
 
 No pairs and no statistics: the pair search finds the canary and the learned trajectory likelihood
 ratio (`engine.learned.trajectory`) is the statistic. At 2·10⁵ runs per side, seed 0, the loop
-with half the noise and the loop whose clip lets a gradient reach C·√2 are flagged, the correct
-loop is not (flagged with probability ≤ 0.05, the audit's failure probability).
+with half the noise and the loop whose clip lets a gradient reach C·√2 are flagged (before the
+learned statistic the √2 loop certified below its claim), the correct loop is not (flagged with probability ≤ 0.05, the audit's failure probability).
 """
 
 from __future__ import annotations
@@ -21,5 +21,3 @@ def test_blind_noisy_gradient_descent(name: str, capsys: pytest.CaptureFixture[s
     code = main(["run", f"tests.blind_dpsgd:{name}", "--num-samples", "200000", "--seed", "0"])
     out = capsys.readouterr().out
     assert code == (1 if BUGGY[name] else 0), out
-    if BUGGY[name]:
-        assert "trajectory-llr" in out, out  # the learned statistic found it
