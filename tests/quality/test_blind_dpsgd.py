@@ -2,7 +2,8 @@
 
 No pairs and no statistics: the pair search finds the canary and the learned trajectory likelihood
 ratio (`engine.learned.trajectory`) is the statistic. At 2·10⁵ runs per side, seed 0, the loop
-with half the noise and the loop whose clip lets a gradient reach C·√2 are flagged, the correct loop is not (flagged with probability ≤ 0.05, the audit's failure probability).
+with half the noise and the loop whose clip lets a gradient reach C·√2 are flagged, the correct
+loop is not (flagged with probability ≤ 0.05, the audit's failure probability).
 """
 
 from __future__ import annotations
