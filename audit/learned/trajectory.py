@@ -9,14 +9,14 @@ own loop knows neither the canary's direction, the noise τ, the shift s nor the
 `TrajectoryDistinguisher` learns them on the selection split:
 
 1. *Structure.* An output row of width W is read as T = W / d blocks of d coordinates, for every
-   d ≤ `MAX_BLOCK` dividing W with T ≥ 2, either as the T updates themselves ("updates") or as
+   d ≤ `MAX_BLOCK` dividing W with T ≥ `MIN_STEPS`, either as the T updates themselves ("updates") or as
    T iterates whose consecutive differences are the updates ("iterates": θ_1 − 0, θ_2 − θ_1, …).
 2. *Direction.* v = the mean over steps of the two sides' mean update difference, normalised.
 3. *Per-step Gaussian model.* y_t = v·u_t. The side whose projected updates vary less is the
    side without the canary: its per-step means m_t and pooled variance τ² are the base. On the
    other side the residuals r_t = y_t − m_t have mean q·s and variance τ² + q(1 − q)s² under
-   the inclusion mixture, so (method of moments) s = Δμ + Δσ²/Δμ and q = Δμ / s; with no excess
-   variance the model is a Gaussian shift (q = 1, s = Δμ).
+   the inclusion mixture, so (method of moments) s = Δμ + Δσ²/Δμ and q = Δμ / s; without excess
+   variance (Δσ² under `EVIDENCE` standard errors) the model is a Gaussian shift (q = 1, s = Δμ).
 4. *Statistic.* Λ(x) = Σ_t log[(1 − q) + q·exp((s·r_t − s²/2)/τ²)], the log-likelihood ratio of
    the fitted models (`TrajectoryEvent.score`); events {Λ ≥ t} and {Λ ≤ t}.
 
@@ -54,6 +54,10 @@ __all__ = [
 
 MAX_BLOCK = 8
 """Largest parameter dimension d a structure reads (T = W / d steps)."""
+MIN_STEPS = 4
+"""Fewest steps a structure reads (fewer is not a trajectory)."""
+EVIDENCE = 4.0
+"""The excess variance must exceed this many standard errors for a mixture to be fitted."""
 MAX_STRUCTURES = 8
 """Most (d, mode) structures fitted per proposal (smallest d first)."""
 MAX_FIT = 5_000
@@ -64,9 +68,9 @@ _EXP_MAX = 700.0
 
 
 def structures(width: int) -> list[tuple[int, bool]]:
-    """(d, iterates) for every d ≤ `MAX_BLOCK` dividing `width` with at least two steps."""
+    """(d, iterates) for every d ≤ `MAX_BLOCK` dividing `width` with at least `MIN_STEPS` steps."""
     out = []
-    for d in range(1, min(MAX_BLOCK, width // 2) + 1):
+    for d in range(1, min(MAX_BLOCK, width // MIN_STEPS) + 1):
         if width % d == 0:
             out += [(d, False), (d, True)]
     return out[:MAX_STRUCTURES]
@@ -147,6 +151,12 @@ def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
     return np.asarray(out.sum(axis=1), dtype=np.float64)
 
 
+def _variance_se(x: Floats, y: Floats) -> float:
+    """Standard error of var(x) − var(y) (independent samples, any tails: from the squares)."""
+    se2 = sum(float(((v - v.mean()) ** 2).var()) / v.size for v in (x, y))
+    return math.sqrt(se2)
+
+
 def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent | None:
     """The per-step Gaussian / inclusion-mixture model of one structure (module docstring), as
     an event with threshold 0 (the threshold is set by the candidates); None if degenerate."""
@@ -166,7 +176,7 @@ def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent |
     if tau2 <= 0.0 or dmu == 0.0 or not math.isfinite(dmu + dvar):
         return None
     shift, rate = dmu, 1.0
-    if dvar > 0.0:
+    if dvar > EVIDENCE * _variance_se(ra, yb - means):
         shift = dmu + dvar / dmu
         rate = min(1.0, max(1e-6, dmu / shift))
     return TrajectoryEvent(

@@ -23,8 +23,8 @@ def _sides(n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
 
 def test_structures_read_every_small_block_size_both_ways() -> None:
     assert structures(40)[:4] == [(1, False), (1, True), (2, False), (2, True)]
-    assert all(40 % d == 0 and 40 // d >= 2 for d, _ in structures(40))
-    assert structures(7) == [(1, False), (1, True)]
+    assert all(40 % d == 0 and 40 // d >= 4 for d, _ in structures(40))
+    assert structures(7) == [(1, False), (1, True)] and structures(3) == []
 
 
 def test_the_fit_recovers_rate_shift_noise_and_direction() -> None:
