@@ -28,7 +28,7 @@ QUANTILES = (0.25, 0.5, 0.75)
 """Interior points per feature, as fractions of its declared range."""
 FEATURES = 3
 """Features that get interior points (the first ones)."""
-LOCATIONS = 8
+LOCATIONS = 4
 """Most locations beyond the two extremes."""
 
 
