@@ -52,6 +52,7 @@ from markupsafe import Markup
 from dpaudit.engine.types import AuditResult, PrivacyClaim, Verdict
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
+from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
 from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
 from dpaudit.reports.markdown import (
     STATED_FINDING,
@@ -61,6 +62,7 @@ from dpaudit.reports.markdown import (
     exact_words,
     family_of,
     fmt,
+    one_run_facts,
     selection_candidates,
     stated_exceeded,
     verdict_rank,
@@ -171,6 +173,7 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
         ),
         ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
     ]
+    facts[2:2] = one_run_facts(r)
     if white_box_worst(r) is not None:
         facts.insert(2, ("White-box reference (not in the verdict)", white_box_words(r) or ""))
     if r.threat_model:
@@ -215,7 +218,13 @@ def _figures_context(r: AuditResult) -> dict[str, Any]:
         f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
         f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
     )
-    region = _figure(privacy_region(r, "svg"), "plot-region", alt, region_caption(region_has_tail(r)))
+    if is_one_run(r):  # no certified corner: the claim's and the certified ε̂'s trade-off curves
+        alt = f"Trade-off curves of the claim and of the certified ε̂ = {fmt(r.epsilon_lower_bound)}"
+        region = _figure(one_run_tradeoff(r, "svg"), "plot-region", alt, ONE_RUN_CAPTION)
+        if region is not None:
+            region["title"] = "Trade-off curves (one run)"
+    else:
+        region = _figure(privacy_region(r, "svg"), "plot-region", alt, region_caption(region_has_tail(r)))
     profile_alt = f"Privacy profile of {r.mechanism}: certified bounds against the claimed ε(δ)"
     trajectory_alt = f"Certified ε lower bound vs samples per side for {r.mechanism}"
     plots = [

@@ -25,6 +25,7 @@ from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
     ClaimKind,
+    EpsilonEstimate,
     PairResult,
     PrivacyClaim,
     Verdict,
@@ -187,10 +188,51 @@ def _pair_line(p: PairResult) -> str:
         f"| {p.index + 1} | {_cell(p.description)}{' **violation**' if p.violation else ''} | "
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
         f"{_cell(assumption_words(e.assumption), 80)} | `{_cell(e.event, 80)}` | "
-        f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)}) | "
+        f"{_rates(e)} | "
         f"{fmt(p.claim.epsilon)} | {exact_words(p)} | {fmt(e.epsilon_lower_bound)}{witness} | "
         f"{fmt(e.delta_lower_bound)} |"
     )
+
+
+def _rates(e: EpsilonEstimate) -> str:
+    """The P and Q cells: counts with their certified bounds, or (a one-run pseudo-pair, whose
+    rates are not certified) the correct guesses of all guesses and no rate."""
+    if math.isnan(e.p_lower):
+        return f"{e.p_count:,}/{e.p_total:,} guesses right | - (no rate certified)"
+    return f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)})"
+
+
+def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
+    """What a one-run audit certified, in words: ε̂ at δ, the design, correct guesses of guesses."""
+    info = r.extra.get("one_run")
+    if not isinstance(info, dict):
+        return []
+    fdp = info.get("fdp")
+    facts = [
+        (
+            "Certified (one run)",
+            f"not ({fmt(r.epsilon_lower_bound)}, {fmt(r.claim.delta)})-DP: ε ≥ {fmt(r.epsilon_lower_bound)} "
+            f"at δ = {fmt(r.claim.delta)} ({info.get('headline_method', 'snj')} bound); no test with "
+            "given error rates is certified",
+        ),
+        (
+            "Design",
+            f"k₊ = {info['k_plus']} guessed in, k₋ = {info['k_minus']} guessed out of m = {info['m']} "
+            f"canaries ({info['included']} included): {info['correct']} of {info['guesses']} guesses right; "
+            f"{info['choice_of_k']}",
+        ),
+    ]
+    if isinstance(fdp, dict):
+        verdict = "rejected" if fdp["claim_rejected"] else "not rejected"
+        adjusted = fdp.get("claim_tail_bound_adjusted", fdp["claim_tail_bound"])
+        facts.append(
+            (
+                "f-DP test of the claim",
+                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {len(fdp['designs'])} designs, "
+                f"at level {fmt(fdp['failure_probability'])})",
+            )
+        )
+    return facts
 
 
 PAIR_HEADER = [
@@ -244,7 +286,10 @@ def _claim_and_pair_lines(r: AuditResult) -> list[str]:
         )
     violating = sum(p.violation for p in r.pairs)
     summary = f"{len(r.pairs)} pair(s), {violating} violating: events, counts and bounds"
-    lines += ["", "## Pairs", "", "<details>", f"<summary>{summary}</summary>", "", *PAIR_HEADER]
+    header = PAIR_HEADER
+    if isinstance(r.extra.get("one_run"), dict):  # the one-run pseudo-pair: no rate is certified
+        header = [PAIR_HEADER[0].replace("P (lower) | Q (upper)", "guesses right | rates"), PAIR_HEADER[1]]
+    lines += ["", "## Pairs", "", "<details>", f"<summary>{summary}</summary>", "", *header]
     return [*lines, *[_pair_line(p) for p in r.pairs], "", "</details>"]
 
 
@@ -270,6 +315,7 @@ def _profile_lines(r: AuditResult) -> list[str]:
 def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
     """One mechanism's report (see the module docstring)."""
     lines = _header_lines(r, family if family is not None else family_of(r))
+    lines += [f"- {name}: {_cell(text, 600)}" for name, text in one_run_facts(r)]
     lines += _section("Findings", r.findings) + _section("Warnings", r.warnings)
     lines += _claim_and_pair_lines(r) + _search_lines(r) + _profile_lines(r)
     return "\n".join(lines) + "\n"

@@ -175,3 +175,41 @@ def test_resume_key_follows_the_training_code() -> None:
     exec("def f(included, rng):\n    return included * 1.0\n", namespace)  # no source file
     exec("def g(included, rng):\n    return included * 2.0\n", namespace)
     assert code_fingerprint(namespace["f"]) not in ("", code_fingerprint(namespace["g"]))
+
+
+# --------------------------------------------------------------------------- what a report calls certified
+def test_one_run_reports_certify_no_rates(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    f = str(_rr3_file(tmp_path / "rr3.csv"))
+    out_dir = tmp_path / "out"
+    code, _, _ = run(capsys, "scores", f, "--epsilon", "1", "--out", str(out_dir))
+    assert code == 1
+    data = json.loads((out_dir / "rr3.csv.json").read_text())
+    estimate = data["pairs"][0]["estimate"]
+    assert estimate["p_lower"] == "nan" and estimate["q_upper"] == "nan"  # no certified rate
+    info = data["extra"]["one_run"]
+    assert (estimate["p_count"], estimate["p_total"]) == (info["correct"], info["guesses"])
+    md = (out_dir / "rr3.csv.md").read_text()
+    assert "P (lower)" not in md and "Q (upper)" not in md and "no rate certified" in md
+    assert f"{info['correct']} of {info['guesses']} guesses right" in md and "Certified (one run)" in md
+    page = (out_dir / "rr3.csv.html").read_text()
+    assert "certified corner" not in page and "P: count, lower bound" not in page
+    assert "Trade-off curves (one run)" in page and "not (ε̂ = " in page
+    assert f"{info['correct']} of {info['guesses']} guesses right" in page
+
+
+def test_run_reports_keep_their_region(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    code, _, _ = run(
+        capsys,
+        "run",
+        "randomized_response",
+        "--num-samples",
+        "2000",
+        "--out",
+        str(tmp_path),
+        "--format",
+        "html",
+    )
+    page = next(tmp_path.glob("*.html")).read_text()
+    assert code in (0, 1) and "Empirical privacy region" in page and "Trade-off curves (one run)" not in page

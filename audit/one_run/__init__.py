@@ -9,6 +9,7 @@ Poisson accountant assumes. This module is the wing's only door.
 
 from dpaudit.engine.one_run.bound import Design, certify, default_design, joined_designs
 from dpaudit.engine.one_run.fdp import TradeOff, approx_dp, certify_fdp, gdp
+from dpaudit.engine.one_run.notes import declared_design_note, posthoc_design_note
 from dpaudit.engine.one_run.procedure import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,
@@ -20,7 +21,6 @@ from dpaudit.engine.one_run.procedure import (
     one_run_result,
     train_rng,
 )
-from dpaudit.engine.one_run.notes import declared_design_note, posthoc_design_note
 from dpaudit.engine.one_run.sampler_check import check_sampler
 from dpaudit.engine.one_run.score_split import certify_in_out
 

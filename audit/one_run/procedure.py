@@ -34,7 +34,6 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from dpaudit.engine.one_run.bound import Design, OneRunCertificate, certify
 from dpaudit.engine.one_run.fdp import METHOD as FDP_METHOD
@@ -240,8 +239,10 @@ def one_run_result(
         p_total=r,
         q_count=r - head.correct,
         q_total=r,
-        p_lower=float(special.expit(eps)),  # ln(p_lower / q_upper) = ε̂: the ε-RR accuracy certified
-        q_upper=float(special.expit(-eps)),
+        # no test with given error rates is certified (the bound says only "not (ε̂, δ)-DP"): the
+        # counts are the correct and the wrong guesses of r, the rates not a number (ARCHITECTURE.md)
+        p_lower=math.nan,
+        q_upper=math.nan,
         failure_probability=head.per_design,
         infinite_witness=False,
         direction="in>out",
