@@ -50,6 +50,7 @@ import jinja2
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult, PrivacyClaim, Verdict
+from dpaudit.reports.comparisons import profile_lead, progress_words, white_box_words, white_box_worst
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
 from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
@@ -68,8 +69,6 @@ from dpaudit.reports.markdown import (
     verdict_rank,
     verdict_words,
     weakened,
-    white_box_words,
-    white_box_worst,
 )
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
 
@@ -174,13 +173,16 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
         ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
     ]
     facts[2:2] = one_run_facts(r)
-    if white_box_worst(r) is not None:
-        facts.insert(2, ("White-box reference (not in the verdict)", white_box_words(r) or ""))
+    if (words := white_box_words(r)) is not None:
+        facts.insert(2, ("White-box reference (not in the verdict)", words))
     if r.threat_model:
         facts.insert(1, ("Threat model (what the adversary sees)", r.threat_model))
     facts[2:2] = [("Canary", c) for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)]
     points = profile_points(r)
-    if points:
+    lead = profile_lead(r)
+    if lead is not None:  # a curve claim: the profile compares like with like, first
+        facts.insert(0, ("Privacy profile (certified of claimed)", lead.replace("**", "")))
+    elif points:
         exceeded = sum(pt.exceeds_claim for pt in points)
         facts.append(("Privacy profile", f"{len(points)} certified point(s), {exceeded} exceeding the claim"))
     return facts
@@ -192,7 +194,11 @@ def _verdict_context(r: AuditResult) -> dict[str, Any]:
     return {
         "verdict_class": _verdict_class(r),
         "headline": VERDICT_WORDS[r.verdict],
-        "bars": Markup(verdict_bars_svg(r, exact=exact)),
+        "bars": Markup(
+            verdict_bars_svg(
+                r, exact=exact, exact_label=f"white-box ε ({worst.relation.value})" if worst else ""
+            )
+        ),
         "has_exact": exact is not None,
         "stated": stated_exceeded(r),
         "stated_finding": STATED_FINDING,
@@ -349,6 +355,12 @@ def _run_facts(results: Sequence[AuditResult]) -> list[tuple[str, str]]:
     ]
 
 
+def _index_white_box(r: AuditResult) -> str:
+    """The index's white-box cell: the oracle ε under the claim's relation ("—" without one)."""
+    worst = white_box_worst(r)
+    return "—" if worst is None or worst.exact_epsilon is None else fmt(worst.exact_epsilon)
+
+
 def render_index_html(
     results: Sequence[AuditResult],
     links: Sequence[str],
@@ -371,6 +383,8 @@ def render_index_html(
             "cls": "" if _verdict_class(results[i]) == "no-violation" else _verdict_class(results[i]),
             "family": family_of(results[i], families) or "—",
             "verdict": verdict_words(results[i]),
+            "white_box": _index_white_box(results[i]),
+            "progress": progress_words(results[i]),
         }
         for i in order
     ]

@@ -30,6 +30,11 @@ from dpaudit.engine.types import (
     PrivacyClaim,
     Verdict,
 )
+from dpaudit.reports.comparisons import (
+    profile_lead,
+    white_box_words,
+)
+from dpaudit.reports.numbers import fmt
 from dpaudit.reports.search_record import (
     SEARCH_NOTE,
     search_record,
@@ -46,18 +51,6 @@ GITHUB_COMMENT_LIMIT = 65_536
 INDEX_BUDGET = 50_000
 """Characters the run index may use (well under GitHub's comment limit)."""
 MAX_CELL = 160
-
-
-def fmt(x: float, digits: int = 4) -> str:
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-3:
-        return f"{x:.3g}"
-    return f"{x:.{digits}g}"
 
 
 def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
@@ -144,30 +137,6 @@ def selection_candidates(r: AuditResult, pair: PairResult) -> list[tuple[str, fl
 def weakened(r: AuditResult) -> list[str]:
     """Warnings that the audit lost power (candidate pairs that failed): part of the verdict."""
     return [w for w in r.warnings if w.startswith(WEAKENED)]
-
-
-def white_box_worst(r: AuditResult) -> PairResult | None:
-    """The audited pair with the largest white-box ε (None when no pair has an oracle value)."""
-    known = [p for p in r.pairs if p.exact_epsilon is not None]
-    return max(known, key=lambda p: (p.exact_epsilon, -p.index)) if known else None
-
-
-def white_box_words(r: AuditResult) -> str | None:
-    """One line setting the certified bound beside the white-box ε of the worst audited pair
-    (a reference from the mechanism's oracle; it never enters the verdict)."""
-    worst = white_box_worst(r)
-    if worst is None or worst.exact_epsilon is None:
-        return None
-    exact = worst.exact_epsilon
-    ratio = ""
-    if math.isfinite(exact) and exact > 0 and math.isfinite(r.epsilon_lower_bound):
-        ratio = f"; certified/exact = {max(r.epsilon_lower_bound, 0.0) / exact:.2f}"
-    claim = r.claim.epsilon
-    share = f", {exact / claim:.2f} × the claim" if math.isfinite(exact) and claim > 0 else ""
-    return (
-        f"White-box reference (never used in the verdict): ε = {fmt(exact)} on pair {worst.index + 1} "
-        f"({worst.exact_epsilon_method or 'oracle'}){share}{ratio}"
-    )
 
 
 def exact_words(p: PairResult) -> str:
@@ -257,6 +226,7 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
+        *([f"- Privacy profile: {lead}"] if (lead := profile_lead(r)) else []),
         *([f"- Threat model (what the adversary sees): {_cell(r.threat_model)}"] if r.threat_model else []),
         *[f"- Canary: {_cell(c, 300)}" for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)],
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "

@@ -103,11 +103,11 @@ def test_a_design_given_on_scores_joins_the_union(capsys: pytest.CaptureFixture[
     k = len(default_design(1000)) + 1
     info = posthoc["extra"]["one_run"]
     assert info["per_design_failure_probability"] == pytest.approx(0.05 / k)
-    assert "after the scores existed" in info["choice_of_k"] and len(info["designs"]) == k
+    assert "after the scores existed" in info["choice_of_k"] and len(info["fdp"]["designs"]) == k
     code, out, _ = run(capsys, "scores", f, "--epsilon", "5", *design, "--design-fixed-in-advance", "--json")
     fixed = json.loads(out)["extra"]["one_run"]
     assert fixed["per_design_failure_probability"] == pytest.approx(0.05)
-    assert "declared before the scores existed" in fixed["choice_of_k"] and len(fixed["designs"]) == 1
+    assert "declared before the scores existed" in fixed["choice_of_k"] and len(fixed["fdp"]["designs"]) == 1
     code, _, err = run(capsys, "scores", f, "--epsilon", "5", "--design-fixed-in-advance")
     assert code == 2 and "--k-plus" in err
 

@@ -56,7 +56,7 @@ TRAIN_PHASE = 131
 """Seed stream of the generator handed to the training function."""
 METHOD = "Steinke, Nasr & Jagielski 2023, Privacy Auditing with One (1) Training Run, Thm 5.2"
 METHODS = ("snj", "fdp", "both")
-DEFAULT_METHOD = "snj"
+DEFAULT_METHOD = "fdp"
 """The method when none is given (benchmarks/README.md, "One-run method": chosen by measured power)."""
 """`method=` values: Steinke–Nasr–Jagielski, Mahloujifar–Melis–Chaudhuri (f-DP), or both at β/2 each."""
 ASSUMPTION = (
