@@ -49,7 +49,7 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from dpaudit.engine.types import AuditResult, PrivacyClaim, Verdict
+from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim, Verdict
 from dpaudit.reports.comparisons import profile_lead, progress_words, white_box_words, white_box_worst
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
@@ -188,17 +188,23 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
     return facts
 
 
+_SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
+
+
+def _white_box_label(worst: PairResult | None) -> str:
+    """The verdict bars' white-box label, naming the relation (short enough for the label column)."""
+    if worst is None:
+        return ""
+    return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
+
+
 def _verdict_context(r: AuditResult) -> dict[str, Any]:
     worst = white_box_worst(r)
     exact = None if worst is None else worst.exact_epsilon
     return {
         "verdict_class": _verdict_class(r),
         "headline": VERDICT_WORDS[r.verdict],
-        "bars": Markup(
-            verdict_bars_svg(
-                r, exact=exact, exact_label=f"white-box ε ({worst.relation.value})" if worst else ""
-            )
-        ),
+        "bars": Markup(verdict_bars_svg(r, exact=exact, exact_label=_white_box_label(worst))),
         "has_exact": exact is not None,
         "stated": stated_exceeded(r),
         "stated_finding": STATED_FINDING,

@@ -34,7 +34,7 @@ def test_the_white_box_beside_the_claim_is_under_its_relation() -> None:
     ratio = max(r.epsilon_lower_bound, 0.0) / 0.8
     assert f"{ratio:.2f} of white-box" == progress_words(r)
     page = render_html(r)
-    assert "3.4" in page and "white-box ε (replace_one)" in page
+    assert "3.4" in page and "white-box (replace)" in page
 
 
 def test_a_curve_claim_leads_with_its_profile_and_no_cross_relation_ratio() -> None:
