@@ -17,11 +17,11 @@ canary must be a neighbouring pair under the claim (add/remove one record; for a
 claim, train on a fixed filler record in place of each excluded canary). Everything else (the
 bound's proof, the choice of k) is in `one_run.py`.
 
-Methods (`method=`): "snj" (default) certifies ε with Steinke, Nasr & Jagielski's bound at the
-whole β; "fdp" tests the claim's trade-off function with Mahloujifar, Melis & Chaudhuri's f-DP
-bound (`one_run_fdp.py`) at the whole β; "both" runs each at β/2 (a union bound: a wrong
-verdict or ε needs one of the two to fail), the certified ε being the larger of the two and the
-verdict a violation when either rejects the claim.
+Methods (`method=`): "snj" certifies ε with Steinke, Nasr & Jagielski's bound at the whole β;
+"fdp" (the default, `DEFAULT_METHOD`: benchmarks/README.md, "One-run method") tests the claim's
+trade-off function with Mahloujifar, Melis & Chaudhuri's f-DP bound (`fdp.py`) at the whole β;
+"both" runs each at β/2 (a union bound: a wrong verdict or ε needs one of the two to fail), the
+certified ε being the larger of the two and the claim exceeded when either rejects it.
 """
 
 from __future__ import annotations

@@ -54,8 +54,8 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         "--method",
         choices=["snj", "fdp", "both"],
         default=None,
-        help="one-run bound: snj (Steinke, Nasr & Jagielski; default), fdp (Mahloujifar, Melis & "
-        "Chaudhuri's f-DP test of the claim's trade-off curve), both (β/2 each)",
+        help="one-run bound: fdp (default: Mahloujifar, Melis & Chaudhuri's f-DP bound, which also "
+        "tests the claim's trade-off curve), snj (Steinke, Nasr & Jagielski), both (β/2 each)",
     )
     p.add_argument("--k-plus", type=int, default=None, help="one design: guess 'in' on the K highest scores")
     p.add_argument("--k-minus", type=int, default=None, help="one design: guess 'out' on the K lowest scores")

@@ -9,7 +9,7 @@
                                      #   none of them: the function's `claim` attribute
     claim_kind = "proved"            # or stated: exceeding it is a finding, not a failure (`--claim-kind`)
     relation = "add_remove_one"      # or replace_one (as `--relation`)
-    method = "snj"                   # snj | fdp | both (as `--method`; default DEFAULT_METHOD)
+    method = "fdp"                   # fdp (default) | snj | both (as `--method`)
     k_plus = 50                      # optional, with k_minus: one fixed design (as `--k-plus/--k-minus`)
     k_minus = 50
     name = "sgd-canaries"            # plus the usual seed, failure_probability, timeout
