@@ -49,9 +49,11 @@ from typing import Any
 import jinja2
 from markupsafe import Markup
 
-from dpaudit.engine.types import AuditResult, PrivacyClaim, Verdict
+from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim, Verdict
+from dpaudit.reports.comparisons import profile_lead, progress_words, white_box_words, white_box_worst
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
+from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
 from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
 from dpaudit.reports.markdown import (
     STATED_FINDING,
@@ -61,13 +63,12 @@ from dpaudit.reports.markdown import (
     exact_words,
     family_of,
     fmt,
+    one_run_facts,
     selection_candidates,
     stated_exceeded,
     verdict_rank,
     verdict_words,
     weakened,
-    white_box_words,
-    white_box_worst,
 )
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
 
@@ -171,16 +172,30 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
         ),
         ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
     ]
-    if white_box_worst(r) is not None:
-        facts.insert(2, ("White-box reference (not in the verdict)", white_box_words(r) or ""))
+    facts[2:2] = one_run_facts(r)
+    if (words := white_box_words(r)) is not None:
+        facts.insert(2, ("White-box reference (not in the verdict)", words))
     if r.threat_model:
         facts.insert(1, ("Threat model (what the adversary sees)", r.threat_model))
     facts[2:2] = [("Canary", c) for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)]
     points = profile_points(r)
-    if points:
+    lead = profile_lead(r)
+    if lead is not None:  # a curve claim: the profile compares like with like, first
+        facts.insert(0, ("Privacy profile (certified of claimed)", lead.replace("**", "")))
+    elif points:
         exceeded = sum(pt.exceeds_claim for pt in points)
         facts.append(("Privacy profile", f"{len(points)} certified point(s), {exceeded} exceeding the claim"))
     return facts
+
+
+_SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
+
+
+def _white_box_label(worst: PairResult | None) -> str:
+    """The verdict bars' white-box label, naming the relation (short enough for the label column)."""
+    if worst is None:
+        return ""
+    return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
 
 
 def _verdict_context(r: AuditResult) -> dict[str, Any]:
@@ -189,7 +204,7 @@ def _verdict_context(r: AuditResult) -> dict[str, Any]:
     return {
         "verdict_class": _verdict_class(r),
         "headline": VERDICT_WORDS[r.verdict],
-        "bars": Markup(verdict_bars_svg(r, exact=exact)),
+        "bars": Markup(verdict_bars_svg(r, exact=exact, exact_label=_white_box_label(worst))),
         "has_exact": exact is not None,
         "stated": stated_exceeded(r),
         "stated_finding": STATED_FINDING,
@@ -215,7 +230,13 @@ def _figures_context(r: AuditResult) -> dict[str, Any]:
         f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
         f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
     )
-    region = _figure(privacy_region(r, "svg"), "plot-region", alt, region_caption(region_has_tail(r)))
+    if is_one_run(r):  # no certified corner: the claim's and the certified ε̂'s trade-off curves
+        alt = f"Trade-off curves of the claim and of the certified ε̂ = {fmt(r.epsilon_lower_bound)}"
+        region = _figure(one_run_tradeoff(r, "svg"), "plot-region", alt, ONE_RUN_CAPTION)
+        if region is not None:
+            region["title"] = "Trade-off curves (one run)"
+    else:
+        region = _figure(privacy_region(r, "svg"), "plot-region", alt, region_caption(region_has_tail(r)))
     profile_alt = f"Privacy profile of {r.mechanism}: certified bounds against the claimed ε(δ)"
     trajectory_alt = f"Certified ε lower bound vs samples per side for {r.mechanism}"
     plots = [
@@ -340,6 +361,12 @@ def _run_facts(results: Sequence[AuditResult]) -> list[tuple[str, str]]:
     ]
 
 
+def _index_white_box(r: AuditResult) -> str:
+    """The index's white-box cell: the oracle ε under the claim's relation ("—" without one)."""
+    worst = white_box_worst(r)
+    return "—" if worst is None or worst.exact_epsilon is None else fmt(worst.exact_epsilon)
+
+
 def render_index_html(
     results: Sequence[AuditResult],
     links: Sequence[str],
@@ -362,6 +389,8 @@ def render_index_html(
             "cls": "" if _verdict_class(results[i]) == "no-violation" else _verdict_class(results[i]),
             "family": family_of(results[i], families) or "—",
             "verdict": verdict_words(results[i]),
+            "white_box": _index_white_box(results[i]),
+            "progress": progress_words(results[i]),
         }
         for i in order
     ]

@@ -25,10 +25,16 @@ from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
     ClaimKind,
+    EpsilonEstimate,
     PairResult,
     PrivacyClaim,
     Verdict,
 )
+from dpaudit.reports.comparisons import (
+    profile_lead,
+    white_box_words,
+)
+from dpaudit.reports.numbers import fmt
 from dpaudit.reports.search_record import (
     SEARCH_NOTE,
     search_record,
@@ -45,18 +51,6 @@ GITHUB_COMMENT_LIMIT = 65_536
 INDEX_BUDGET = 50_000
 """Characters the run index may use (well under GitHub's comment limit)."""
 MAX_CELL = 160
-
-
-def fmt(x: float, digits: int = 4) -> str:
-    if math.isnan(x):
-        return "nan"
-    if math.isinf(x):
-        return "∞" if x > 0 else "−∞"
-    if x == 0:
-        return "0"
-    if abs(x) < 1e-3:
-        return f"{x:.3g}"
-    return f"{x:.{digits}g}"
 
 
 def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
@@ -145,30 +139,6 @@ def weakened(r: AuditResult) -> list[str]:
     return [w for w in r.warnings if w.startswith(WEAKENED)]
 
 
-def white_box_worst(r: AuditResult) -> PairResult | None:
-    """The audited pair with the largest white-box ε (None when no pair has an oracle value)."""
-    known = [p for p in r.pairs if p.exact_epsilon is not None]
-    return max(known, key=lambda p: (p.exact_epsilon, -p.index)) if known else None
-
-
-def white_box_words(r: AuditResult) -> str | None:
-    """One line setting the certified bound beside the white-box ε of the worst audited pair
-    (a reference from the mechanism's oracle; it never enters the verdict)."""
-    worst = white_box_worst(r)
-    if worst is None or worst.exact_epsilon is None:
-        return None
-    exact = worst.exact_epsilon
-    ratio = ""
-    if math.isfinite(exact) and exact > 0 and math.isfinite(r.epsilon_lower_bound):
-        ratio = f"; certified/exact = {max(r.epsilon_lower_bound, 0.0) / exact:.2f}"
-    claim = r.claim.epsilon
-    share = f", {exact / claim:.2f} × the claim" if math.isfinite(exact) and claim > 0 else ""
-    return (
-        f"White-box reference (never used in the verdict): ε = {fmt(exact)} on pair {worst.index + 1} "
-        f"({worst.exact_epsilon_method or 'oracle'}){share}{ratio}"
-    )
-
-
 def exact_words(p: PairResult) -> str:
     """A pair's white-box ε as shown in tables ("-" without an oracle value)."""
     return "-" if p.exact_epsilon is None else fmt(p.exact_epsilon)
@@ -187,10 +157,51 @@ def _pair_line(p: PairResult) -> str:
         f"| {p.index + 1} | {_cell(p.description)}{' **violation**' if p.violation else ''} | "
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
         f"{_cell(assumption_words(e.assumption), 80)} | `{_cell(e.event, 80)}` | "
-        f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)}) | "
+        f"{_rates(e)} | "
         f"{fmt(p.claim.epsilon)} | {exact_words(p)} | {fmt(e.epsilon_lower_bound)}{witness} | "
         f"{fmt(e.delta_lower_bound)} |"
     )
+
+
+def _rates(e: EpsilonEstimate) -> str:
+    """The P and Q cells: counts with their certified bounds, or (a one-run pseudo-pair, whose
+    rates are not certified) the correct guesses of all guesses and no rate."""
+    if math.isnan(e.p_lower):
+        return f"{e.p_count:,}/{e.p_total:,} guesses right | - (no rate certified)"
+    return f"{e.p_count:,}/{e.p_total:,} ({fmt(e.p_lower)}) | {e.q_count:,}/{e.q_total:,} ({fmt(e.q_upper)})"
+
+
+def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
+    """What a one-run audit certified, in words: ε̂ at δ, the design, correct guesses of guesses."""
+    info = r.extra.get("one_run")
+    if not isinstance(info, dict):
+        return []
+    fdp = info.get("fdp")
+    facts = [
+        (
+            "Certified (one run)",
+            f"not ({fmt(r.epsilon_lower_bound)}, {fmt(r.claim.delta)})-DP: ε ≥ {fmt(r.epsilon_lower_bound)} "
+            f"at δ = {fmt(r.claim.delta)} ({info.get('headline_method', 'snj')} bound); no test with "
+            "given error rates is certified",
+        ),
+        (
+            "Design",
+            f"k₊ = {info['k_plus']} guessed in, k₋ = {info['k_minus']} guessed out of m = {info['m']} "
+            f"canaries ({info['included']} included): {info['correct']} of {info['guesses']} guesses right; "
+            f"{info['choice_of_k']}",
+        ),
+    ]
+    if isinstance(fdp, dict):
+        verdict = "rejected" if fdp["claim_rejected"] else "not rejected"
+        adjusted = fdp.get("claim_tail_bound_adjusted", fdp["claim_tail_bound"])
+        facts.append(
+            (
+                "f-DP test of the claim",
+                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {len(fdp['designs'])} designs, "
+                f"at level {fmt(fdp['failure_probability'])})",
+            )
+        )
+    return facts
 
 
 PAIR_HEADER = [
@@ -215,6 +226,7 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
+        *([f"- Privacy profile: {lead}"] if (lead := profile_lead(r)) else []),
         *([f"- Threat model (what the adversary sees): {_cell(r.threat_model)}"] if r.threat_model else []),
         *[f"- Canary: {_cell(c, 300)}" for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)],
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
@@ -244,7 +256,10 @@ def _claim_and_pair_lines(r: AuditResult) -> list[str]:
         )
     violating = sum(p.violation for p in r.pairs)
     summary = f"{len(r.pairs)} pair(s), {violating} violating: events, counts and bounds"
-    lines += ["", "## Pairs", "", "<details>", f"<summary>{summary}</summary>", "", *PAIR_HEADER]
+    header = PAIR_HEADER
+    if isinstance(r.extra.get("one_run"), dict):  # the one-run pseudo-pair: no rate is certified
+        header = [PAIR_HEADER[0].replace("P (lower) | Q (upper)", "guesses right | rates"), PAIR_HEADER[1]]
+    lines += ["", "## Pairs", "", "<details>", f"<summary>{summary}</summary>", "", *header]
     return [*lines, *[_pair_line(p) for p in r.pairs], "", "</details>"]
 
 
@@ -270,6 +285,7 @@ def _profile_lines(r: AuditResult) -> list[str]:
 def render_markdown(r: AuditResult, *, family: str | None = None) -> str:
     """One mechanism's report (see the module docstring)."""
     lines = _header_lines(r, family if family is not None else family_of(r))
+    lines += [f"- {name}: {_cell(text, 600)}" for name, text in one_run_facts(r)]
     lines += _section("Findings", r.findings) + _section("Warnings", r.warnings)
     lines += _claim_and_pair_lines(r) + _search_lines(r) + _profile_lines(r)
     return "\n".join(lines) + "\n"

@@ -23,7 +23,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 
 def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "list")
-    assert code == 0 and "laplace_sum" in out and "buggy twin of laplace_sum" in out
+    assert code == 0 and "laplace_sum_range_bug" in out and "buggy" in out
+    assert max(len(line) for line in out.splitlines()) <= 100  # a 100-column terminal (issue 37)
+    code, out, _ = run(capsys, "list", "--wide")
+    assert code == 0 and "buggy twin of laplace_sum" in out and "textbook" in out
 
 
 def test_run_correct_and_buggy_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:

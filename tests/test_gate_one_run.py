@@ -178,7 +178,12 @@ def test_the_claim_keys_build_the_claims_of_dpaudit_one_run(in_tmp: Path) -> Non
     )
     a, b, c = load_config(write(in_tmp / "dpaudit.toml", text)).audits
     assert isinstance(a, OneRunSpec) and isinstance(b, OneRunSpec) and isinstance(c, OneRunSpec)
-    assert (a.claim.epsilon, a.claim.delta, a.method, a.designs) == (1.0, 1e-6, "snj", None)
+    assert (a.claim.epsilon, a.claim.delta, a.method, a.designs) == (
+        1.0,
+        1e-6,
+        "fdp",
+        None,
+    )  # the default method (issue 37)
     assert (
         b.claim.curve is not None
         and b.claim.delta == 1e-5

@@ -256,8 +256,8 @@ def test_api_methods() -> None:
         reference="1-GDP",
         curve=ClaimCurve(kind=CurveKind.GDP, parameter=1.0),
     )
-    snj = one_run(gauss2, num_canaries=1000, claim=claim, seed=0)
-    fdp = one_run(gauss2, num_canaries=1000, claim=claim, seed=0, method="fdp")
+    snj = one_run(gauss2, num_canaries=1000, claim=claim, seed=0, method="snj")
+    fdp = one_run(gauss2, num_canaries=1000, claim=claim, seed=0)  # the default (issue 37)
     both = one_run(gauss2, num_canaries=1000, claim=claim, seed=0, method="both")
     assert "fdp" not in snj.extra["one_run"] and not snj.violation  # type: ignore[operator]
     info = fdp.extra["one_run"]
@@ -283,8 +283,10 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_cli_method_flag(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     code, out, _ = run(capsys, "one-run", f"{HERE}:gauss2", "--gdp", "1", "--method", "fdp")
     assert code == 1 and "f-DP test" in out and "REJECTED" in out
-    code, out, _ = run(capsys, "one-run", f"{HERE}:gauss2", "--gdp", "1")
+    code, out, _ = run(capsys, "one-run", f"{HERE}:gauss2", "--gdp", "1", "--method", "snj")
     assert code == 0 and "f-DP" not in out
+    code, out, _ = run(capsys, "one-run", f"{HERE}:gauss2", "--gdp", "1")  # the default is fdp (issue 37)
+    assert code == 1 and "f-DP test" in out and "REJECTED" in out
     code, out, _ = run(capsys, "one-run", f"{HERE}:gauss2", "--gdp", "3", "--method", "both", "--json")
     data = json.loads(out)
     assert code == 0 and all(k in data for k in REQUIRED_KEYS)

@@ -7,9 +7,11 @@ in/out scores from independent runs; `sampler_check` tests a batch sampler again
 Poisson accountant assumes. This module is the wing's only door.
 """
 
-from dpaudit.engine.one_run.bound import Design, certify, default_design
+from dpaudit.engine.one_run.bound import Design, certify, default_design, joined_designs
 from dpaudit.engine.one_run.fdp import TradeOff, approx_dp, certify_fdp, gdp
+from dpaudit.engine.one_run.notes import declared_design_note, posthoc_design_note
 from dpaudit.engine.one_run.procedure import (
+    DEFAULT_METHOD,
     FILE_ASSUMPTION,
     METHODS,
     assemble,
@@ -23,6 +25,7 @@ from dpaudit.engine.one_run.sampler_check import check_sampler
 from dpaudit.engine.one_run.score_split import certify_in_out
 
 __all__ = [
+    "DEFAULT_METHOD",
     "FILE_ASSUMPTION",
     "METHODS",
     "Design",
@@ -34,10 +37,13 @@ __all__ = [
     "certify_in_out",
     "certify_method",
     "check_sampler",
+    "declared_design_note",
     "default_design",
     "gdp",
     "inclusion_bits",
+    "joined_designs",
     "one_run",
     "one_run_result",
+    "posthoc_design_note",
     "train_rng",
 ]

@@ -153,6 +153,13 @@ def default_design(m: int, fractions: tuple[float, ...] = DEFAULT_FRACTIONS) -> 
     return tuple(out)
 
 
+def joined_designs(m: int, design: Design) -> tuple[Design, ...]:
+    """A design chosen after the scores exist joins the fixed grid: `default_design(m)` plus
+    `design` (once), so the union bound covers it at β/(K+1) whatever it was chosen by looking at."""
+    grid = default_design(m)
+    return grid if design in grid else (*grid, design)
+
+
 def guess_sets(scores: F64, design: Design) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(indices guessed "in", indices guessed "out"): the k₊ highest and k₋ lowest scores, ties
     broken by canary index (a function of the scores alone)."""

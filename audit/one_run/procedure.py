@@ -17,11 +17,11 @@ canary must be a neighbouring pair under the claim (add/remove one record; for a
 claim, train on a fixed filler record in place of each excluded canary). Everything else (the
 bound's proof, the choice of k) is in `one_run.py`.
 
-Methods (`method=`): "snj" (default) certifies ε with Steinke, Nasr & Jagielski's bound at the
-whole β; "fdp" tests the claim's trade-off function with Mahloujifar, Melis & Chaudhuri's f-DP
-bound (`one_run_fdp.py`) at the whole β; "both" runs each at β/2 (a union bound: a wrong
-verdict or ε needs one of the two to fail), the certified ε being the larger of the two and the
-verdict a violation when either rejects the claim.
+Methods (`method=`): "snj" certifies ε with Steinke, Nasr & Jagielski's bound at the whole β;
+"fdp" (the default, `DEFAULT_METHOD`: benchmarks/README.md, "One-run method") tests the claim's
+trade-off function with Mahloujifar, Melis & Chaudhuri's f-DP bound (`fdp.py`) at the whole β;
+"both" runs each at β/2 (a union bound: a wrong verdict or ε needs one of the two to fail), the
+certified ε being the larger of the two and the claim exceeded when either rejects it.
 """
 
 from __future__ import annotations
@@ -34,15 +34,20 @@ from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from dpaudit.engine.one_run.bound import Design, OneRunCertificate, certify
 from dpaudit.engine.one_run.fdp import METHOD as FDP_METHOD
 from dpaudit.engine.one_run.fdp import FdpCertificate, certify_fdp, from_claim
+from dpaudit.engine.one_run.notes import (
+    adjusted_tail_bound,
+    declared_design_note,
+    rejection_findings,
+    stated_finding,
+)
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import MechanismError
+from dpaudit.mechanisms.base import ClaimKind, MechanismError
 from dpaudit.neighbors.base import Relation
 
 INCLUSION_PHASE = 130
@@ -51,6 +56,8 @@ TRAIN_PHASE = 131
 """Seed stream of the generator handed to the training function."""
 METHOD = "Steinke, Nasr & Jagielski 2023, Privacy Auditing with One (1) Training Run, Thm 5.2"
 METHODS = ("snj", "fdp", "both")
+DEFAULT_METHOD = "fdp"
+"""The method when none is given (benchmarks/README.md, "One-run method": chosen by measured power)."""
 """`method=` values: Steinke–Nasr–Jagielski, Mahloujifar–Melis–Chaudhuri (f-DP), or both at β/2 each."""
 ASSUMPTION = (
     "one run: canaries included i.i.d. with probability ½ from the audit seed; scores depend on "
@@ -109,7 +116,7 @@ def one_run(
     name: str = "",
     command: str = "",
     parameters: tuple[tuple[str, str], ...] = (),
-    method: str = "snj",
+    method: str = DEFAULT_METHOD,
 ) -> AuditResult:
     """Draw the bits, train once, certify; the result's verdict compares ε̂ with the claim at its δ
     (and, with `method` "fdp" or "both", tests the claim's trade-off function).
@@ -151,6 +158,8 @@ def one_run(
         elapsed=time.perf_counter() - start,
         command=command,
         parameters=parameters,
+        # dpaudit draws the bits after the design is given: it cannot depend on the scores
+        design_choice=declared_design_note(designs[0]) if designs and len(designs) == 1 else "",
     )
 
 
@@ -208,10 +217,13 @@ def one_run_result(
     parameters: tuple[tuple[str, str], ...] = (),
     threat_model: str = "",
     assumption: str = ASSUMPTION,
+    design_choice: str = "",
 ) -> AuditResult:
     """The certificate(s) as an `AuditResult`: one pseudo-pair (the m canaries), the ceiling in
     `epsilon_ceiling` and the design in `extra["one_run"]` (the f-DP numbers under its "fdp").
-    `assumption` is FILE_ASSUMPTION when the bits came from a score file, not from dpaudit."""
+    `assumption` is FILE_ASSUMPTION when the bits came from a score file, not from dpaudit;
+    `design_choice` (`declared_design_note` / `posthoc_design_note`) says how a user's design was
+    certified (default: the union over the fixed designs, said by `choice_of_k` itself)."""
     certs = (
         cert
         if isinstance(cert, OneRunCertificates)
@@ -227,8 +239,10 @@ def one_run_result(
         p_total=r,
         q_count=r - head.correct,
         q_total=r,
-        p_lower=float(special.expit(eps)),  # ln(p_lower / q_upper) = ε̂: the ε-RR accuracy certified
-        q_upper=float(special.expit(-eps)),
+        # no test with given error rates is certified (the bound says only "not (ε̂, δ)-DP"): the
+        # counts are the correct and the wrong guesses of r, the rates not a number (ARCHITECTURE.md)
+        p_lower=math.nan,
+        q_upper=math.nan,
         failure_probability=head.per_design,
         infinite_witness=False,
         direction="in>out",
@@ -237,24 +251,20 @@ def one_run_result(
         selection_epsilon=eps,
         assumption=assumption,
     )
-    if snj is not None:
-        info = one_run_extra(snj)
-    else:
+    info = one_run_extra(snj) if snj is not None else {}
+    if head.source == "fdp":  # the design fields describe the design behind the headline ε
         assert fdp is not None
-        info = fdp_design_extra(fdp)
+        info.update(fdp_design_extra(fdp))
+    info["headline_method"] = head.source
+    if design_choice:
+        info["choice_of_k"] = design_choice
     info["methods"] = certs.method
     if fdp is not None:
         info["fdp"] = fdp_extra(fdp)
     if certs.method == "both":
         info["failure_probability_split"] = "β/2 Steinke–Nasr–Jagielski, β/2 f-DP (union bound)"
     ceilings = [c.ceiling for c in (snj, fdp) if c is not None]
-    findings: tuple[str, ...] = ()
-    if fdp is not None and fdp.claim_rejected:
-        findings = (
-            f"the claimed {fdp.claim.describe()} is rejected by the f-DP one-run test (Mahloujifar, "
-            f"Melis & Chaudhuri): P[W ≥ observed] ≤ {fdp.claim_tail_bound:.3g} under it, below the "
-            f"per-design level {fdp.per_design_failure_probability:.3g}",
-        )
+    findings = rejection_findings(fdp)
     return assemble(
         claim,
         estimate,
@@ -358,6 +368,7 @@ def fdp_extra(cert: FdpCertificate) -> dict[str, object]:
         "claim_tradeoff": cert.claim.describe(),
         "claim_rejected": cert.claim_rejected,
         "claim_tail_bound": cert.claim_tail_bound,
+        "claim_tail_bound_adjusted": adjusted_tail_bound(cert),
         "claim_refutable": cert.claim_refutable,
         "epsilon_lower_bound": cert.epsilon_lower_bound,
         "epsilon_ceiling": cert.ceiling,
@@ -418,11 +429,15 @@ def assemble(
     findings: tuple[str, ...] = (),
 ) -> AuditResult:
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
-    a violation iff the certified ε exceeds the ε the claim allows at that δ, or `rejected` (another
-    test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`)."""
+    the claim is exceeded iff the certified ε exceeds the ε the claim allows at that δ, or `rejected`
+    (another test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`).
+    Exceeding a PROVED claim is a violation; exceeding a STATED one is a finding (as in `run`)."""
     eps = estimate.epsilon_lower_bound
     allowed = claim.epsilon_at(claim.delta)
-    violation = bool(math.isfinite(allowed) and eps > allowed) or rejected
+    exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
+    violation = exceeded and claim.kind is ClaimKind.PROVED  # a stated claim exceeded: a finding
+    if exceeded and not violation:
+        findings = (*findings, stated_finding(claim, eps))
     pair = PairResult(
         index=0,
         description=description,
@@ -431,10 +446,10 @@ def assemble(
         claim=claim,
         estimate=estimate,
         violation=violation,
-        claims_exceeded=(0,) if violation else (),
+        claims_exceeded=(0,) if exceeded else (),
     )
     check = ClaimCheck(
-        claim=claim, epsilon_lower_bound=eps, delta_lower_bound=0.0, exceeded=violation, pairs_checked=1
+        claim=claim, epsilon_lower_bound=eps, delta_lower_bound=0.0, exceeded=exceeded, pairs_checked=1
     )
     return AuditResult(
         mechanism=name,

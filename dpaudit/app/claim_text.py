@@ -1,7 +1,8 @@
 """One parser for a claim given as text, shared by the command line and the gate.
 
 `dpaudit one-run` / `dpaudit scores` take `--epsilon/--delta`, `--accountant SIGMA,Q,T` or
-`--gdp MU`; a gate's one-run `[[audit]]` takes the keys `epsilon`/`delta`, `accountant` or `gdp`.
+`--gdp MU` (with `--claim-kind stated|proved`); a gate's one-run `[[audit]]` takes the keys
+`epsilon`/`delta`, `accountant` or `gdp` (with `claim_kind`).
 Both become a `PrivacyClaim` here: a point (ε, δ) claim, dp_accounting's privacy profile for T
 Poisson-subsampled Gaussian steps (`mechanisms.accountants`), or μ-GDP (Dong, Roth & Su,
 "Gaussian Differential Privacy") with its headline point at δ. Every bad value is a `ValueError`
@@ -11,6 +12,7 @@ its own input error (exit 2).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -33,6 +35,8 @@ class ClaimText:
     accountant: str | None = None
     gdp: float | None = None
     relation: Relation = Relation.ADD_REMOVE_ONE
+    kind: ClaimKind = ClaimKind.PROVED
+    """PROVED (a violation when exceeded) or STATED (a finding when exceeded), as `--claim-kind`."""
 
     def given(self) -> int:
         """How many claims the text states (more than one is an error)."""
@@ -52,9 +56,11 @@ def parse_claim(
     curve_delta = DEFAULT_CURVE_DELTA if text.delta is None else text.delta
     reference = f"the claim given {where}"
     if text.gdp is not None:
-        return _gdp(text.gdp, text.relation, curve_delta, s, reference)
+        claim = _gdp(text.gdp, text.relation, curve_delta, s, reference)
+        return dataclasses.replace(claim, kind=text.kind)
     if text.accountant is not None:
-        return _accountant(text.accountant, text.relation, curve_delta, s)
+        claim = _accountant(text.accountant, text.relation, curve_delta, s)
+        return dataclasses.replace(claim, kind=text.kind)
     if text.epsilon is not None:
         delta = 0.0 if text.delta is None else text.delta
         return PrivacyClaim(
@@ -62,7 +68,7 @@ def parse_claim(
             delta=delta,
             relation=text.relation,
             reference=reference,
-            kind=ClaimKind.PROVED,
+            kind=text.kind,
         )
     if text.delta is not None:
         raise ValueError(

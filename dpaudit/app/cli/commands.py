@@ -144,23 +144,56 @@ def write_outputs(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
         write_text(out / f"{stem}.html", render_html(result, family=family))
 
 
-def cmd_list(_: argparse.Namespace) -> int:
+LIST_WIDTH = 100
+"""`dpaudit list` fits a terminal this wide; `--wide` prints every column in full."""
+_SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
+
+
+def _list_rows(wide: bool) -> list[tuple[str, ...]]:
+    """One row per registered mechanism: all columns in full with `wide`, else the short ones."""
     rows: list[tuple[str, ...]] = []
     for e in entries().values():
         try:
-            m = e.build()
-            c = m.claim
-            claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {c.relation.value}"
+            c = e.build().claim
+            relation = c.relation.value if wide else _SHORT_RELATION.get(c.relation.value, c.relation.value)
+            claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {relation}"
         except Exception as exc:  # a broken entry should not hide the others
             claim = f"(cannot build: {exc})"
-        kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
-        if e.buggy and not e.detectable:
-            kind += " (undetectable black-box)"
-        rows.append((e.name, e.family_title, kind, claim, f"{e.default_num_samples:,}"))
-    header = ("mechanism", "family", "kind", "claim", "default samples")
+        if wide:
+            kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
+            if e.buggy and not e.detectable:
+                kind += " (undetectable black-box)"
+            rows.append((e.name, e.family_title, kind, claim, f"{e.default_num_samples:,}"))
+        else:
+            kind = ("buggy" + ("†" if not e.detectable else "")) if e.buggy else "correct"
+            rows.append((e.name, kind, claim, f"{e.default_num_samples:,}"))
+    return rows
+
+
+def _fit(text: str, width: int) -> str:
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def cmd_list(args: argparse.Namespace) -> int:
+    wide = bool(getattr(args, "wide", False))
+    rows = _list_rows(wide)
+    header = (
+        ("mechanism", "family", "kind", "claim", "default samples")
+        if wide
+        else ("mechanism", "kind", "claim", "samples")
+    )
     widths = [max(len(r[i]) for r in [header, *rows]) for i in range(len(header))]
+    if not wide:  # the claim column gives way (a name is never cut: it is what `run` takes)
+        widths[2] = max(
+            len(header[2]), min(widths[2], LIST_WIDTH - 2 * 3 - widths[0] - widths[1] - widths[3])
+        )
     for r in [header, *rows]:
-        print("  ".join(x.ljust(w) for x, w in zip(r, widths, strict=True)).rstrip())
+        cells = r if wide else tuple(_fit(x, w) for x, w in zip(r, widths, strict=True))
+        print("  ".join(x.ljust(w) for x, w in zip(cells, widths, strict=True)).rstrip())
+    if not wide:
+        print(
+            "\n† buggy twin a black-box audit cannot detect; `dpaudit list --wide` names each twin and family"
+        )
     print(
         "\nestimators: histogram (discrete outputs), threshold (coordinates and mean-difference projection)"
     )

@@ -6,7 +6,8 @@ Jagielski 2023, Thm 5.2, a union bound over a fixed grid of guess counts). `scor
 certifies scores produced elsewhere: with inclusion bits by the one-run bound, with "in" and
 "out" scores of independent runs by one threshold event chosen on a split and certified with
 Clopper–Pearson bounds (audit/one_run/score_split.py). Both give an `AuditResult` (same JSON, reports and
-exit codes as `run`: 1 only when the certified ε exceeds the claim at its δ). `sampler` tests a
+exit codes as `run`: 1 only when the certified ε exceeds a proved claim at its δ; a stated
+claim exceeded is a finding, exit 0). `sampler` tests a
 batch sampler against the Poisson sampling an accountant assumes (audit/one_run/sampler_check.py).
 """
 
@@ -27,19 +28,23 @@ from dpaudit.app.claim_text import ClaimText, parse_claim
 from dpaudit.app.cli.commands import formats, write_outputs
 from dpaudit.app.cli.one_run_summary import summary
 from dpaudit.app.cli.parser import EXIT_OK, EXIT_VIOLATION, UsageError
-from dpaudit.app.cli.score_files import ScoreFileError, load_scores
+from dpaudit.app.cli.score_files import ScoreFile, ScoreFileError, load_scores
 from dpaudit.engine.one_run import (
+    DEFAULT_METHOD,
     FILE_ASSUMPTION,
     Design,
     assemble,
     certify_in_out,
     certify_method,
     check_sampler,
+    declared_design_note,
+    joined_designs,
     one_run,
     one_run_result,
+    posthoc_design_note,
 )
 from dpaudit.engine.types import AuditResult, PrivacyClaim
-from dpaudit.mechanisms.base import MechanismError
+from dpaudit.mechanisms.base import ClaimKind, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.schema import dumps
@@ -67,6 +72,7 @@ def claim_from(args: argparse.Namespace, default: object = None) -> PrivacyClaim
         accountant=args.accountant,
         gdp=args.gdp,
         relation=Relation(args.relation),
+        kind=ClaimKind(args.claim_kind or "proved"),
     )
     try:
         return parse_claim(
@@ -83,6 +89,22 @@ def designs_from(args: argparse.Namespace, m: int) -> tuple[Design, ...] | None:
     if d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m:
         raise UsageError(f"--k-plus + --k-minus must be between 1 and the {m} canaries, each ≥ 0")
     return (d,)
+
+
+def file_designs(args: argparse.Namespace, m: int) -> tuple[tuple[Design, ...] | None, str]:
+    """The designs for a one-run score file and what the report says of them. A design given on
+    the command line may have been picked after looking at these scores (every design's ε̂ is
+    shown, and a re-run reproduces them): it joins the union, β/(K+1), unless the user declares it
+    fixed in advance (`--design-fixed-in-advance`, certified alone at the whole β)."""
+    given = designs_from(args, m)
+    if given is None:
+        if args.design_fixed_in_advance:
+            raise UsageError("--design-fixed-in-advance needs the design: --k-plus and/or --k-minus")
+        return None, ""
+    if args.design_fixed_in_advance:
+        return given, declared_design_note(given[0])
+    joined = joined_designs(m, given[0])
+    return joined, posthoc_design_note(given[0], len(joined))
 
 
 def _finish(result: AuditResult, args: argparse.Namespace) -> int:
@@ -103,6 +125,7 @@ def _options(args: argparse.Namespace) -> list[str]:
         ("--delta", args.delta),
         ("--accountant", args.accountant),
         ("--gdp", args.gdp),
+        ("--claim-kind", args.claim_kind),
         ("--method", args.method),
         ("--k-plus", args.k_plus),
         ("--k-minus", args.k_minus),
@@ -129,43 +152,54 @@ def cmd_one_run(args: argparse.Namespace) -> int:
         designs=designs_from(args, m),
         name=args.train,
         command=command,
-        method=args.method or "snj",
+        method=args.method or DEFAULT_METHOD,
     )
     return _finish(result, args)
+
+
+def _scores_one_run(
+    args: argparse.Namespace, data: ScoreFile, claim: PrivacyClaim, *, command: str, start: float
+) -> AuditResult:
+    """`scores FILE` with inclusion bits: the one-run bound over the file's designs."""
+    designs, design_choice = file_designs(args, data.first.size)
+    try:
+        cert = certify_method(
+            data.first,
+            data.second,
+            claim=claim,
+            method=args.method or DEFAULT_METHOD,
+            failure_probability=args.failure_probability,
+            designs=designs,
+        )
+    except ValueError as exc:
+        raise ScoreFileError(f"{args.file}: {exc}") from None
+    return one_run_result(
+        cert,
+        claim,
+        name=args.file.name,
+        seed=args.seed,
+        elapsed=time.perf_counter() - start,
+        command=command,
+        assumption=FILE_ASSUMPTION,
+        design_choice=design_choice,
+    )
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
     formats(args.format)
     data = load_scores(args.file)
     claim = claim_from(args)
-    command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args)])
+    fixed = ["--design-fixed-in-advance"] if args.design_fixed_in_advance else []
+    command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args), *fixed])
     start = time.perf_counter()
     name = args.file.name
     if data.kind == "one_run":
-        try:
-            cert = certify_method(
-                data.first,
-                data.second,
-                claim=claim,
-                method=args.method or "snj",
-                failure_probability=args.failure_probability,
-                designs=designs_from(args, data.first.size),
-            )
-        except ValueError as exc:
-            raise ScoreFileError(f"{args.file}: {exc}") from None
-        elapsed = time.perf_counter() - start
-        result = one_run_result(
-            cert,
-            claim,
-            name=name,
-            seed=args.seed,
-            elapsed=elapsed,
-            command=command,
-            assumption=FILE_ASSUMPTION,
+        return _finish(_scores_one_run(args, data, claim, command=command, start=start), args)
+    if args.k_plus is not None or args.k_minus is not None or args.design_fixed_in_advance:
+        raise UsageError(
+            "--k-plus/--k-minus/--design-fixed-in-advance apply to one-run score files "
+            "(scores + included) only"
         )
-        return _finish(result, args)
-    if args.k_plus is not None or args.k_minus is not None:
-        raise UsageError("--k-plus/--k-minus apply to one-run score files (scores + included) only")
     if args.method is not None:
         raise UsageError("--method applies to one-run score files (scores + included) only")
     try:

@@ -35,6 +35,13 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         help="the claim's neighbour relation (default add_remove_one: a canary in or out)",
     )
     p.add_argument(
+        "--claim-kind",
+        choices=["proved", "stated"],
+        default=None,
+        help="proved (default: exceeding it is a violation, exit 1) or stated (the paper's or "
+        "library's statement: exceeding it is a finding, exit 0), as in `dpaudit run`",
+    )
+    p.add_argument(
         "--seed", type=types["seed"], default=0, help="seed of the inclusion bits and splits (default 0)"
     )
     p.add_argument(
@@ -47,8 +54,8 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         "--method",
         choices=["snj", "fdp", "both"],
         default=None,
-        help="one-run bound: snj (Steinke, Nasr & Jagielski; default), fdp (Mahloujifar, Melis & "
-        "Chaudhuri's f-DP test of the claim's trade-off curve), both (β/2 each)",
+        help="one-run bound: fdp (default: Mahloujifar, Melis & Chaudhuri's f-DP bound, which also "
+        "tests the claim's trade-off curve), snj (Steinke, Nasr & Jagielski), both (β/2 each)",
     )
     p.add_argument("--k-plus", type=int, default=None, help="one design: guess 'in' on the K highest scores")
     p.add_argument("--k-minus", type=int, default=None, help="one design: guess 'out' on the K lowest scores")
@@ -79,6 +86,12 @@ def add_one_run_commands(sub: argparse._SubParsersAction[Any], types: Types) -> 
         "file", type=Path, help="scores + included (one run) or in_scores + out_scores (many runs)"
     )
     _claim_options(s, types)
+    s.add_argument(
+        "--design-fixed-in-advance",
+        action="store_true",
+        help="the --k-plus/--k-minus design was fixed before the scores existed: certify it alone at "
+        "the whole β (default: it joins the union over the fixed designs, β/(K+1) each)",
+    )
 
     sm = sub.add_parser(
         "sampler", help="test that a batch sampler is the Poisson sampler its accountant assumes"

@@ -12,13 +12,16 @@ from dpaudit.reports.markdown import fmt
 
 def summary(r: AuditResult) -> str:
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    if r.findings and not r.violation:
+        verdict = "no violation (finding: a stated claim is exceeded)"
     c = r.claim
     design = r.extra.get("one_run")
     eps = r.epsilon_lower_bound
     shown = fmt(eps) if eps > 0 else "0 (no evidence of privacy loss)"
     lines = [
         f"{r.mechanism}: {verdict}",
-        f"  claim ε={fmt(c.epsilon_at(c.delta))} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})",
+        f"  {c.kind.value} claim ε={fmt(c.epsilon_at(c.delta))} δ={fmt(c.delta)} ({c.relation.value}; "
+        f"{c.reference})",
         f"  certified ε ≥ {shown}, ceiling {fmt(r.epsilon_ceiling)} (the most any outcome of this design "
         f"could certify), confidence {1 - r.failure_probability:g}",
     ]
@@ -41,6 +44,7 @@ def summary(r: AuditResult) -> str:
     refutable = isinstance(fdp, dict) and bool(fdp["claim_refutable"])
     if r.epsilon_ceiling <= c.epsilon_at(c.delta) and not refutable:
         lines.append("  note: the ceiling is not above the claim: this design cannot refute it (no power)")
+    lines += [f"  finding: {f}" for f in r.findings]
     return "\n".join(lines)
 
 
@@ -51,7 +55,8 @@ def _fdp_line(fdp: dict[str, Any]) -> str:
     under = f", ε ≥ {fmt(implied)} at δ if the mechanism is GDP" if implied else ""
     return (
         f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
-        f"(tail bound {fdp['claim_tail_bound']:.3g}); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
+        f"(p ≤ {fdp.get('claim_tail_bound_adjusted', fdp['claim_tail_bound']):.3g} over the "
+        f"{len(fdp['designs'])} designs, against β); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
         f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
         f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
     )

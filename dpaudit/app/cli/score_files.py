@@ -5,9 +5,11 @@
 - many runs: `in_scores` (one per run that trained on the canary) and `out_scores` (one per run
   that did not), every run independent.
 
-CSV: a header naming the columns (`score,included` or `in_score,out_score`; the shorter of the two
-last columns may end in empty cells). NPZ: arrays with those names (plural). JSON: an object with
-the plural names as keys, each a list of numbers. Any problem is a `ScoreFileError` naming the file.
+CSV: a header naming the columns (`score,included` or `in_score,out_score`), then one row per canary
+(one run: every cell present) or per run (many runs: the shorter column may end in empty cells, to
+the end of the file); a missing, non-finite or malformed cell is an error naming the line.
+NPZ: arrays with those names (plural). JSON: an object with the plural names as keys, each a list
+of numbers. Any problem is a `ScoreFileError` naming the file.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from numpy.typing import NDArray
 ONE_RUN = ("scores", "included")
 MANY_RUNS = ("in_scores", "out_scores")
 _CSV_NAMES = {"score": "scores", "included": "included", "in_score": "in_scores", "out_score": "out_scores"}
+_COLUMN = {v: k for k, v in _CSV_NAMES.items()}
 _TRUE = {"1", "true", "yes", "in"}
 _FALSE = {"0", "false", "no", "out"}
 
@@ -90,6 +93,9 @@ def _bits(path: Path, values: Any) -> NDArray[np.bool_]:
 
 
 def _read_csv(path: Path) -> dict[str, Any]:
+    """Columns of a CSV score file, read row by row: every cell of a one-run row must be present, a
+    score finite and a bit 0/1 or true/false, else a `ScoreFileError` naming the file and line. In
+    the many-runs layout a column may end early (empty cells to the end), never resume."""
     with path.open(newline="", encoding="utf-8") as fh:
         rows = list(csv.reader(fh))
     if not rows:
@@ -100,25 +106,46 @@ def _read_csv(path: Path) -> dict[str, Any]:
         raise ScoreFileError(
             f"{path}: CSV header must be 'score,included' or 'in_score,out_score', got {','.join(header)}"
         )
-    columns: dict[str, list[str]] = {_CSV_NAMES[h]: [] for h in header}
+    names = [_CSV_NAMES[h] for h in header]
+    columns: dict[str, list[Any]] = {name: [] for name in names}
+    ended: dict[str, int] = {}
     for line, row in enumerate(rows[1:], start=2):
         if not any(c.strip() for c in row):
             continue
         if len(row) != len(header):
             raise ScoreFileError(f"{path}: line {line} has {len(row)} fields, the header {len(header)}")
-        for h, cell in zip(header, row, strict=True):
-            if cell.strip():
-                columns[_CSV_NAMES[h]].append(cell.strip())
-    out: dict[str, Any] = {}
-    for name, cells in columns.items():
-        if name == "included":
-            out[name] = np.asarray(cells)
-            continue
-        try:
-            out[name] = [float(c) for c in cells]
-        except ValueError as exc:
-            raise ScoreFileError(f"{path}: column '{name}': {exc}") from None
-    return out
+        for name, cell in zip(names, (c.strip() for c in row), strict=True):
+            _csv_cell(path, line, name, cell, columns, ended)
+    if not any(columns.values()):
+        raise ScoreFileError(f"{path}: no data rows after the header")
+    return {name: np.asarray(cells) if name == "included" else cells for name, cells in columns.items()}
+
+
+def _csv_cell(
+    path: Path, line: int, name: str, cell: str, columns: dict[str, list[Any]], ended: dict[str, int]
+) -> None:
+    """Append one cell to its column, or raise naming the file, the line and the column."""
+    if not cell:
+        if name in ONE_RUN:
+            raise ScoreFileError(f"{path}: line {line}: the '{_COLUMN[name]}' cell is empty")
+        ended.setdefault(name, line)
+        return
+    if name in ended:
+        raise ScoreFileError(
+            f"{path}: line {line}: '{_COLUMN[name]}' has a value after its empty cell on line {ended[name]}"
+        )
+    if name == "included":
+        if cell.lower() not in _TRUE | _FALSE:
+            raise ScoreFileError(f"{path}: line {line}: 'included' is {cell!r}, expected 0/1 or true/false")
+        columns[name].append(cell)
+        return
+    try:
+        value = float(cell)
+    except ValueError:
+        raise ScoreFileError(f"{path}: line {line}: '{_COLUMN[name]}' is {cell!r}, not a number") from None
+    if not np.isfinite(value):
+        raise ScoreFileError(f"{path}: line {line}: '{_COLUMN[name]}' is {cell!r}, not a finite number")
+    columns[name].append(value)
 
 
 def load_scores(path: Path) -> ScoreFile:

@@ -15,7 +15,8 @@ and a violation makes the gate exit 1. What differs from a mechanism audit, and 
   fund: the gate's bound (it exits 1 wrongly with probability ≤ Σ_a β_a) is unchanged, and the
   result's `command`, `dpaudit one-run … --failure-probability β_a`, reproduces it exactly.
 - **Resume.** The finished result is reused under `--resume` when its key (everything that
-  determines it: training function, canaries, claim, method, designs, seed, β_a, version) matches.
+  determines it: the training function's spec *and a hash of its code*, canaries, claim, method,
+  designs, seed, β_a, version) matches; editing the training function changes the key.
 - **Errors.** The training function raising (or calling sys.exit) is a `MechanismError` (exit 2,
   one line); a `timeout` stops it like a mechanism's sampling (`AuditTimeout`, exit 2).
 
@@ -26,6 +27,8 @@ through `GateIO.summary`, which the CLI and the API give `dpaudit one-run`'s own
 from __future__ import annotations
 
 import dataclasses
+import hashlib
+import inspect
 import shlex
 from pathlib import Path
 
@@ -59,6 +62,7 @@ def one_run_key(spec: OneRunSpec) -> str:
             "kind": "one_run",
             "name": spec.name,
             "train": spec.train_spec,
+            "train_code": code_fingerprint(spec.train),
             "canaries": spec.canaries,
             "claim": spec.claim.to_dict(),
             "flags": [list(f) for f in spec.claim_flags],
@@ -68,6 +72,21 @@ def one_run_key(spec: OneRunSpec) -> str:
             "version": package_version(),
         }
     )
+
+
+def code_fingerprint(train: object) -> str:
+    """A hash of the training function's code (its source, else its bytecode and constants), so a
+    changed training function never reuses an old verdict under `--resume`; '' when neither can be
+    read (the key then changes with the spec and version only)."""
+    target = train if inspect.isroutine(train) or inspect.isclass(train) else type(train)
+    try:
+        return hashlib.sha256(inspect.getsource(target).encode()).hexdigest()
+    except (OSError, TypeError):
+        pass
+    code = getattr(target, "__code__", None)
+    if code is None:
+        return ""
+    return hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()
 
 
 def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult:

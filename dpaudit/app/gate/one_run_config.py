@@ -7,8 +7,9 @@
     # accountant = "1.0,0.01,1000"   #   dp_accounting's ε(δ) for σ, q, T (δ: `delta`, default 1e-5), or
     # gdp = 2.0                      #   μ-GDP (headline point at `delta`, default 1e-5);
                                      #   none of them: the function's `claim` attribute
+    claim_kind = "proved"            # or stated: exceeding it is a finding, not a failure (`--claim-kind`)
     relation = "add_remove_one"      # or replace_one (as `--relation`)
-    method = "snj"                   # snj | fdp | both (as `--method`)
+    method = "fdp"                   # fdp (default) | snj | both (as `--method`)
     k_plus = 50                      # optional, with k_minus: one fixed design (as `--k-plus/--k-minus`)
     k_minus = 50
     name = "sgd-canaries"            # plus the usual seed, failure_probability, timeout
@@ -28,8 +29,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.app.claim_text import ClaimText, parse_claim
-from dpaudit.engine.one_run import METHODS, Design
+from dpaudit.engine.one_run import DEFAULT_METHOD, METHODS, Design
 from dpaudit.engine.types import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
 
@@ -40,6 +42,7 @@ ONE_RUN_KEYS = (
     "delta",
     "accountant",
     "gdp",
+    "claim_kind",
     "relation",
     "method",
     "k_plus",
@@ -48,6 +51,7 @@ ONE_RUN_KEYS = (
 """Keys only a one-run audit (`train`) takes."""
 MECHANISM_KEYS = ("mechanism", "params", "num_samples", "pairs", "witnesses", "floating_point")
 """Keys only a mechanism audit takes."""
+CLAIM_KINDS = tuple(k.value for k in ClaimKind)
 RELATIONS = tuple(r.value for r in (Relation.ADD_REMOVE_ONE, Relation.REPLACE_ONE))
 
 Error = Callable[[str], Exception]
@@ -176,6 +180,7 @@ class _ClaimKeys:
     accountant: str | None
     gdp: float | None
     relation: Relation
+    kind: str | None = None
 
     def flags(self, *, method: str, designs: tuple[Design, ...] | None) -> tuple[tuple[str, str], ...]:
         """These keys, the method and the design as `dpaudit one-run` options (its `_options` order)."""
@@ -185,6 +190,7 @@ class _ClaimKeys:
             ("--delta", self.delta),
             ("--accountant", self.accountant),
             ("--gdp", self.gdp),
+            ("--claim-kind", self.kind),
             ("--method", method),
             ("--k-plus", None if design is None else design.k_plus),
             ("--k-minus", None if design is None else design.k_minus),
@@ -203,6 +209,7 @@ def _claim_keys(raw: dict[str, Any], error: Error) -> _ClaimKeys:
         accountant=accountant,
         gdp=_number(raw, "gdp", error),
         relation=Relation(_choice(raw, "relation", RELATIONS, RELATIONS[0], error)),
+        kind=_choice(raw, "claim_kind", CLAIM_KINDS, "proved", error) if "claim_kind" in raw else None,
     )
     if sum(x is not None for x in (keys.epsilon, keys.accountant, keys.gdp)) > 1:
         raise error("give the claim once: 'epsilon' (with 'delta'), 'accountant' or 'gdp'")
@@ -217,6 +224,7 @@ def _claim(keys: _ClaimKeys, train: Callable[..., Any], where: str) -> PrivacyCl
         accountant=keys.accountant,
         gdp=keys.gdp,
         relation=keys.relation,
+        kind=ClaimKind(keys.kind or "proved"),
     )
     return parse_claim(
         text, spelling=lambda key: f"'{key}'", where=f"in {where}", default=getattr(train, "claim", None)
@@ -241,7 +249,7 @@ def one_run_spec(
     if "canaries" not in raw:
         raise error("missing required key 'canaries' (the number m of canaries, e.g. 1000)")
     canaries = _integer(raw, "canaries", error, minimum=1)
-    method = _choice(raw, "method", METHODS, "snj", error)
+    method = _choice(raw, "method", METHODS, DEFAULT_METHOD, error)
     designs = _designs(raw, canaries, error)
     keys = _claim_keys(raw, error)
     try:
