@@ -105,7 +105,7 @@ def test_diffprivlib_logistic_regression_one_class_raise_is_an_output() -> None:
     )
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = run_audit(mech, [pair], AuditConfig(num_samples=120, seed=0))
+        result = run_audit(mech, [pair], AuditConfig(num_samples=200, seed=0))
     assert result.verdict is Verdict.VIOLATION_FOUND
 
 
