@@ -88,7 +88,7 @@ def from_estimator(
     if not names:
         raise ValueError("output names no attribute")
     points = None if probe is None else np.atleast_2d(np.asarray(probe, dtype=np.float64))
-    outs = ", ".join(names)
+    outs = ", ".join(names) + (" on the probe points" if points is not None else "")
     return from_callable(
         EstimatorRelease(make, names, points),
         name=name,
@@ -101,5 +101,5 @@ def from_estimator(
         n_jobs=n_jobs,
         exceptions=exceptions,
         payload_width=payload_width,
-        threat_model=f"the fitted estimator's {outs}" + (" on the probe points" if points is not None else ""),
+        threat_model=f"the fitted estimator's {outs}",
     )
