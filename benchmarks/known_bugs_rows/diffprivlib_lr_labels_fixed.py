@@ -11,7 +11,7 @@ PACKAGE = "diffprivlib"
 ISSUE = "IBM/differential-privacy-library#106"
 VERSIONS = {"0.6.6": "no violation"}
 REQUIREMENTS = {"0.6.6": ["diffprivlib==0.6.6", "scikit-learn<1.8"]}
-NUM_SAMPLES = 500
+NUM_SAMPLES = 1000
 ARGS = ["--pairs", "registered"]
 NOTE = "every class on both sides (the user's relation)"
 
