@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 
 from dpaudit.engine.estimators import Event, as_rows
 from dpaudit.engine.events import EventShapeError
+from dpaudit.engine.transport import in_process_note, ships
 from dpaudit.mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
 from dpaudit.neighbors.base import Dataset
 
@@ -343,6 +344,9 @@ def run_tasks(
     if session is not None and not session.signatures and tasks:
         on_done(tasks[0], tasks[0].fn(*tasks[0].args))
         tasks = tasks[1:]
+    if jobs != 1 and len(tasks) > 1 and not ships(tasks[0].args, backend):
+        in_process_note(str(getattr(tasks[0].args[0], "name", "?")) if tasks[0].args else "?")
+        jobs = 1
     if jobs == 1 or len(tasks) <= 1:
         for t in tasks:
             on_done(t, t.fn(*t.args))

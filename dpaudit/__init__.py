@@ -28,6 +28,7 @@ _EXPORTS = {
     "Mechanism": "dpaudit.mechanisms.base",
     "MechanismError": "dpaudit.mechanisms.base",
     "from_callable": "dpaudit.mechanisms.base",
+    "from_estimator": "dpaudit.mechanisms.adapters",
     "accountant_claim": "dpaudit.mechanisms.accountants",
     "MixtureLLR": "dpaudit.mechanisms.dpsgd.statistic",
     "Dataset": "dpaudit.neighbors.base",
@@ -56,6 +57,7 @@ __all__ = [
     "audit",
     "check_sampler",
     "from_callable",
+    "from_estimator",
     "gate",
     "one_run",
     "run_audit",
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     from dpaudit.engine.runner import run_audit
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
     from dpaudit.mechanisms.accountants import accountant_claim
+    from dpaudit.mechanisms.adapters import from_estimator
     from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
     from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
     from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation

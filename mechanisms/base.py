@@ -23,6 +23,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH, check_exceptions, run_coded
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
@@ -336,6 +337,9 @@ class CallableMechanism:
     says in words what the adversary sees (e.g. "all iterates"), shown in reports; `statistics`
     are scalar statistics the user knows to be the likelihood ratio of their pairs (e.g. DP-SGD's
     gradient-canary `MixtureLLR`), offered to the audit as Neyman–Pearson events.
+    `exceptions` declares exception types that are outputs, not failures: each release is then
+    the fixed-width row of `mechanisms/outcomes.py` ([outcome, size, first `payload_width`
+    values]); only with `fn` (a raise must be attributable to one release).
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -352,10 +356,15 @@ class CallableMechanism:
     floating_point: bool = False
     threat_model: str = ""
     statistics: tuple[Any, ...] = ()
+    exceptions: tuple[type[BaseException], ...] = ()
+    payload_width: int = DEFAULT_PAYLOAD_WIDTH
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.batch_fn is None):
             raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
+        check_exceptions(self.exceptions, self.payload_width)
+        if self.exceptions and self.fn is None:
+            raise ValueError("exceptions need fn (one release per call), not batch_fn")
         if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError("chunk_size must be ≥ 1")
 
@@ -363,8 +372,15 @@ class CallableMechanism:
         if self.batch_fn is not None:
             out = np.asarray(self.batch_fn(dataset, num_samples, rng))
             return validate_output(self.name, out, num_samples)
-        assert self.fn is not None
-        outs = [np.asarray(self.fn(dataset, rng)) for _ in range(num_samples)]
+        fn = self.fn
+        assert fn is not None
+        if self.exceptions:
+            rows = [
+                run_coded(lambda: fn(dataset, rng), self.exceptions, self.payload_width)
+                for _ in range(num_samples)
+            ]
+            return np.stack(rows) if rows else np.empty((0, 2 + self.payload_width))
+        outs = [np.asarray(fn(dataset, rng)) for _ in range(num_samples)]
         if not outs:
             return np.empty((0,))
         try:
@@ -413,9 +429,13 @@ def from_callable(
     floating_point: bool = False,
     threat_model: str = "",
     statistics: Sequence[Any] = (),
+    exceptions: Sequence[type[BaseException]] = (),
+    payload_width: int = DEFAULT_PAYLOAD_WIDTH,
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
-    `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers."""
+    `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers.
+    `exceptions=(ValueError,)` makes a raise of those types an output of its own (a category
+    certified like any event) instead of a failure (exit 2); see `mechanisms/outcomes.py`."""
     return CallableMechanism(
         fn=fn,
         name=name,
@@ -431,4 +451,6 @@ def from_callable(
         floating_point=floating_point,
         threat_model=threat_model,
         statistics=tuple(statistics),
+        exceptions=tuple(exceptions),
+        payload_width=payload_width,
     )

@@ -169,3 +169,17 @@ class DictClaim:
 
 
 dict_claim = DictClaim()
+
+
+class Delegating:
+    """A wrapper that delegates attributes with `__getattr__` (as users write them): it pickles,
+    but unpickling recurses (`__getattr__` runs before `inner` exists), so it cannot go to a worker."""
+
+    def __init__(self, inner: object) -> None:
+        self.inner = inner
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.inner, name)
+
+
+delegating = Delegating(from_callable(_laplace, name="user_delegating", claim=CLAIM, domain=DOMAIN))

@@ -40,6 +40,12 @@ DEFAULT_NUM_SAMPLES: dict[str, int] = {
     "diffprivlib_sum": 20_000,
     "diffprivlib_histogram": 20_000,
     "diffprivlib_gaussian_nb": 2_000,
+    "diffprivlib_model_logistic_regression": 1_000,
+    "diffprivlib_model_gaussian_nb": 2_000,
+    "diffprivlib_model_linear_regression": 2_000,
+    "diffprivlib_model_kmeans": 1_000,
+    "diffprivlib_model_standard_scaler": 4_000,
+    "diffprivlib_model_pca": 2_000,
     "pydp_laplace": 200_000,
     "pydp_gaussian": 200_000,
     "pydp_count": 200_000,
@@ -62,9 +68,10 @@ def _entries() -> tuple[RegistryEntry, ...]:
 
         groups.append(opendp_adapters.FACTORIES)
     if diffprivlib_available():
-        from dpaudit.mechanisms.libraries import diffprivlib_adapters
+        from dpaudit.mechanisms.libraries import diffprivlib_adapters, diffprivlib_models
 
         groups.append(diffprivlib_adapters.FACTORIES)
+        groups.append(diffprivlib_models.FACTORIES)
     if pydp_available():
         from dpaudit.mechanisms.libraries import pydp_adapters
 

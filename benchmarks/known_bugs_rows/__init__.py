@@ -1,0 +1,11 @@
+"""Rows of `benchmarks/known_bugs.py`: one module per published bug or negative control.
+
+Each row module defines `PACKAGE` (the PyPI name), `ISSUE` (the issue or PR it reproduces),
+`VERSIONS` ({version: expected verdict, "violation" or "no violation"}), `REQUIREMENTS`
+({version: pip arguments}), `NUM_SAMPLES`, optionally `ARGS` (extra `dpaudit run` arguments),
+`NOTE`, and `mechanism()`, which returns a dpaudit Mechanism built only through the generic
+adapters (`from_estimator`, `from_callable`, `from_synthesizer`): no pair or statistic written for
+the bug, except where the row *is* the user's neighbour relation (the "labels fixed" rows).
+The constants are literals: `known_bugs.py` reads them with `ast` without importing the row, so it
+runs from a fresh clone before any dependency is installed.
+"""

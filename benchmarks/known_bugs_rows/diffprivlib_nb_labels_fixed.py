@@ -1,0 +1,29 @@
+"""diffprivlib models.GaussianNB with the label set fixed by the user's neighbour relation: the
+registered pair removes one class-0 record of nine (three per class), so every class is on both
+sides and the #106 witness cannot occur (IBM/differential-privacy-library#106). Measured: it is
+still flagged under add/remove, because the noisy class counts are forced to sum to exactly n
+(diffprivlib 0.6.6 `GaussianNB._noisy_class_counts`), a further finding, not #106. Built through
+`from_estimator`; audited on that pair only (`--pairs registered`), under add/remove."""
+
+from __future__ import annotations
+
+from typing import Any
+
+PACKAGE = "diffprivlib"
+ISSUE = "IBM/differential-privacy-library#106"
+VERSIONS = {"0.6.6": "violation"}
+REQUIREMENTS = {"0.6.6": ["diffprivlib==0.6.6", "scikit-learn<1.8"]}
+NUM_SAMPLES = 4000
+ARGS = ["--pairs", "registered"]
+NOTE = (
+    "every class on both sides; still a violation under add/remove: class_count_ sums to exactly n "
+    "(_noisy_class_counts forces the total), so the dataset size is published without noise"
+)
+
+
+def mechanism() -> Any:
+    from dpaudit import Relation
+    from known_bugs_rows._diffprivlib import every_class_on_both_sides, nb_mechanism
+
+    relation = Relation.ADD_REMOVE_ONE
+    return nb_mechanism("diffprivlib_nb_labels_fixed", relation, every_class_on_both_sides(relation))
