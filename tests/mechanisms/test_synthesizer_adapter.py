@@ -76,3 +76,51 @@ def test_unknown_feature_is_refused() -> None:
         dpaudit.from_synthesizer(
             fs.correct, columns=COLUMNS, rows=5, claim=CLAIM, name="x", features=("nope",)
         )
+
+
+# --- against the real library (run when smartnoise-synth is installed) -------------------------
+
+
+def _snsynth_version() -> tuple[int, ...]:
+    pytest.importorskip("snsynth")
+    from dpaudit.mechanisms.libraries.common import version_of
+
+    return tuple(int(p) for p in (version_of("smartnoise-synth") or "0").split(".")[:3])
+
+
+def test_dpcovariance_release_through_the_adapter() -> None:
+    _snsynth_version()
+    from dpaudit.mechanisms.libraries.smartnoise_adapters import smartnoise_dpcovariance
+
+    mech = smartnoise_dpcovariance(epsilon=1.0)
+    data = Dataset(np.array([[0.1, 0.2], [0.5, 0.9], [0.7, 0.3]]))
+    out = mech.sample(data, 4, rng=np.random.default_rng(0))
+    assert out.shape == (4, 3)  # var_a, cov_ab, var_b
+    assert not mech.seedable
+
+
+def test_dpcovariance_out_of_bounds_row_is_flagged_only_before_the_fix() -> None:
+    version = _snsynth_version()
+    from dpaudit.mechanisms.libraries.smartnoise_adapters import smartnoise_dpcovariance
+    from dpaudit.neighbors.tabular import TabularSpace, tabular_pairs
+
+    space = TabularSpace(columns=tuple(NumericColumn(name=c, low=0.0, high=1.0) for c in ("x0", "x1")))
+    pair = next(p for p in tabular_pairs(space, Relation.REPLACE_ONE, n=4) if "outside" in p.description)
+    result = dpaudit.audit(smartnoise_dpcovariance(epsilon=1.0), num_samples=2000, pairs=[pair], seed=0)
+    buggy = version <= (1, 0, 5)  # opendp/smartnoise-sdk#622, fixed by #624 in 1.0.6
+    assert (result.verdict is dpaudit.Verdict.VIOLATION_FOUND) is buggy
+
+
+def test_mwem_preset_samples_a_fixed_width_feature_vector() -> None:
+    _snsynth_version()
+    from dpaudit.mechanisms.libraries.common import smartnoise_mwem_available
+
+    if not smartnoise_mwem_available():
+        pytest.skip("snsynth's MWEM needs opendp < 0.13")
+    from dpaudit.mechanisms.libraries.smartnoise_adapters import smartnoise_mwem
+
+    mech = smartnoise_mwem(epsilon=1.0, rows=10)
+    a = mech.sample(Dataset(np.array([[0.0, 1.0], [2.0, 0.0], [1.0, 1.0]])), 2, rng=np.random.default_rng(0))
+    b = mech.sample(Dataset(np.array([[0.0, 0.0], [0.0, 0.0], [0.0, 0.0]])), 2, rng=np.random.default_rng(0))
+    assert a.shape == b.shape and a.shape[0] == 2
+    assert np.all(a[:, 0] == 10)  # the first feature is the number of synthetic rows
