@@ -26,7 +26,7 @@ REQUIREMENTS = {
     ]
     for version in VERSIONS
 }
-NUM_SAMPLES = 5_000
+NUM_SAMPLES = 20_000
 NOTE = (
     "DPcovariance draws its noise from the global numpy.random state: not seedable, so a rerun "
     "at the same --seed draws other noise (the verdict is the same)."
