@@ -123,8 +123,6 @@ class TabularSpace:
         names = [c.name for c in self.columns] + ([self.label.name] if self.label else [])
         if not self.columns or len(set(names)) != len(names):
             raise ValueError("a table needs at least one column and distinct column names")
-        if self.label is not None and not self.label.allow_unseen and len(self.label.categories) < 1:
-            raise ValueError("a label column needs a class")
 
     @property
     def names(self) -> tuple[str, ...]:

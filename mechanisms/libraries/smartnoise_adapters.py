@@ -24,6 +24,8 @@ noise from the global `numpy.random` state, which the audit's Generator cannot s
 presets are registered `seedable=False` (results do not reproduce from `--seed`, and the
 report says so), as the OpenDP and python-dp presets are. MWEM needs opendp < 0.13 (with
 0.14 snsynth's Laplace helper raises "AbsoluteDistance requires non-nan elements").
+MST and AIM are not registered: snsynth imports `FactoredInference` from private-pgm's `mbi`,
+which the PyPI `mbi` 2.0.0 no longer has (its API changed; it also needs jax).
 """
 
 from __future__ import annotations
