@@ -61,7 +61,14 @@ def rows(only: list[str]) -> list[dict[str, object]]:
     return found
 
 
-def environment(cache: Path, package: str, version: str, requirements: list[str]) -> tuple[Path, float]:
+def pip_calls(requirements: list[object]) -> list[list[str]]:
+    """The row's requirements as pip invocations: one list of strings, or a list of such lists."""
+    if all(isinstance(r, str) for r in requirements):
+        return [[str(r) for r in requirements]]
+    return [[str(a) for a in call] for call in requirements]  # type: ignore[attr-defined]
+
+
+def environment(cache: Path, package: str, version: str, requirements: list[object]) -> tuple[Path, float]:
     """The venv for (package, version), made once; returns its python and the install seconds."""
     home = cache / f"{package}-{version}"
     python = home / "bin" / "python"
@@ -71,7 +78,9 @@ def environment(cache: Path, package: str, version: str, requirements: list[str]
     start = time.perf_counter()
     venv.EnvBuilder(with_pip=True, clear=True).create(home)
     pip = [str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check"]
-    subprocess.run([*pip, *requirements, *DEPS], check=True)
+    subprocess.run([*pip, *DEPS], check=True)
+    for call in pip_calls(requirements):
+        subprocess.run([*pip, *call], check=True)
     seconds = time.perf_counter() - start
     marker.write_text(json.dumps({"seconds": seconds, "requirements": requirements}))
     return python, seconds

@@ -29,6 +29,11 @@ _EXPORTS = {
     "MechanismError": "dpaudit.mechanisms.base",
     "from_callable": "dpaudit.mechanisms.base",
     "from_estimator": "dpaudit.mechanisms.adapters",
+    "from_synthesizer": "dpaudit.mechanisms.adapters",
+    "from_release": "dpaudit.mechanisms.adapters",
+    "TabularSpace": "dpaudit.neighbors.tabular",
+    "NumericColumn": "dpaudit.neighbors.tabular",
+    "CategoricalColumn": "dpaudit.neighbors.tabular",
     "accountant_claim": "dpaudit.mechanisms.accountants",
     "MixtureLLR": "dpaudit.mechanisms.dpsgd.statistic",
     "Dataset": "dpaudit.neighbors.base",
@@ -43,6 +48,7 @@ _EXPORTS = {
 __all__ = [
     "AuditConfig",
     "AuditResult",
+    "CategoricalColumn",
     "ClaimKind",
     "Dataset",
     "Domain",
@@ -50,14 +56,18 @@ __all__ = [
     "MechanismError",
     "MixtureLLR",
     "NeighborPair",
+    "NumericColumn",
     "PrivacyClaim",
     "Relation",
+    "TabularSpace",
     "Verdict",
     "accountant_claim",
     "audit",
     "check_sampler",
     "from_callable",
     "from_estimator",
+    "from_release",
+    "from_synthesizer",
     "gate",
     "one_run",
     "run_audit",
@@ -69,10 +79,11 @@ if TYPE_CHECKING:
     from dpaudit.engine.runner import run_audit
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
     from dpaudit.mechanisms.accountants import accountant_claim
-    from dpaudit.mechanisms.adapters import from_estimator
+    from dpaudit.mechanisms.adapters import from_estimator, from_release, from_synthesizer
     from dpaudit.mechanisms.base import ClaimKind, Mechanism, MechanismError, PrivacyClaim, from_callable
     from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
     from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+    from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn, TabularSpace
 
 
 def __getattr__(name: str) -> Any:

@@ -2,10 +2,12 @@
 
 Each row module defines `PACKAGE` (the PyPI name), `ISSUE` (the issue or PR it reproduces),
 `VERSIONS` ({version: expected verdict, "violation" or "no violation"}), `REQUIREMENTS`
-({version: pip arguments}), `NUM_SAMPLES`, optionally `ARGS` (extra `dpaudit run` arguments),
-`NOTE`, and `mechanism()`, which returns a dpaudit Mechanism built only through the generic
-adapters (`from_estimator`, `from_callable`, `from_synthesizer`): no pair or statistic written for
-the bug, except where the row *is* the user's neighbour relation (the "labels fixed" rows).
+({version: pip arguments}: a list of strings for one `pip install`, or a list of such lists run in
+order, in a fresh environment that already has dpaudit's dependencies), `NUM_SAMPLES`, optionally
+`ARGS` (extra `dpaudit run` arguments), `NOTE`, and `mechanism()`, which returns a dpaudit
+Mechanism built only through the generic adapters (`from_estimator`, `from_callable`,
+`from_synthesizer`, `from_release`): no pair or statistic written for the bug, except where the row
+*is* the user's neighbour relation (the "labels fixed" rows).
 The constants are literals: `known_bugs.py` reads them with `ast` without importing the row, so it
 runs from a fresh clone before any dependency is installed.
 """

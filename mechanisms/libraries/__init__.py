@@ -18,6 +18,8 @@ from dpaudit.mechanisms.libraries.common import (
     opendp_available,
     pickled,
     pydp_available,
+    smartnoise_available,
+    smartnoise_mwem_available,
 )
 from dpaudit.mechanisms.registry import RegistryEntry
 
@@ -51,13 +53,16 @@ DEFAULT_NUM_SAMPLES: dict[str, int] = {
     "pydp_count": 200_000,
     "pydp_sum": 200_000,
     "pydp_mean": 50_000,
+    "smartnoise_dpcovariance": 3_000,
+    "smartnoise_mwem": 300,
 }
 """Per-mechanism default budgets: about 2–5 s of sampling each on one core."""
 
 
 def missing_hint() -> str | None:
     """A one-line hint when no library is usable (for `dpaudit list`), else None."""
-    return None if opendp_available() or diffprivlib_available() or pydp_available() else INSTALL_HINT
+    usable = opendp_available() or diffprivlib_available() or pydp_available() or smartnoise_available()
+    return None if usable else INSTALL_HINT
 
 
 def _entries() -> tuple[RegistryEntry, ...]:
@@ -76,6 +81,11 @@ def _entries() -> tuple[RegistryEntry, ...]:
         from dpaudit.mechanisms.libraries import pydp_adapters
 
         groups.append(pydp_adapters.FACTORIES)
+    if smartnoise_available():
+        from dpaudit.mechanisms.libraries import smartnoise_adapters
+
+        usable = {"smartnoise_dpcovariance"} | ({"smartnoise_mwem"} if smartnoise_mwem_available() else set())
+        groups.append({k: v for k, v in smartnoise_adapters.FACTORIES.items() if k in usable})
     for group in groups:
         for name, (factory, summary) in group.items():
             out.append(

@@ -63,6 +63,17 @@ def pydp_available() -> bool:
     return _installed("python-dp", "pydp", (1, 1))
 
 
+def smartnoise_available() -> bool:
+    """smartnoise-synth ≥ 1.0 is installed (import name `snsynth`)."""
+    return _installed("smartnoise-synth", "snsynth", (1, 0))
+
+
+def smartnoise_mwem_available() -> bool:
+    """snsynth's MWEM runs: opendp < 0.13 (with 0.14 its Laplace helper raises on a NaN domain)."""
+    odp = version_of("opendp")
+    return smartnoise_available() and odp is not None and major_minor(odp) < (0, 13)
+
+
 def library_label(distribution: str, title: str) -> str:
     """`"OpenDP 0.16.0"`: the name and installed version shown in every claim reference."""
     return f"{title} {version_of(distribution) or '(not installed)'}"
