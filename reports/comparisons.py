@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import math
 
-from dpaudit.engine.types import AuditResult, PairResult, ProfilePoint
-from dpaudit.neighbors.base import Relation
+from dpaudit.engine.types import AuditResult, PairResult, ProfilePoint, Relation
 from dpaudit.reports.numbers import fmt
 
 

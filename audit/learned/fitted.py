@@ -16,9 +16,9 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import functools
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -248,8 +248,16 @@ class Score:
         )
 
 
+class ThresholdScore(Protocol):
+    """A fitted real-valued statistic of an output row that becomes threshold events."""
+
+    def apply(self, rows: Floats) -> Floats: ...
+
+    def event(self, threshold: float, upper: bool) -> Event: ...
+
+
 def score_candidates(
-    scores: list[Score],
+    scores: Sequence[ThresholdScore],
     eval_a: Floats,
     eval_b: Floats,
     *,

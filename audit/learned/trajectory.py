@@ -39,9 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
+from dpaudit.engine.estimators_base import Candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats, guarded_propose, split_half
+from dpaudit.engine.learned.fitted import Floats, guarded_propose, score_candidates, split_half
 
 __all__ = [
     "MAX_BLOCK",
@@ -217,6 +217,20 @@ class TrajectoryDistinguisher:
         return _candidates(found, eval_a, eval_b, a.shape[0], b.shape[0], self.grid, self.tails)
 
 
+@dataclass(frozen=True, slots=True)
+class _ModelScore:
+    """A fitted trajectory model as a threshold score: its log-likelihood ratio Λ."""
+
+    model: TrajectoryEvent
+
+    def apply(self, rows: Floats) -> Floats:
+        return llr(rows, self.model)
+
+    def event(self, threshold: float, upper: bool) -> Event:
+        fields = {f: getattr(self.model, f) for f in _FIELDS}
+        return TrajectoryEvent(**{**fields, "threshold": threshold, "upper": upper})
+
+
 def _candidates(
     models: list[TrajectoryEvent],
     eval_a: Floats,
@@ -227,25 +241,5 @@ def _candidates(
     tails: int,
 ) -> Candidates | None:
     """Threshold candidates of every model's Λ, counted on the held-out rows, rescaled to totals."""
-    ca: list[Floats] = []
-    cb: list[Floats] = []
-    specs: list[tuple[int, float, bool]] = []
-    ra, rb = total_a / eval_a.shape[0], total_b / eval_b.shape[0]
-    for k, m in enumerate(models):
-        sa, sb = llr(eval_a, m), llr(eval_b, m)
-        if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
-            continue
-        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
-        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
-        ca += [ge_a * ra, le_a * ra]
-        cb += [ge_b * rb, le_b * rb]
-        specs += [(k, float(t), True) for t in ts] + [(k, float(t), False) for t in ts]
-    if not specs:
-        return None
-
-    def make(i: int) -> Event:
-        k, t, upper = specs[i]
-        fields = {f: getattr(models[k], f) for f in _FIELDS}
-        return TrajectoryEvent(**{**fields, "threshold": t, "upper": upper})
-
-    return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+    scores = [_ModelScore(m) for m in models]
+    return score_candidates(scores, eval_a, eval_b, total_a=total_a, total_b=total_b, grid=grid, tails=tails)

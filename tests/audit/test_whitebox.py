@@ -97,7 +97,7 @@ def test_reports_show_claim_exact_and_certified_side_by_side() -> None:
     r = run_audit(m, m.neighbor_pairs(), CFG)
     md = render_markdown(r)
     assert "White-box reference (never used in the verdict): ε = 1" in md
-    assert "certified/exact = " in md
+    assert "certified/white-box = " in md
     page = render_html(r)
     verdict = page[page.index('<section id="verdict"') : page.index("</section>", page.index('id="verdict"'))]
     assert '<svg class="verdict-bars"' in verdict
