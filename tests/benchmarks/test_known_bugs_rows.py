@@ -67,3 +67,20 @@ def test_diffprivlib_blind_row_builds_with_the_library() -> None:
 
     mech = diffprivlib_nb_blind.mechanism()
     assert mech.claim.kind.value == "stated" and mech.domain.labels == (0.0, 1.0, 2.0)
+
+
+def test_opacus_row_domain_straddles_a_divisor_step_at_one_rate() -> None:
+    """Every size the Opacus row's domain allows gets the claim's q from make_private, while the
+    divisor int(n·q) changes inside the domain (the #571 witness is reachable); the control pins
+    the divisor the nominal size gives. Needs neither torch nor Opacus."""
+    from dpaudit.mechanisms.opacus.common import loader_rates
+
+    row = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size.py")
+    pinned = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size_pinned.py")
+    b, low, high = int(row["BATCH_SIZE"]), int(row["MIN_SIZE"]), int(row["MAX_SIZE"])  # type: ignore[call-overload]
+    q, nominal = loader_rates(int(row["NOMINAL_SIZE"]), b)  # type: ignore[call-overload]
+    rates = {loader_rates(n, b) for n in range(low, high + 1)}
+    assert {r[0] for r in rates} == {q}
+    assert len({r[1] for r in rates}) > 1
+    assert pinned["DIVISOR"] == nominal
+    assert pinned["REQUIREMENTS"] == row["REQUIREMENTS"] and pinned["VERSIONS"] == {"1.6.0": "no violation"}
