@@ -91,13 +91,28 @@ def disk(path: Path) -> str:
     return f"{total / 2**20:.0f} MiB"
 
 
-def audit(python: Path, row: dict[str, object]) -> tuple[dict[str, object] | str, float]:
+def rows_folder(cache: Path) -> Path:
+    """A folder holding only a link to `known_bugs_rows`: the rows' import root and working
+    directory. Not `benchmarks/` itself, where `benchmarks/opacus.py` would shadow the `opacus`
+    package (`python -m` puts the working directory first on `sys.path`)."""
+    home = cache / "rows"
+    home.mkdir(parents=True, exist_ok=True)
+    link = home / "known_bugs_rows"
+    if not (link.is_symlink() and link.resolve() == ROWS):
+        if link.is_symlink():
+            link.unlink()
+        link.symlink_to(ROWS, target_is_directory=True)
+    return home
+
+
+def audit(python: Path, row: dict[str, object], cache: Path) -> tuple[dict[str, object] | str, float]:
     """Run the row's audit in its venv: the result JSON, or the error line; and the seconds."""
     cmd = [str(python), "-m", "dpaudit", "run", f"known_bugs_rows.{row['ROW']}:mechanism", "--json"]
     cmd += ["--seed", "0", "--num-samples", str(row["NUM_SAMPLES"]), *map(str, row.get("ARGS", []))]  # type: ignore[call-overload]
-    env = {**os.environ, "PYTHONPATH": f"{CHECKOUT}{os.pathsep}{HERE}", "DPAUDIT_PROGRESS": "0"}
+    home = rows_folder(cache)
+    env = {**os.environ, "PYTHONPATH": f"{CHECKOUT}{os.pathsep}{home}", "DPAUDIT_PROGRESS": "0"}
     start = time.perf_counter()
-    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=HERE)
+    done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=home)
     seconds = time.perf_counter() - start
     if done.returncode in (0, 1):
         return json.loads(done.stdout), seconds
@@ -157,7 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         for version, expected in dict(row["VERSIONS"]).items():  # type: ignore[call-overload]
             reqs = list(dict(row["REQUIREMENTS"])[version])  # type: ignore[call-overload]
             python, install = environment(args.cache, str(row["PACKAGE"]), version, reqs)
-            result, secs = audit(python, row)
+            result, secs = audit(python, row, args.cache)
             text = line(row, version, expected, result, secs, install, disk(python.parent.parent))
             unexpected += "unexpected" in text or "error" in text
             print(text, flush=True)

@@ -32,6 +32,8 @@ def test_every_row_is_complete() -> None:
 ALLOWED = {
     "dpaudit.mechanisms.base": {"ClaimCurve", "CurveKind"},
     "dpaudit.mechanisms.libraries.smartnoise_adapters": {"CovarianceRelease", "covariance_claim"},
+    # Opacus' own accountant replayed as the claim, and the q make_private derives from a loader
+    "dpaudit.mechanisms.opacus.common": {"loader_rates", "opacus_claim"},
 }
 
 
@@ -42,6 +44,16 @@ def test_rows_use_only_the_generic_adapters() -> None:
             if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("dpaudit."):
                 assert node.module in ALLOWED, (path.name, node.module)
                 assert {a.name for a in node.names} <= ALLOWED[node.module], path.name
+
+
+def test_rows_run_outside_benchmarks(tmp_path: Path) -> None:
+    """The rows' import root links to `known_bugs_rows` only, so `benchmarks/opacus.py` cannot
+    shadow the `opacus` package in a row's venv; a second call keeps the link."""
+    home = known_bugs.rows_folder(tmp_path)
+    assert known_bugs.rows_folder(tmp_path) == home
+    assert sorted(p.name for p in home.iterdir()) == ["known_bugs_rows"]
+    assert (home / "known_bugs_rows").resolve() == known_bugs.ROWS
+    assert not (home / "opacus.py").exists()
 
 
 def test_only_unknown_row_is_a_usage_error() -> None:
@@ -55,3 +67,20 @@ def test_diffprivlib_blind_row_builds_with_the_library() -> None:
 
     mech = diffprivlib_nb_blind.mechanism()
     assert mech.claim.kind.value == "stated" and mech.domain.labels == (0.0, 1.0, 2.0)
+
+
+def test_opacus_row_domain_straddles_a_divisor_step_at_one_rate() -> None:
+    """Every size the Opacus row's domain allows gets the claim's q from make_private, while the
+    divisor int(n·q) changes inside the domain (the #571 witness is reachable); the control pins
+    the divisor the nominal size gives. Needs neither torch nor Opacus."""
+    from dpaudit.mechanisms.opacus.common import loader_rates
+
+    row = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size.py")
+    pinned = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size_pinned.py")
+    b, low, high = int(row["BATCH_SIZE"]), int(row["MIN_SIZE"]), int(row["MAX_SIZE"])  # type: ignore[call-overload]
+    q, nominal = loader_rates(int(row["NOMINAL_SIZE"]), b)  # type: ignore[call-overload]
+    rates = {loader_rates(n, b) for n in range(low, high + 1)}
+    assert {r[0] for r in rates} == {q}
+    assert len({r[1] for r in rates}) > 1
+    assert pinned["DIVISOR"] == nominal
+    assert pinned["REQUIREMENTS"] == row["REQUIREMENTS"] and pinned["VERSIONS"] == {"1.6.0": "no violation"}
