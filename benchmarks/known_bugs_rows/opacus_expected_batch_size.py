@@ -5,7 +5,8 @@ clipped sum by that expected batch size. Under add/remove one record the noise s
 released update then moves with n (σC/2 at n = 5, σC/3 at n = 6 for batch_size 4), which the
 accountant, a function of (σ, q, T) only, does not account for.
 
-The row is what a user writes: a function of the dataset that builds `nn.Linear(4, 1)` (zeros),
+The row is what a user writes (kept in `dpaudit/mechanisms/opacus/small_n.py`, which is also the
+preset `opacus_make_private_small_n`): a function of the dataset that builds `nn.Linear(4, 1)` (zeros),
 SGD, a `DataLoader(batch_size=4)`, `PrivacyEngine(accountant="rdp").make_private(...,
 noise_multiplier=σ, max_grad_norm=1, poisson_sampling=True)`, trains one epoch and returns the
 final weights and bias, wrapped with `dpaudit.from_callable` (no pair, no statistic): the blind
@@ -30,98 +31,10 @@ NOTE = (
     "8 records; q is 1/2 at every n in 5..8), add/remove; the divisor int(n·q) is 2 at n = 5, 3 at n = 6"
 )
 
-FEATURES = 4
-BATCH_SIZE = 4
-NOISE_MULTIPLIER = 2.0
-MAX_GRAD_NORM = 1.0
-LEARNING_RATE = 1.0
-DELTA = 1e-5
-MIN_SIZE = 5
-MAX_SIZE = 8
-NOMINAL_SIZE = 8
 
+def mechanism() -> Any:
+    """The user training of `dpaudit.mechanisms.opacus.small_n` (the preset
+    `opacus_make_private_small_n`), wrapped with `from_callable` only."""
+    from dpaudit.mechanisms.opacus.small_n import opacus_make_private_small_n
 
-def train(dataset: Any, rng: Any, divisor: int | None = None) -> Any:
-    """One epoch of Opacus DP-SGD on the dataset; the final weights and bias (numpy). `divisor`
-    pins the optimizer's `expected_batch_size` after `make_private` (the fixed-divisor control,
-    `opacus_expected_batch_size_pinned`); None keeps Opacus' int(n·q)."""
-    import logging
-    import warnings
-
-    import numpy as np
-    import torch
-    from opacus import PrivacyEngine
-    from torch import nn
-    from torch.utils.data import DataLoader, TensorDataset
-
-    logging.getLogger("opacus").setLevel(logging.ERROR)  # "First batch is empty" on every empty draw
-    seeds = rng.integers(2**62, size=2)
-    x = torch.tensor(np.asarray(dataset.X), dtype=torch.float32)
-    y = torch.tensor(np.asarray(dataset.y), dtype=torch.float32)
-    model = nn.Linear(FEATURES, 1)
-    with torch.no_grad():
-        model.weight.zero_()
-        model.bias.zero_()
-    optimizer = torch.optim.SGD(model.parameters(), lr=LEARNING_RATE)
-    loader = DataLoader(
-        TensorDataset(x, y), batch_size=BATCH_SIZE, generator=torch.Generator().manual_seed(int(seeds[0]))
-    )
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # Opacus' secure-mode and empty-batch warnings
-        model, optimizer, loader = PrivacyEngine(accountant="rdp").make_private(
-            module=model,
-            optimizer=optimizer,
-            data_loader=loader,
-            noise_multiplier=NOISE_MULTIPLIER,
-            max_grad_norm=MAX_GRAD_NORM,
-            poisson_sampling=True,
-            noise_generator=torch.Generator().manual_seed(int(seeds[1])),
-        )
-        if divisor is not None:
-            optimizer.expected_batch_size = divisor
-        criterion = nn.BCEWithLogitsLoss()
-        for xb, yb in loader:
-            optimizer.zero_grad()
-            criterion(model(xb).squeeze(-1), yb).backward()
-            optimizer.step()
-    weight = model._module.weight if hasattr(model, "_module") else model.weight
-    bias = model._module.bias if hasattr(model, "_module") else model.bias
-    return np.concatenate([weight.detach().numpy().ravel(), bias.detach().numpy()]).astype(np.float64)
-
-
-def mechanism(divisor: int | None = None, name: str = "opacus_expected_batch_size") -> Any:
-    import functools
-
-    import dpaudit
-    from dpaudit import Domain
-    from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim
-
-    q, _ = loader_rates(NOMINAL_SIZE, BATCH_SIZE)
-    claim = opacus_claim(
-        accountant="rdp",
-        noise_multiplier=NOISE_MULTIPLIER,
-        max_grad_norm=MAX_GRAD_NORM,
-        sample_rate=q,
-        batch_size=BATCH_SIZE,
-        steps=round(1 / q),
-        delta=DELTA,
-        poisson_sampling=True,
-        records=(
-            f"a nominal {NOMINAL_SIZE} records "
-            f"(q = 1/⌈n/{BATCH_SIZE}⌉ = {q:g} for n in {MIN_SIZE}..{MAX_SIZE})"
-        ),
-    )
-    return dpaudit.from_callable(
-        functools.partial(train, divisor=divisor) if divisor is not None else train,
-        name=name,
-        claim=claim,
-        domain=Domain(
-            num_features=FEATURES,
-            feature_low=-1.0,
-            feature_high=1.0,
-            labels=(0.0, 1.0),
-            min_size=MIN_SIZE,
-            max_size=MAX_SIZE,
-        ),
-        output_kind="continuous",
-    )
+    return opacus_make_private_small_n(name="opacus_expected_batch_size")

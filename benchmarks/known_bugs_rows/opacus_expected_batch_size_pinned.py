@@ -15,10 +15,9 @@ VERSIONS = {"1.6.0": "no violation"}
 REQUIREMENTS = {"1.6.0": [["torch==2.13.0+cpu"], ["opacus==1.6.0"]]}
 NUM_SAMPLES = 20_000
 NOTE = "control: expected_batch_size pinned to 4 after make_private (a divisor independent of n)"
-DIVISOR = 4
 
 
 def mechanism() -> Any:
-    from known_bugs_rows.opacus_expected_batch_size import mechanism as user_training
+    from dpaudit.mechanisms.opacus.small_n import PINNED_DIVISOR, opacus_make_private_small_n
 
-    return user_training(divisor=DIVISOR, name="opacus_expected_batch_size_pinned")
+    return opacus_make_private_small_n(divisor=PINNED_DIVISOR, name="opacus_expected_batch_size_pinned")

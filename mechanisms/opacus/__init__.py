@@ -16,6 +16,10 @@ d = 4, η = 0.5, PRV accountant at δ = 10⁻⁵ unless named):
 - `opacus_poisson_score`: the gradient canary's score Σ_t ⟨θ_{t−1} − θ_t, u⟩/η only;
 - `opacus_input_canary`: an input-space canary, its loss at the last iterate.
 
+- `opacus_make_private_small_n`: `make_private` as a user calls it on 5–8 records, blind (no pair,
+  no statistic, `small_n.py`): the divisor int(n·q) read from the private n
+  (meta-pytorch/opacus#571); `opacus_make_private_small_n_pinned` pins the divisor (the control).
+
 One-run audits: `dpaudit.mechanisms.opacus.one_run` (≥ 1,000 gradient canaries in one training).
 """
 
@@ -62,18 +66,48 @@ def _factory(name: str) -> Any:
     return functools.partial(OpacusDPSGD, name=name, **PRESETS[name][0])
 
 
+SMALL_N: dict[str, tuple[int | None, str, int]] = {
+    "opacus_make_private_small_n": (
+        None,
+        "Opacus make_private on 5-8 records, blind: the divisor int(n·q) read from the private n",
+        4_000,
+    ),
+    "opacus_make_private_small_n_pinned": (
+        4,
+        "the same with expected_batch_size pinned to 4 (the control)",
+        4_000,
+    ),
+}
+"""name → (pinned divisor, summary, default samples per side) of the `small_n.py` training."""
+
+
+def _small_n_factory(name: str) -> Any:
+    from dpaudit.mechanisms.opacus.small_n import opacus_make_private_small_n
+
+    return functools.partial(opacus_make_private_small_n, divisor=SMALL_N[name][0], name=name)
+
+
 def _entries() -> tuple[RegistryEntry, ...]:
     if not opacus_available():
         return ()
-    return tuple(
+    canaries = tuple(
         RegistryEntry(
             name=name, factory=_factory(name), family=FAMILY, summary=summary, default_num_samples=n
         )
         for name, (_, summary, n) in PRESETS.items()
     )
+    small = tuple(
+        RegistryEntry(
+            name=name, factory=_small_n_factory(name), family=FAMILY, summary=summary, default_num_samples=n
+        )
+        for name, (_, summary, n) in SMALL_N.items()
+    )
+    return canaries + small
 
 
 REGISTRY_ENTRIES: tuple[RegistryEntry, ...] = _entries()
 
-UNAVAILABLE: dict[str, str] = {} if REGISTRY_ENTRIES else {name: INSTALL_MESSAGE for name in PRESETS}
+UNAVAILABLE: dict[str, str] = (
+    {} if REGISTRY_ENTRIES else {name: INSTALL_MESSAGE for name in (*PRESETS, *SMALL_N)}
+)
 """Preset name → why it cannot be built here (the registry's answer to `dpaudit run NAME`)."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 BENCH = Path(__file__).resolve().parents[2] / "benchmarks"
-sys.path.insert(0, str(BENCH))
+sys.path.append(str(BENCH))  # last: benchmarks/opacus.py must not shadow the opacus package
 
 import known_bugs  # noqa: E402
 
@@ -32,8 +32,8 @@ def test_every_row_is_complete() -> None:
 ALLOWED = {
     "dpaudit.mechanisms.base": {"ClaimCurve", "CurveKind"},
     "dpaudit.mechanisms.libraries.smartnoise_adapters": {"CovarianceRelease", "covariance_claim"},
-    # Opacus' own accountant replayed as the claim, and the q make_private derives from a loader
-    "dpaudit.mechanisms.opacus.common": {"loader_rates", "opacus_claim"},
+    # the user's Opacus training, kept in the package as the preset opacus_make_private_small_n
+    "dpaudit.mechanisms.opacus.small_n": {"PINNED_DIVISOR", "opacus_make_private_small_n"},
 }
 
 
@@ -70,17 +70,31 @@ def test_diffprivlib_blind_row_builds_with_the_library() -> None:
 
 
 def test_opacus_row_domain_straddles_a_divisor_step_at_one_rate() -> None:
-    """Every size the Opacus row's domain allows gets the claim's q from make_private, while the
-    divisor int(n·q) changes inside the domain (the #571 witness is reachable); the control pins
-    the divisor the nominal size gives. Needs neither torch nor Opacus."""
+    """Every size the Opacus training's domain allows gets the claim's q from make_private, while
+    the divisor int(n·q) changes inside the domain (the #571 witness is reachable); the control
+    pins the divisor the nominal size gives. Needs neither torch nor Opacus."""
+    from dpaudit.mechanisms.opacus import small_n
     from dpaudit.mechanisms.opacus.common import loader_rates
 
     row = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size.py")
     pinned = known_bugs.read_row(BENCH / "known_bugs_rows" / "opacus_expected_batch_size_pinned.py")
-    b, low, high = int(row["BATCH_SIZE"]), int(row["MIN_SIZE"]), int(row["MAX_SIZE"])  # type: ignore[call-overload]
-    q, nominal = loader_rates(int(row["NOMINAL_SIZE"]), b)  # type: ignore[call-overload]
-    rates = {loader_rates(n, b) for n in range(low, high + 1)}
+    b = small_n.BATCH_SIZE
+    q, nominal = loader_rates(small_n.NOMINAL_SIZE, b)
+    rates = {loader_rates(n, b) for n in range(small_n.MIN_SIZE, small_n.MAX_SIZE + 1)}
     assert {r[0] for r in rates} == {q}
     assert len({r[1] for r in rates}) > 1
-    assert pinned["DIVISOR"] == nominal
+    assert nominal == small_n.PINNED_DIVISOR
     assert pinned["REQUIREMENTS"] == row["REQUIREMENTS"] and pinned["VERSIONS"] == {"1.6.0": "no violation"}
+
+
+def test_opacus_small_n_preset_is_registered_with_opacus() -> None:
+    """With Opacus installed, the training is the registered preset, blind (no pair), add/remove."""
+    from dpaudit.mechanisms.opacus.common import opacus_available
+    from dpaudit.mechanisms.registry import resolve
+
+    if not opacus_available():  # by package metadata: benchmarks/opacus.py is on this test's path
+        pytest.skip("needs the opacus extra")
+
+    mech, entry = resolve("opacus_make_private_small_n")
+    assert entry is not None and entry.family == "opacus"
+    assert mech.claim.relation.value == "add_remove_one" and not mech.neighbor_pairs()
