@@ -70,6 +70,7 @@ from dpaudit.engine.learned.logistic import (
     irls_logistic,
 )
 from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.learned.quadratic import QuadraticDistinguisher
 from dpaudit.engine.learned.support import SupportDistinguisher
 from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
 
@@ -85,6 +86,7 @@ __all__ = [  # the runner's defaults; the distinguishers and their parts are re-
     "Floats",
     "LogisticDistinguisher",
     "ProjectionDistinguisher",
+    "QuadraticDistinguisher",
     "SupportDistinguisher",
     "TrajectoryDistinguisher",
     "applicable",
