@@ -40,7 +40,13 @@ import numpy as np
 
 from dpaudit.engine.estimators_base import Candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats, guarded_propose, score_candidates, split_half, usable_columns
+from dpaudit.engine.learned.fitted import (
+    Floats,
+    guarded_propose,
+    score_candidates,
+    split_half,
+    usable_columns,
+)
 
 __all__ = [
     "EVIDENCE",

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import math
 
 import numpy as np
 from scipy import stats
 
+from dpaudit.api import audit
+from dpaudit.engine.estimators import BASE_DISTINGUISHERS
 from dpaudit.engine.events import event_from_spec
 from dpaudit.engine.learned import QuadraticDistinguisher, QuadraticEvent
 from dpaudit.engine.learned.quadratic import fit_quadratic
+from dpaudit.engine.runner import run_audit
+from dpaudit.engine.types import AuditConfig, Verdict
+from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from tests.blind_mechanisms import BY_NAME
 
 DIM, SD_A, SD_B = 3, 1.0, 2.0
 
@@ -69,8 +76,6 @@ def test_the_event_round_trips_through_its_spec_and_rescores_identically() -> No
     ev = cands.make_event(3)
     spec = ev.to_spec()
     assert spec["type"] == "quadratic-llr"
-    import json
-
     back = event_from_spec(json.loads(json.dumps(spec)))
     assert back == ev
     x = np.random.default_rng(3).normal(size=(500, DIM))
@@ -88,3 +93,39 @@ def test_not_applicable_to_scalar_wide_or_constant_outputs() -> None:
     b = np.column_stack([rng.normal(size=2_000), rng.normal(size=2_000)])
     cands = d.propose(a, b)
     assert cands is not None and np.all(np.isfinite(cands.counts_a))
+
+
+# --- end to end: a Gaussian mechanism whose σ uses the dataset's own size (tests/blind_mechanisms.py)
+
+
+def _scale_pair() -> NeighborPair:
+    """The scale-only pair: the same record, n = 1 vs n = 2 (σ halves, the mean is unchanged)."""
+    x = np.array([[0.5, 0.5, 0.5]])
+    return NeighborPair(
+        dataset=Dataset(x),
+        neighbor=Dataset(np.vstack([x, x])),
+        relation=Relation.ADD_REMOVE_ONE,
+        description="n = 1 vs n = 2",
+    )
+
+
+def test_the_quadratic_event_certifies_a_change_of_scale_on_fresh_samples() -> None:
+    row = BY_NAME["gaussian_mean_own_size"]
+    config = AuditConfig(num_samples=100_000, seed=0)
+    base = run_audit(row.mechanism, [_scale_pair()], config, distinguishers=BASE_DISTINGUISHERS)
+    quadratic = (*BASE_DISTINGUISHERS, QuadraticDistinguisher())
+    with_q = run_audit(row.mechanism, [_scale_pair()], config, distinguishers=quadratic)
+    assert with_q.violation and with_q.pairs[0].event_spec is not None
+    assert with_q.pairs[0].event_spec["type"] == "quadratic-llr"  # chosen on selection, certified fresh
+    assert with_q.epsilon_lower_bound > base.epsilon_lower_bound + 1.0, (
+        with_q.epsilon_lower_bound,
+        base.epsilon_lower_bound,
+    )
+    assert with_q.epsilon_lower_bound <= row.truth
+
+
+def test_blind_audit_flags_the_own_size_sigma_and_passes_the_public_one() -> None:
+    buggy = audit(BY_NAME["gaussian_mean_own_size"].mechanism, seed=0)
+    assert buggy.verdict is Verdict.VIOLATION_FOUND, buggy.epsilon_lower_bound
+    correct = audit(BY_NAME["gaussian_mean_public_size"].mechanism, seed=0)
+    assert correct.verdict is not Verdict.VIOLATION_FOUND, correct.epsilon_lower_bound
