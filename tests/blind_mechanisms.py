@@ -50,7 +50,7 @@ import numpy as np
 
 from dpaudit.mechanisms.analytic import gaussian_epsilon, gaussian_mu_for
 from dpaudit.mechanisms.base import CallableMechanism, PrivacyClaim, from_callable
-from dpaudit.neighbors.base import Dataset, Domain, Relation
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 from dpaudit.neighbors.records import RecordSpace
 
 EPSILON = 1.0
@@ -65,12 +65,15 @@ Batch = Callable[[Dataset, int, np.random.Generator], Any]
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One blind mechanism: its name, the mechanism, its true ε at the claim's δ, buggy or not."""
+    """One blind mechanism: its name, the mechanism, its true ε at the claim's δ, buggy or not, and
+    (some rows) the hand-written pairs a user who knew the bug would register: `benchmarks/blind.py
+    --registered` audits them too and prints blind / registered (issue 35, item 4)."""
 
     name: str
     mechanism: CallableMechanism
     truth: float
     buggy: bool
+    registered: tuple[NeighborPair, ...] = ()
 
 
 def _mechanism(name: str, batch: Batch, claim: PrivacyClaim, domain: Domain) -> CallableMechanism:
@@ -331,9 +334,40 @@ def _other_rows() -> list[Row]:
         ("gaussian_mean_public_size", _gaussian_mean_public_size, GAUSS_ADD_REMOVE, CUBE, EPSILON),
     ]
     return [
-        Row(name, _mechanism(name, batch, claim, domain), truth, truth > claim.epsilon + 1e-9)
+        Row(
+            name,
+            _mechanism(name, batch, claim, domain),
+            truth,
+            truth > claim.epsilon + 1e-9,
+            REGISTERED.get(name, ()),
+        )
         for name, batch, claim, domain, truth in spec
     ]
+
+
+def _pair(x: Any, x_prime: Any, relation: Relation, description: str) -> NeighborPair:
+    return NeighborPair(
+        dataset=Dataset(np.asarray(x, dtype=float)),
+        neighbor=Dataset(np.asarray(x_prime, dtype=float)),
+        relation=relation,
+        description=description,
+    )
+
+
+_HALF = [[0.5, 0.5, 0.5]]
+REGISTERED: dict[str, tuple[NeighborPair, ...]] = {
+    # the worst pairs as a user who knew the bug would write them (the blind route's reference)
+    "mean_own_size": (_pair([[1.0]], [[1.0], [0.0]], Relation.ADD_REMOVE_ONE, "n = 1 vs n = 2"),),
+    "mean_public_size": (_pair([[1.0]], np.zeros((0, 1)), Relation.ADD_REMOVE_ONE, "x = 1 vs none"),),
+    "sum_ignores_negatives": (_pair([[1.0]], [[-1.0]], Relation.REPLACE_ONE, "x = 1 vs x = -1"),),
+    "sum_signed_sensitivity": (_pair([[1.0]], [[-1.0]], Relation.REPLACE_ONE, "x = 1 vs x = -1"),),
+    "gaussian_narrow_range": (_pair([[2.0]], [[0.0]], Relation.REPLACE_ONE, "x = 2 vs x = 0"),),
+    "gaussian_full_range": (_pair([[2.0]], [[0.0]], Relation.REPLACE_ONE, "x = 2 vs x = 0"),),
+    "gaussian_mean_own_size": (_pair(_HALF, _HALF * 2, Relation.ADD_REMOVE_ONE, "n = 1 vs n = 2"),),
+    "gaussian_mean_public_size": (
+        _pair([[1.0, 1.0, 1.0]], np.zeros((0, 3)), Relation.ADD_REMOVE_ONE, "x = 1 vs none"),
+    ),
+}
 
 
 ROWS: tuple[Row, ...] = (*_threshold_rows(), *_region_rows(), *_other_rows())
