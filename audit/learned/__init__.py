@@ -3,7 +3,7 @@
 `fitted` is the shared machinery (a fitted statistic w·φ(x), its threshold events, the held-out
 half), `logistic` and `projection` the two fits, `trajectory` the learned mixture likelihood
 ratio of a training trajectory, `quadratic` the learned diagonal-Gaussian
-log-likelihood ratio (opt-in), `support` the thin-support residual events, `distinguishers`
+log-likelihood ratio, `support` the thin-support residual events, `distinguishers`
 their default set. This module is the wing's only door.
 """
 

@@ -74,6 +74,7 @@ def test_the_event_round_trips_through_its_spec_and_rescores_identically() -> No
     cands = QuadraticDistinguisher().propose(a, b)
     assert cands is not None
     ev = cands.make_event(3)
+    assert isinstance(ev, QuadraticEvent)
     spec = ev.to_spec()
     assert spec["type"] == "quadratic-llr"
     back = event_from_spec(json.loads(json.dumps(spec)))
