@@ -31,6 +31,12 @@ Bug classes (each with its correct counterpart):
   ε = ∞). Correct: the noise is added always (ε = 1).
 - **Gaussian sum with the wrong range**: σ calibrated (analytic Gaussian, Balle & Wang 2018) for
   records in [0, 1] on records in [0, 2] (ε(10⁻⁵) of sensitivity 2). Correct: σ for range 2.
+- **Gaussian mean with its own size** (issue 35; add/remove, records in [0, 1]³): the mean vector
+  plus N(0, σ²I) with σ = √3 / (n μ) calibrated (analytic Gaussian) with the private n: the two
+  sides' Gaussians differ in *scale* (same records, n = 1 vs n = 2: σ halves), which no threshold
+  on a linear score separates and the learned quadratic discriminant does. Its truth is the exact
+  ε(10⁻⁵) of that scale-only pair (a lower bound on the mechanism's). Correct: the sum / N with the
+  public N and σ = √3 / (N μ) (ε = 1 at δ = 10⁻⁵ exactly).
 """
 
 from __future__ import annotations
@@ -44,7 +50,7 @@ import numpy as np
 
 from dpaudit.mechanisms.analytic import gaussian_epsilon, gaussian_mu_for
 from dpaudit.mechanisms.base import CallableMechanism, PrivacyClaim, from_callable
-from dpaudit.neighbors.base import Dataset, Domain, Relation
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 from dpaudit.neighbors.records import RecordSpace
 
 EPSILON = 1.0
@@ -59,12 +65,15 @@ Batch = Callable[[Dataset, int, np.random.Generator], Any]
 
 @dataclass(frozen=True, slots=True)
 class Row:
-    """One blind mechanism: its name, the mechanism, its true ε at the claim's δ, buggy or not."""
+    """One blind mechanism: its name, the mechanism, its true ε at the claim's δ, buggy or not, and
+    (some rows) the hand-written pairs a user who knew the bug would register: `benchmarks/blind.py
+    --registered` audits them too and prints blind / registered (issue 35, item 4)."""
 
     name: str
     mechanism: CallableMechanism
     truth: float
     buggy: bool
+    registered: tuple[NeighborPair, ...] = ()
 
 
 def _mechanism(name: str, batch: Batch, claim: PrivacyClaim, domain: Domain) -> CallableMechanism:
@@ -259,6 +268,54 @@ def _gaussian(value_range: float) -> Batch:
     return batch
 
 
+# --- Gaussian mean whose σ uses the dataset's own size (add/remove, vector output) ----------------
+
+CUBE = Domain(num_features=3, feature_low=0.0, feature_high=1.0)
+GAUSS_ADD_REMOVE = PrivacyClaim(
+    epsilon=EPSILON, delta=DELTA, relation=Relation.ADD_REMOVE_ONE, reference="user's claim"
+)
+ROOT3 = math.sqrt(3.0)  # L2 norm of the largest record of [0, 1]³
+
+
+def _gaussian_mean_own_size(ds: Dataset, m: int, rng: np.random.Generator) -> Any:
+    n = max(ds.n, 1)
+    return ds.X.sum(axis=0) / n + rng.normal(0.0, ROOT3 / (n * MU), size=(m, 3))
+
+
+def _gaussian_mean_public_size(ds: Dataset, m: int, rng: np.random.Generator) -> Any:
+    return ds.X.sum(axis=0) / PUBLIC_N + rng.normal(0.0, ROOT3 / (PUBLIC_N * MU), size=(m, 3))
+
+
+def scale_epsilon(delta: float, ratio: float, dim: int) -> float:
+    """Exact ε(δ) between N(0, I_dim) and N(0, ratio⁻² I_dim) (ratio > 1), both directions: the
+    privacy loss is monotone in ‖x‖², a χ²_dim variable on either side."""
+    from scipy import stats
+
+    s1, s2 = 1.0, 1.0 / ratio
+
+    def delta_of(eps: float) -> float:
+        # P = N(0, s1²) vs Q = N(0, s2²): L = dim·ln(s2/s1) + r/2·(1/s2² − 1/s1²), increasing in r = ‖x‖²
+        k, c = 0.5 * (1 / s2**2 - 1 / s1**2), dim * math.log(s2 / s1)
+        r_pq = max((eps - c) / k, 0.0)  # {L_PQ > ε} = {r > r_pq}
+        d_pq = stats.chi2.sf(r_pq / s1**2, dim) - math.exp(eps) * stats.chi2.sf(r_pq / s2**2, dim)
+        r_qp = (-eps - c) / k  # {L_QP > ε} = {r < r_qp}
+        d_qp = 0.0
+        if r_qp > 0:
+            d_qp = stats.chi2.cdf(r_qp / s2**2, dim) - math.exp(eps) * stats.chi2.cdf(r_qp / s1**2, dim)
+        return float(max(d_pq, d_qp, 0.0))
+
+    lo, hi = 0.0, 1.0
+    while delta_of(hi) > delta:
+        hi *= 2.0
+    for _ in range(60):
+        mid = 0.5 * (lo + hi)
+        lo, hi = (mid, hi) if delta_of(mid) > delta else (lo, mid)
+    return hi
+
+
+OWN_SIZE_TRUTH = scale_epsilon(DELTA, 2.0, 3)  # n = 1 vs n = 2: σ halves
+
+
 def _other_rows() -> list[Row]:
     spec = [
         ("mean_own_size", _mean_own_size, ADD_REMOVE, BOX, math.inf),
@@ -273,11 +330,44 @@ def _other_rows() -> list[Row]:
         ("always_noise_batch", _always_noise, ADD_REMOVE, BOX, math.log1p(0.5 * math.expm1(EPSILON))),
         ("gaussian_narrow_range", _gaussian(1.0), GAUSS, WIDE, gaussian_epsilon(DELTA, 2.0 * MU)),
         ("gaussian_full_range", _gaussian(2.0), GAUSS, WIDE, gaussian_epsilon(DELTA, MU)),
+        ("gaussian_mean_own_size", _gaussian_mean_own_size, GAUSS_ADD_REMOVE, CUBE, OWN_SIZE_TRUTH),
+        ("gaussian_mean_public_size", _gaussian_mean_public_size, GAUSS_ADD_REMOVE, CUBE, EPSILON),
     ]
     return [
-        Row(name, _mechanism(name, batch, claim, domain), truth, truth > claim.epsilon + 1e-9)
+        Row(
+            name,
+            _mechanism(name, batch, claim, domain),
+            truth,
+            truth > claim.epsilon + 1e-9,
+            REGISTERED.get(name, ()),
+        )
         for name, batch, claim, domain, truth in spec
     ]
+
+
+def _pair(x: Any, x_prime: Any, relation: Relation, description: str) -> NeighborPair:
+    return NeighborPair(
+        dataset=Dataset(np.asarray(x, dtype=float)),
+        neighbor=Dataset(np.asarray(x_prime, dtype=float)),
+        relation=relation,
+        description=description,
+    )
+
+
+_HALF = [[0.5, 0.5, 0.5]]
+REGISTERED: dict[str, tuple[NeighborPair, ...]] = {
+    # the worst pairs as a user who knew the bug would write them (the blind route's reference)
+    "mean_own_size": (_pair([[1.0]], [[1.0], [0.0]], Relation.ADD_REMOVE_ONE, "n = 1 vs n = 2"),),
+    "mean_public_size": (_pair([[1.0]], np.zeros((0, 1)), Relation.ADD_REMOVE_ONE, "x = 1 vs none"),),
+    "sum_ignores_negatives": (_pair([[1.0]], [[-1.0]], Relation.REPLACE_ONE, "x = 1 vs x = -1"),),
+    "sum_signed_sensitivity": (_pair([[1.0]], [[-1.0]], Relation.REPLACE_ONE, "x = 1 vs x = -1"),),
+    "gaussian_narrow_range": (_pair([[2.0]], [[0.0]], Relation.REPLACE_ONE, "x = 2 vs x = 0"),),
+    "gaussian_full_range": (_pair([[2.0]], [[0.0]], Relation.REPLACE_ONE, "x = 2 vs x = 0"),),
+    "gaussian_mean_own_size": (_pair(_HALF, _HALF * 2, Relation.ADD_REMOVE_ONE, "n = 1 vs n = 2"),),
+    "gaussian_mean_public_size": (
+        _pair([[1.0, 1.0, 1.0]], np.zeros((0, 3)), Relation.ADD_REMOVE_ONE, "x = 1 vs none"),
+    ),
+}
 
 
 ROWS: tuple[Row, ...] = (*_threshold_rows(), *_region_rows(), *_other_rows())

@@ -2,19 +2,23 @@
 
 `fitted` is the shared machinery (a fitted statistic w·φ(x), its threshold events, the held-out
 half), `logistic` and `projection` the two fits, `trajectory` the learned mixture likelihood
-ratio of a training trajectory, `support` the thin-support residual events, `distinguishers`
+ratio of a training trajectory, `quadratic` the learned diagonal-Gaussian
+log-likelihood ratio, `support` the thin-support residual events, `distinguishers`
 their default set. This module is the wing's only door.
 """
 
 from dpaudit.engine.learned.distinguishers import default_learned_distinguishers
 from dpaudit.engine.learned.logistic import LogisticDistinguisher
 from dpaudit.engine.learned.projection import ProjectionDistinguisher
+from dpaudit.engine.learned.quadratic import QuadraticDistinguisher, QuadraticEvent
 from dpaudit.engine.learned.support import ResidualEvent, SupportDistinguisher
 from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher, TrajectoryEvent
 
 __all__ = [
     "LogisticDistinguisher",
     "ProjectionDistinguisher",
+    "QuadraticDistinguisher",
+    "QuadraticEvent",
     "ResidualEvent",
     "SupportDistinguisher",
     "TrajectoryDistinguisher",

@@ -70,6 +70,7 @@ from dpaudit.engine.learned.logistic import (
     irls_logistic,
 )
 from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.learned.quadratic import QuadraticDistinguisher
 from dpaudit.engine.learned.support import SupportDistinguisher
 from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
 
@@ -85,6 +86,7 @@ __all__ = [  # the runner's defaults; the distinguishers and their parts are re-
     "Floats",
     "LogisticDistinguisher",
     "ProjectionDistinguisher",
+    "QuadraticDistinguisher",
     "SupportDistinguisher",
     "TrajectoryDistinguisher",
     "applicable",
@@ -120,13 +122,19 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
 
 
 def default_learned_distinguishers() -> tuple[
-    LogisticDistinguisher | ProjectionDistinguisher | TrajectoryDistinguisher | SupportDistinguisher, ...
+    LogisticDistinguisher
+    | ProjectionDistinguisher
+    | TrajectoryDistinguisher
+    | SupportDistinguisher
+    | QuadraticDistinguisher,
+    ...,
 ]:
     """The learned part of `distinguishers.DEFAULT_DISTINGUISHERS`: logistic (linear and
     squared features), fixed projections, the trajectory mixture log-likelihood ratio
-    (`learned.trajectory`) and the thin-support residual events (`learned.support`; both issue
-    35), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side and
-    silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
+    (`learned.trajectory`), the thin-support residual events (`learned.support`) and the
+    diagonal-Gaussian quadratic discriminant (`learned.quadratic`; the last three issue 35; the
+    quadratic one cost 0.99× the main job's CPU), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side
+    and silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
     """
     bins = HistogramDistinguisher().max_bins
     return (
@@ -145,4 +153,5 @@ def default_learned_distinguishers() -> tuple[
         ),
         TrajectoryDistinguisher(skip_if_distinct_at_most=bins),
         SupportDistinguisher(skip_if_distinct_at_most=bins),
+        QuadraticDistinguisher(skip_if_distinct_at_most=bins),
     )

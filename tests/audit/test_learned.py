@@ -253,15 +253,18 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
         "projection",
         "trajectory-llr",
         "thin-support",
+        "quadratic-llr",
     }
     vec_a, vec_b = _shifted(rng, 3000, 4, 0.3)
     scalar_a, scalar_b = vec_a[:, :1], vec_b[:, :1]
     disc_a = (rng.random((3000, 4)) < 0.6).astype(float)  # 16 distinct rows: the histogram's case
     disc_b = (rng.random((3000, 4)) < 0.4).astype(float)
-    # a Gaussian shift is neither a thinner support nor a subsampled mixture: those two stay
-    # silent here (test_learned_support, test_learned_trajectory)
+    # a Gaussian shift is neither a thinner support, a subsampled mixture nor a change of scale:
+    # those three stay silent here (test_learned_support, test_learned_trajectory, test_learned_quadratic)
     for d in learned:
-        assert (d.propose(vec_a, vec_b) is None) == (d.name in {"thin-support", "trajectory-llr"})
+        assert (d.propose(vec_a, vec_b) is None) == (
+            d.name in {"thin-support", "trajectory-llr", "quadratic-llr"}
+        )
         assert d.propose(scalar_a, scalar_b) is None
         assert d.propose(disc_a, disc_b) is None
     # without the gate (explicit use) the discrete case is still proposed

@@ -4,7 +4,7 @@
 every threshold-branch bug (t ∈ {3, 5, 10, 20}, box and integer domains) and every region gate
 (an interior band, a mixed corner; t ∈ {3, 5, 10}) is flagged with its witness named, and a few
 of the other bug classes and correct versions. About 70 s single-core; `benchmarks/blind.py`
-runs every row (40) at seeds 0–2. A correct row is flagged with probability
+runs every row (42) at seeds 0–2. A correct row is flagged with probability
 ≤ 0.05 (the audit's failure probability): that is each such assertion's false-failure probability.
 """
 
@@ -20,12 +20,14 @@ BUGGY = [
     "suppress_true_counts",
     "mean_own_size",
     "rr_binary_keep",
+    "gaussian_mean_own_size",
     *(f"gate_{where}_t{t}" for where in ("band", "mixed_corner") for t in REGION_THRESHOLDS),
 ]
 CORRECT = [
     "noisy_threshold_box_t3",
     "noisy_threshold_box_t20",
     "noisy_threshold_int_t20",
+    "gaussian_mean_public_size",
     *(f"noisy_gate_{where}_t{t}" for where in ("band", "mixed_corner") for t in REGION_THRESHOLDS),
 ]
 
