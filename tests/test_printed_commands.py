@@ -102,3 +102,17 @@ def test_the_api_command_reproduces(capsys: pytest.CaptureFixture[str]) -> None:
     again = _rerun(capsys, result.command)
     assert again["epsilon_lower_bound"] == pytest.approx(result.epsilon_lower_bound, rel=0, abs=0)
     assert again["verdict"] == result.verdict.value and again["command"] == result.command
+
+
+def test_the_plan_command_runs_for_a_mechanism_without_registered_pairs(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """A user's mechanism with no registered pairs: the printed command must not ask for them
+    (`--pairs registered` exits 2 there); it runs the default route on the planned budget."""
+    argv = ["plan", "tests.user_mechanisms:laplace_callable", "--target-epsilon", "0.3"]
+    code, out = _main(capsys, *argv, "--pilot-samples", "2000", "--seed", "1", "--json")
+    assert code == cli.EXIT_OK
+    planned = json.loads(out)
+    assert planned["command"] and "--pairs" not in planned["command"]
+    again = _rerun(capsys, planned["command"])
+    assert again["num_samples"] == planned["num_samples"] and again["seed"] == 1

@@ -21,7 +21,7 @@ from pathlib import Path
 from dpaudit.app.cli.one_run_summary import summary as one_run_summary
 from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate import GateIO
-from dpaudit.app.route import pairs_for
+from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
 from dpaudit.engine.types import AuditResult, PairResult
@@ -214,7 +214,7 @@ def cmd_plan(args: argparse.Namespace) -> int:
         seed=args.seed,
         failure_probability=args.failure_probability,
     )
-    command = _plan_command(args, result.num_samples)
+    command = _plan_command(args, result.num_samples, registered=has_registered_pairs(mechanism))
     if args.json:
         print(json.dumps({**result.to_dict(), "command": command}, indent=2, ensure_ascii=False, default=str))
     else:
@@ -224,16 +224,18 @@ def cmd_plan(args: argparse.Namespace) -> int:
     return EXIT_OK
 
 
-def _plan_command(args: argparse.Namespace, num_samples: int | None) -> str | None:
-    """The `dpaudit run` the plan is for (its pairs are the registered ones), None without a plan."""
+def _plan_command(args: argparse.Namespace, num_samples: int | None, *, registered: bool) -> str | None:
+    """The `dpaudit run` the plan is for, None without a plan: on the registered pairs where the
+    mechanism has them; else the default route (below the search's minimum budget it audits the
+    boundary templates the plan piloted; above it, it searches the domain and may do better)."""
     if num_samples is None:
         return None
     parts = ["dpaudit", "run", args.mechanism]
     for item in args.param:
         parts += ["--param", item]
     parts += ["--num-samples", str(num_samples), "--seed", str(args.seed)]
-    parts += ["--failure-probability", repr(float(args.failure_probability)), "--pairs", "registered"]
-    return shlex.join(parts)
+    parts += ["--failure-probability", repr(float(args.failure_probability))]
+    return shlex.join(parts + (["--pairs", "registered"] if registered else []))
 
 
 def cmd_gate(args: argparse.Namespace) -> int:
