@@ -250,7 +250,12 @@ def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tupl
         raise MechanismError(f"mechanism {mechanism.name!r} called sys.exit({exc.code!r})") from exc
     except Exception as exc:  # a black box may raise anything; report it in one line
         message = " ".join(str(exc).split()) or "(no message)"
-        raise MechanismError(f"mechanism {mechanism.name!r} raised {type(exc).__name__}: {message}") from exc
+        kind = type(exc).__name__
+        raise MechanismError(
+            f"mechanism {mechanism.name!r} raised {kind}: {message} (on a dataset of {dataset.n} "
+            f"record(s); if that raise is its answer on such data, declare it an output: "
+            f"from_callable(..., exceptions=({kind},)))"
+        ) from exc
     return out
 
 

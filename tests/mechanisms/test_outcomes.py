@@ -74,7 +74,7 @@ def test_same_raise_probability_on_both_sides_is_no_violation() -> None:
 
 def test_without_declaration_a_raise_is_a_mechanism_failure() -> None:
     mech = from_callable(_needs_two_classes, name="t", claim=CLAIM, domain=DOMAIN)
-    with pytest.raises(MechanismError, match="ValueError"):
+    with pytest.raises(MechanismError, match=r"ValueError.*declare it an output.*exceptions=\(ValueError,\)"):
         run_audit(mech, [PAIR], AuditConfig(num_samples=200, seed=0))
 
 
