@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import functools
 import json
 import os
 import subprocess
@@ -86,6 +87,7 @@ def environment(cache: Path, package: str, version: str, requirements: list[obje
     return python, seconds
 
 
+@functools.cache  # several rows share one (package, version) venv: walk it once
 def disk(path: Path) -> str:
     total = sum(f.stat().st_size for f in path.rglob("*") if f.is_file() and not f.is_symlink())
     return f"{total / 2**20:.0f} MiB"

@@ -32,6 +32,7 @@ wider outputs than `MAX_WIDTH`, the histogram's case and outputs whose two sides
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -175,8 +176,7 @@ class _ModelScore:
         return quadratic_llr(rows, self.model)
 
     def event(self, threshold: float, upper: bool) -> QuadraticEvent:
-        fields = {f: getattr(self.model, f) for f in _FIELDS}
-        return QuadraticEvent(**{**fields, "threshold": float(threshold), "upper": bool(upper)})
+        return dataclasses.replace(self.model, threshold=float(threshold), upper=bool(upper))
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,6 +33,7 @@ structures are fitted on ≤ `MAX_FIT` rows per side, and only those with a fitt
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -214,7 +215,15 @@ class TrajectoryDistinguisher:
         # a plain shift (q̂ = 1) is linear in the outputs: the projections' case, not evaluated
         found = [m for m in models if m is not None and m.rate < 1.0]
         eval_a, eval_b = eval_a[: self.max_eval], eval_b[: self.max_eval]
-        return _candidates(found, eval_a, eval_b, a.shape[0], b.shape[0], self.grid, self.tails)
+        return score_candidates(
+            [_ModelScore(m) for m in found],
+            eval_a,
+            eval_b,
+            total_a=a.shape[0],
+            total_b=b.shape[0],
+            grid=self.grid,
+            tails=self.tails,
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -227,19 +236,4 @@ class _ModelScore:
         return llr(rows, self.model)
 
     def event(self, threshold: float, upper: bool) -> Event:
-        fields = {f: getattr(self.model, f) for f in _FIELDS}
-        return TrajectoryEvent(**{**fields, "threshold": threshold, "upper": upper})
-
-
-def _candidates(
-    models: list[TrajectoryEvent],
-    eval_a: Floats,
-    eval_b: Floats,
-    total_a: int,
-    total_b: int,
-    grid: int,
-    tails: int,
-) -> Candidates | None:
-    """Threshold candidates of every model's Λ, counted on the held-out rows, rescaled to totals."""
-    scores = [_ModelScore(m) for m in models]
-    return score_candidates(scores, eval_a, eval_b, total_a=total_a, total_b=total_b, grid=grid, tails=tails)
+        return dataclasses.replace(self.model, threshold=threshold, upper=upper)
