@@ -207,9 +207,11 @@ def test_readme_opendp_example_runs_as_printed(tmp_path: Path) -> None:
     ran = _run(tmp_path, "-m", "dpaudit", *command[1:], "--json")
     assert ran.returncode == 0, ran.stderr
     data = json.loads(ran.stdout)
-    # OpenDP draws its own noise (seedable=False), so the bound varies run to run: 0.90–0.97 in 16
-    # runs at this budget, 0.65 once in a loaded CI run; a bound far above 0 and never above 1 is
-    # what the printed comment promises and what a broken adapter would not give.
+    # OpenDP draws its own noise (seedable=False) and is exactly tight at its claim, so a bound
+    # above the claim is possible in up to a fraction α of runs (at the default α = 0.05 a CI run
+    # failed here once; highest 0.982 in 60 runs measured since). The printed command gates at
+    # α = 10⁻³ (bound 0.89–0.93 in 8 runs); a bound far above 0 and never above 1 is what the
+    # comment promises and what a broken adapter would not give.
     assert data["verdict"] == "no_violation_found" and 0.5 < data["epsilon_lower_bound"] <= 1.0
 
 

@@ -17,7 +17,12 @@ from dpaudit.neighbors.base import Relation, is_neighbor
 
 
 def _audit(mech: Any, n: int) -> Any:
-    return run_audit(mech, mech.neighbor_pairs(), AuditConfig(num_samples=n, seed=0), show_progress=False)
+    """Audit on the registered pairs. A mechanism that cannot be seeded draws afresh each run, and
+    one exactly tight at its claim exceeds it in up to a fraction α of runs, so those are certified
+    at α = 10⁻³ (a test that fails once in a few hundred runs is a flaky test, not a finding)."""
+    alpha = 0.05 if mech.seedable else 1e-3
+    config = AuditConfig(num_samples=n, seed=0, failure_probability=alpha)
+    return run_audit(mech, mech.neighbor_pairs(), config, show_progress=False)
 
 
 def _check_pairs(mech: Any) -> None:
@@ -68,6 +73,7 @@ def test_opendp_claims_read_from_the_measurement(od: Any) -> None:
 def test_opendp_relations_of_metric(od: Any) -> None:
     import opendp.prelude as dp
 
+    dp.enable_features("contrib")  # as the README's example does; alone, no factory has run yet
     space = (dp.vector_domain(dp.atom_domain(T=float, nan=False)), dp.symmetric_distance())
     meas = space >> dp.t.then_count() >> dp.m.then_laplace(1.0)
     assert od.relations_of(meas) == {Relation.ADD_REMOVE_ONE: 1, Relation.REPLACE_ONE: 2}
