@@ -8,7 +8,8 @@ privacy loss). No `statistics` are given, so the Neyman–Pearson statistic is o
 the learned `TrajectoryDistinguisher` (the default distinguishers, fitted on the selection split).
 Each of S seeded audits certifies ε at every δ of the profile; a value above the exact curve is a
 coverage failure of that audit. Prints the failures, their Clopper–Pearson 95% upper bound next to
-β, how often the certified event was the learned trajectory statistic, and the mean ratio of the
+β, how often the certified event was the learned trajectory statistic (and of those, the
+state-dependent model: `state`), and the mean ratio of the
 certified ε(10⁻²) to the exact value.
 
     python benchmarks/trajectory_coverage.py [--audits 200] [--num-samples 20000] [--beta 0.05 0.5]
@@ -57,7 +58,7 @@ def _cp_upper(k: int, n: int, level: float = 0.05) -> float:
 
 def coverage(*, audits: int, num_samples: int, beta: float) -> dict[str, float]:
     mech = mechanism()
-    above = learned = 0
+    above = learned = state = 0
     ratios = []
     started = time.perf_counter()
     for seed in range(audits):
@@ -68,10 +69,12 @@ def coverage(*, audits: int, num_samples: int, beta: float) -> dict[str, float]:
         above += any(pt.value > pt.claimed for pt in points)
         at = [pt for pt in points if pt.parameter == 1e-2]
         learned += any(pt.estimate.distinguisher == "trajectory-llr" for pt in at)
+        state += any(pt.estimate.event.startswith("state-trajectory-llr") for pt in at)
         ratios += [max(pt.value, 0.0) / pt.claimed for pt in at]
     return {
         "above": above,
         "learned": learned,
+        "state": state,
         "ratio": float(np.mean(ratios)) if ratios else float("nan"),
         "seconds": time.perf_counter() - started,
     }
@@ -83,14 +86,14 @@ def main() -> None:
     ap.add_argument("--num-samples", type=int, default=20_000)
     ap.add_argument("--beta", type=float, nargs="*", default=[0.05, 0.5])
     args = ap.parse_args()
-    head = f"{'beta':>5s} {'audits':>6s} {'above':>5s} {'CP95 upper':>10s} {'learned':>7s}"
+    head = f"{'beta':>5s} {'audits':>6s} {'above':>5s} {'CP95 upper':>10s} {'learned':>7s} {'state':>5s}"
     print(f"{head} {'eps(1e-2)/exact':>15s} {'s':>6s}")
     for beta in args.beta:
         c = coverage(audits=args.audits, num_samples=args.num_samples, beta=beta)
         upper = _cp_upper(int(c["above"]), args.audits)
         print(
             f"{beta:5g} {args.audits:6d} {int(c['above']):5d} {upper:10.4f} {int(c['learned']):7d} "
-            f"{c['ratio']:15.3f} {c['seconds']:6.0f}",
+            f"{int(c['state']):5d} {c['ratio']:15.3f} {c['seconds']:6.0f}",
             flush=True,
         )
 

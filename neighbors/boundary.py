@@ -1,7 +1,8 @@
 """`BoundaryPairs`: the simplest templates, the changed record between opposite box corners.
 
 Replace-one: the last record goes from the low to the high corner (labels first to last);
-add/remove-one: a record at the high corner is added; relabel-one: the first record is
+add/remove-one: a record at the high corner is added, with the last label and (labelled data)
+with the rest's label, the record the rest's gradient argues against; relabel-one: the first record is
 relabelled. With `private_rows` the change is moved into a private row; only admissible pairs
 are yielded.
 """
@@ -80,6 +81,17 @@ class BoundaryPairs:
                 description="add a record at the high corner",
                 tags=("template", "extreme"),
             )
+            if ys is not None and y0 != y1 and m > 0:
+                # labelled like the rest at the opposite corner: for a model linear in x the
+                # rest's gradient (−x, y0) reads as (x, y1), so this record is the one the rest
+                # argues against and its clipped gradient stays saturated along the trajectory
+                yield NeighborPair(
+                    dataset=ds(small, ys),
+                    neighbor=ds(big, np.append(ys, y0)),
+                    relation=relation,
+                    description="add a record at the high corner, labelled like the rest",
+                    tags=("template", "extreme", "conflict"),
+                )
         elif relation is Relation.RELABEL_ONE and labelled and y0 != y1:
             yo = ybase.copy()  # type: ignore[union-attr]
             yo[0] = y1

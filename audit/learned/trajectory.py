@@ -42,7 +42,24 @@ import numpy as np
 
 from dpaudit.engine.estimators_base import Candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats, guarded_propose, score_candidates, split_half
+from dpaudit.engine.learned.fitted import (
+    Floats,
+    ThresholdScore,
+    guarded_propose,
+    score_candidates,
+    split_half,
+)
+from dpaudit.engine.learned.state_trajectory import StateScore, fit_state_model
+from dpaudit.engine.learned.steps import (
+    EVIDENCE,
+    MAX_BLOCK,
+    MAX_STRUCTURES,
+    mean_difference_direction,
+    mixture_log,
+    structures,
+    updates,
+    variance_se,
+)
 
 __all__ = [
     "MAX_BLOCK",
@@ -53,36 +70,10 @@ __all__ = [
     "structures",
 ]
 
-MAX_BLOCK = 8
-"""Largest parameter dimension d a structure reads (T = W / d steps)."""
-MIN_STEPS = 4
-"""Fewest steps a structure reads (fewer is not a trajectory)."""
-EVIDENCE = 4.0
-"""The excess variance must exceed this many standard errors for a mixture to be fitted."""
-MAX_STRUCTURES = 8
-"""Most (d, mode) structures fitted per proposal (smallest d first)."""
 MAX_FIT = 5_000
 """Rows per side the model is fitted on."""
 MAX_EVAL = 50_000
 """Held-out rows per side its thresholds are counted on (rescaled to the selection size)."""
-_EXP_MAX = 700.0
-
-
-def structures(width: int) -> list[tuple[int, bool]]:
-    """(d, iterates) for every d ≤ `MAX_BLOCK` dividing `width` with at least `MIN_STEPS` steps."""
-    out = []
-    for d in range(1, min(MAX_BLOCK, width // MIN_STEPS) + 1):
-        if width % d == 0:
-            out += [(d, False), (d, True)]
-    return out[:MAX_STRUCTURES]
-
-
-def _updates(rows: Floats, d: int, iterates: bool) -> Floats:
-    """(n, T, d) updates of the rows read with block size d."""
-    u = rows.reshape(rows.shape[0], -1, d)
-    if iterates:
-        u = np.diff(u, axis=1, prepend=0.0)
-    return u
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -140,34 +131,17 @@ EVENT_TYPES.setdefault("trajectory-llr", TrajectoryEvent.from_spec)
 
 def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
     """Λ per row: Σ_t log[(1 − q) + q·exp((s·r_t − s²/2)/τ²)], r_t = v·u_t − m_t."""
-    r = _updates(rows, m.block, m.iterates) @ np.asarray(m.direction) - np.asarray(m.means)
-    z = (m.shift * r - 0.5 * m.shift * m.shift) / (m.noise_sd * m.noise_sd)
-    if m.rate >= 1.0:
-        return np.asarray(z.sum(axis=1), dtype=np.float64)
-    q = m.rate
-    out = np.log1p(q * np.expm1(np.minimum(z, _EXP_MAX)))
-    big = z > _EXP_MAX
-    if big.any():
-        out[big] = z[big] + math.log(q) + np.log1p((1.0 - q) / q * np.exp(-z[big]))
-    return np.asarray(out.sum(axis=1), dtype=np.float64)
-
-
-def _variance_se(x: Floats, y: Floats) -> float:
-    """Standard error of var(x) − var(y) (independent samples, any tails: from the squares)."""
-    se2 = sum(float(((v - v.mean()) ** 2).var()) / v.size for v in (x, y))
-    return math.sqrt(se2)
+    r = updates(rows, m.block, m.iterates) @ np.asarray(m.direction) - np.asarray(m.means)
+    return mixture_log((m.shift * r - 0.5 * m.shift * m.shift) / (m.noise_sd * m.noise_sd), m.rate)
 
 
 def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent | None:
     """The per-step Gaussian / inclusion-mixture model of one structure (module docstring), as
     an event with threshold 0 (the threshold is set by the candidates); None if degenerate."""
-    ua, ub = _updates(a, d, iterates), _updates(b, d, iterates)
-    v = (ua.mean(axis=0) - ub.mean(axis=0)).mean(axis=0)
-    norm = float(np.linalg.norm(v))
-    if not math.isfinite(norm) or norm == 0.0:
+    v = mean_difference_direction(a, b, d, iterates)
+    if v is None:
         return None
-    v = v / norm
-    ya, yb = ua @ v, ub @ v
+    ya, yb = updates(a, d, iterates) @ v, updates(b, d, iterates) @ v
     if ya.var() < yb.var():  # the base (no canary) side varies less
         ya, yb = yb, ya
     means = yb.mean(axis=0)
@@ -177,7 +151,7 @@ def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent |
     if tau2 <= 0.0 or dmu == 0.0 or not math.isfinite(dmu + dvar):
         return None
     shift, rate = dmu, 1.0
-    if dvar > EVIDENCE * _variance_se(ra, yb - means):
+    if dvar > EVIDENCE * variance_se(ra, yb - means):
         shift = dmu + dvar / dmu
         rate = min(1.0, max(1e-6, dmu / shift))
     return TrajectoryEvent(
@@ -211,12 +185,15 @@ class TrajectoryDistinguisher:
     def _propose(self, a: Floats, b: Floats) -> Candidates | None:
         (fit_a, eval_a), (fit_b, eval_b) = split_half(a), split_half(b)
         fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
-        models = [fit_model(fit_a, fit_b, d, it) for d, it in structures(a.shape[1])]
+        shapes = structures(a.shape[1])
+        models = [fit_model(fit_a, fit_b, d, it) for d, it in shapes]
         # a plain shift (q̂ = 1) is linear in the outputs: the projections' case, not evaluated
-        found = [m for m in models if m is not None and m.rate < 1.0]
+        scores: list[ThresholdScore] = [_ModelScore(m) for m in models if m is not None and m.rate < 1.0]
+        states = [fit_state_model(fit_a, fit_b, d, it) for d, it in shapes]
+        scores += [StateScore(m) for m in states if m is not None]
         eval_a, eval_b = eval_a[: self.max_eval], eval_b[: self.max_eval]
         return score_candidates(
-            [_ModelScore(m) for m in found],
+            scores,
             eval_a,
             eval_b,
             total_a=a.shape[0],

@@ -331,3 +331,20 @@ def test_admissible_rejects_a_pair_changing_a_public_row() -> None:
     b = Dataset(np.array([[0.0], [0.0], [1.0]]))
     pair = NeighborPair(dataset=a, neighbor=b, relation=Relation.REPLACE_ONE, description="public change")
     assert is_neighbor(pair) and not admissible(pair, domain)
+
+
+def test_boundary_add_template_also_adds_the_record_the_rest_argues_against() -> None:
+    """On labelled data the add/remove template adds the high-corner record with the last label
+    and with the rest's label: for a model linear in x the rest at the low corner labelled y0 has
+    the gradient of the high corner labelled y1, so only the second record stays clipped."""
+    domain = Domain(num_features=2, feature_low=-3.0, feature_high=3.0, labels=(0.0, 1.0))
+    pairs = list(BoundaryPairs().pairs(domain, Relation.ADD_REMOVE_ONE))
+    assert [p.description for p in pairs] == [
+        "add a record at the high corner",
+        "add a record at the high corner, labelled like the rest",
+    ]
+    for pair, label in zip(pairs, (1.0, 0.0), strict=True):
+        assert np.array_equal(pair.neighbor.X[-1], [3.0, 3.0]) and pair.neighbor.y[-1] == label
+        assert np.all(pair.dataset.X == -3.0) and np.all(pair.dataset.y == 0.0)
+    unlabelled = Domain(num_features=2, feature_low=-3.0, feature_high=3.0)
+    assert len(list(BoundaryPairs().pairs(unlabelled, Relation.ADD_REMOVE_ONE))) == 1

@@ -1,9 +1,11 @@
-"""Slow tier: a user's own 1-D noisy gradient descent audited blind (issue 35; `tests/blind_dpsgd.py`).
+"""Slow tier: a user's own noisy gradient descent audited blind (issue 35; `tests/blind_dpsgd.py`).
 
 No pairs and no statistics: the pair search finds the canary and the learned trajectory likelihood
-ratio (`engine.learned.trajectory`) is the statistic. At 2·10⁵ runs per side, seed 0, the loop
-with half the noise and the loop whose clip lets a gradient reach C·√2 are flagged, the correct
-loop is not (flagged with probability ≤ 0.05, the audit's failure probability).
+ratios (`engine.learned.trajectory`, `engine.learned.state_trajectory`) are the statistic. At 2·10⁵
+runs per side, seed 0, each loop with half the noise or with a clip that lets a gradient reach
+C·√2 is flagged, each correct loop is not (flagged with probability ≤ 0.05, the audit's failure
+probability). The README's logistic loop with per-coordinate clipping is flagged only through the
+state-dependent model and the "labelled like the rest" template (0.250 before them).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from tests.blind_dpsgd import ROWS
 BUGGY = {name: buggy for name, _, buggy in ROWS}
 
 
-@pytest.mark.parametrize("name", ["gd1d_correct", "gd1d_half_noise", "gd1d_clip_sqrt2"])
+@pytest.mark.parametrize("name", [name for name, _, _ in ROWS])
 def test_blind_noisy_gradient_descent(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     code = main(["run", f"tests.blind_dpsgd:{name}", "--num-samples", "200000", "--seed", "0"])
     out = capsys.readouterr().out
