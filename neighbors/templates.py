@@ -4,6 +4,9 @@ every family.
 - **extreme**: the changed record moves between the corners of the feature box (and the
   labels), on constant and mixed fillers, at the first / middle / last position;
 - **corner**: the changed record moves between every two extreme records (n = 1 and n = 4);
+- **face** (`neighbors.face_templates`): a record at the centre of a face of the box (one feature
+  at an extreme, the others at the centre: a gradient canary in a symmetric box), added to the
+  empty dataset or a centre filler, or moved to the opposite face;
 - **tiny**: empty vs every extreme record (add/remove), singleton and two- or three-record
   datasets;
 - **size**: datasets at the size boundaries where a mechanism's parameters round: the sizes
@@ -48,6 +51,7 @@ from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
 from dpaudit.neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
 from dpaudit.neighbors.clusters import family_clusters
+from dpaudit.neighbors.face_templates import family_faces
 from dpaudit.neighbors.float_templates import float_family
 from dpaudit.neighbors.record_templates import RECORD_FAMILY_WEIGHT, record_families
 from dpaudit.neighbors.sizes import boundary_sizes
@@ -328,6 +332,7 @@ class WorstCasePairs:
             fams["subsampling"] = family_subsampling(space, relation)
         fams["extreme"] = _family_extreme(space, relation, self.base_size)
         fams["corner"] = _family_corners(space, relation, self.base_size)
+        fams["face"] = family_faces(space, relation, self.base_size)
         fams["tiny"] = _family_tiny(space, relation)
         fams["size"] = _family_sizes(space, relation, self.max_rows)
         fams["duplicate"] = _family_duplicates(space, relation, self.base_size)

@@ -242,7 +242,8 @@ def default_budget(mechanism: Mechanism, num_samples: int) -> int:
     count = len(tuple(registered())) if callable(registered) else 0
     if count == 0:
         relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
-        count = sum(1 for r in relations for _ in BoundaryPairs().pairs(mechanism.domain, r))
+        gen = BoundaryPairs()
+        count = sum(1 for r in relations if next(iter(gen.pairs(mechanism.domain, r)), None) is not None)
     return num_samples * max(count, 1)
 
 

@@ -338,7 +338,7 @@ def test_boundary_add_template_also_adds_the_record_the_rest_argues_against() ->
     and with the rest's label: for a model linear in x the rest at the low corner labelled y0 has
     the gradient of the high corner labelled y1, so only the second record stays clipped."""
     domain = Domain(num_features=2, feature_low=-3.0, feature_high=3.0, labels=(0.0, 1.0))
-    pairs = list(BoundaryPairs().pairs(domain, Relation.ADD_REMOVE_ONE))
+    pairs = [p for p in BoundaryPairs().pairs(domain, Relation.ADD_REMOVE_ONE) if "face" not in p.tags]
     assert [p.description for p in pairs] == [
         "add a record at the high corner",
         "add a record at the high corner, labelled like the rest",
@@ -347,4 +347,43 @@ def test_boundary_add_template_also_adds_the_record_the_rest_argues_against() ->
         assert np.array_equal(pair.neighbor.X[-1], [3.0, 3.0]) and pair.neighbor.y[-1] == label
         assert np.all(pair.dataset.X == -3.0) and np.all(pair.dataset.y == 0.0)
     unlabelled = Domain(num_features=2, feature_low=-3.0, feature_high=3.0)
-    assert len(list(BoundaryPairs().pairs(unlabelled, Relation.ADD_REMOVE_ONE))) == 1
+    assert [p.description for p in BoundaryPairs().pairs(unlabelled, Relation.ADD_REMOVE_ONE)][:1] == [
+        "add a record at the high corner"
+    ]
+
+
+def test_boundary_templates_include_the_gradient_canary_of_a_symmetric_box() -> None:
+    """A record at the centre of x₀'s high face (C·e₁ when the box is [−C, C]^d) for a domain that
+    declares subsampling: added to the empty dataset, or moved from the opposite face; one per
+    relation, tagged "face"; none on a one-feature box (its faces are its corners), for
+    relabel-one, or without subsampling."""
+    poisson = Subsampling(kind=SubsamplingKind.POISSON, rate=0.1)
+    domain = Domain(num_features=3, feature_low=-4.0, feature_high=4.0, subsampling=poisson)
+    plain = Domain(num_features=3, feature_low=-4.0, feature_high=4.0)
+    assert not any("face" in p.tags for r in Relation for p in BoundaryPairs().pairs(plain, r))
+    add = [p for p in BoundaryPairs().pairs(domain, Relation.ADD_REMOVE_ONE) if "face" in p.tags]
+    assert len(add) == 1 and add[0].dataset.n == 0
+    assert np.array_equal(add[0].neighbor.X, [[4.0, 0.0, 0.0]])
+    rep = [p for p in BoundaryPairs().pairs(domain, Relation.REPLACE_ONE) if "face" in p.tags]
+    assert len(rep) == 1 and rep[0].dataset.n == rep[0].neighbor.n == 1
+    assert {tuple(rep[0].dataset.X[0]), tuple(rep[0].neighbor.X[0])} == {(-4.0, 0.0, 0.0), (4.0, 0.0, 0.0)}
+    assert not any("face" in p.tags for p in BoundaryPairs().pairs(domain, Relation.RELABEL_ONE))
+    line = Domain(num_features=1, feature_low=-4.0, feature_high=4.0, subsampling=poisson)
+    assert not any("face" in p.tags for r in Relation for p in BoundaryPairs().pairs(line, r))
+    # a minimum size keeps the dataset non-empty: the record joins a centre filler instead
+    sized = Domain(num_features=2, feature_low=0.0, feature_high=1.0, min_size=3, subsampling=poisson)
+    (face,) = [p for p in BoundaryPairs().pairs(sized, Relation.ADD_REMOVE_ONE) if "face" in p.tags]
+    assert face.dataset.n == 4 and np.all(face.dataset.X == 0.5)
+    assert np.array_equal(face.neighbor.X[-1], [1.0, 0.5])
+
+
+def test_face_family_covers_each_feature_and_label() -> None:
+    from dpaudit.neighbors.face_templates import FEATURES, face_records
+    from dpaudit.neighbors.space import Space
+
+    labelled = Space.of(Domain(num_features=5, feature_low=-1.0, feature_high=1.0, labels=(0.0, 1.0)), 8)
+    assert labelled is not None
+    records = face_records(labelled)
+    assert len(records) == FEATURES * 2
+    for _, hi, lo in records:
+        assert hi[-1] == lo[-1] and np.count_nonzero(hi[:-1]) == 1 and np.array_equal(hi[:-1], -lo[:-1])
