@@ -9,10 +9,14 @@ stays clipped to C on every step. Two measurements:
   the released updates given θ (a mixture over how many of the k rest records and whether the
   canary were sampled), summed over the 20 steps, on `RUNS` runs per side (seed 0);
   ε(δ) solves δ = E[(1 − e^{ε − L})₊] in both directions.
+- `ceiling K N`: what the exact privacy loss itself, used as the statistic, would certify on that
+  pair at N runs per side (threshold chosen on a tenth, certified on the rest at the runner's
+  per-test level): the most any statistic can certify there, up to selection.
 - `certify NAME K N`: `dpaudit.audit(tests.blind_dpsgd.NAME, pairs=[that pair], num_samples=N,
   seed=0)`: the default distinguishers (no statistic given) certify on that fixed pair.
 
     PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py true [--clip-coordinates] K ...
+    PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py ceiling K ... N
     PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py certify NAME K N
 """
 
@@ -89,7 +93,41 @@ def pair(k: int) -> NeighborPair:
     )
 
 
+def _losses(k: int, canary: bool, runs: int, rng: np.random.Generator, chunk: int = 25_000) -> np.ndarray:
+    """Exact privacy losses of `runs` trainings (in chunks: memory does not grow with runs)."""
+    out = [
+        privacy_loss(simulate(k, canary, m, rng, False), k, False)
+        for m in [chunk] * (runs // chunk) + ([runs % chunk] if runs % chunk else [])
+    ]
+    return np.concatenate(out)
+
+
+def ceiling(k: int, n: int, *, alpha: float = 0.05 / 8, delta: float = 1e-2) -> float:
+    """What the exact privacy loss, as the statistic, certifies on `pair(k)` with n runs per side
+    split as the runner splits them (10% selection, 90% certification; the threshold and tail
+    chosen on the selection split; one-sided Clopper–Pearson at α/2 per side, α the runner's
+    per-test level at δ = 10⁻² for this audit's four tests and two pairs)."""
+    from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+
+    rng = np.random.default_rng(0)
+    la, lb = _losses(k, True, n, rng), _losses(k, False, n, rng)
+    sel = n // 10
+    grid = np.quantile(np.concatenate([la[:sel], lb[:sel]]), np.linspace(0.5, 0.999, 400))
+    pa = (la[:sel, None] >= grid).sum(0)
+    pb = (lb[:sel, None] >= grid).sum(0)
+    t = grid[int(np.argmax(epsilon_from_bounds(pa / sel, np.maximum(pb, 1) / sel, delta=delta)))]
+    m = n - sel
+    ka, kb = int((la[sel:] >= t).sum()), int((lb[sel:] >= t).sum())
+    eps = epsilon_from_bounds(cp_lower(ka, m, alpha / 2), cp_upper(kb, m, alpha / 2), delta=delta)
+    return float(eps)
+
+
 def main(argv: list[str]) -> None:
+    if argv[0] == "ceiling":
+        n = int(argv[-1])
+        for k in (int(a) for a in argv[1:-1]):
+            print(f"k={k} n={n}: the exact statistic certifies ε(1e-2) ≥ {ceiling(k, n):.3f}", flush=True)
+        return
     if argv[0] == "true":
         pc = "--clip-coordinates" in argv
         for k in (int(a) for a in argv[1:] if not a.startswith("--")):
