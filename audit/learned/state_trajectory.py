@@ -16,7 +16,9 @@ function of the released past (θ_t = θ_0 − η·Σ_{j<t} u_j). So the statist
    the other side's differences Δμ_b, Δσ²_b give the inclusion mixture's shift by the method of
    moments, φ_b = Δμ_b + Δσ²_b / Δμ_b, and a rate Δμ_b / φ_b. One rate q is pooled over bins
    (weights n_b·Δμ_b², clipped to [`MIN_RATE`, 1]) and the shift per bin is s_b = Δμ_b / q.
-   m, τ², s are interpolated linearly in z between the bins' median states.
+   m, τ², s are interpolated linearly in z between the bins' median states. Fitted only when the
+   shift or the base mean differs between bins (a χ² test of homogeneity): a stationary loop is
+   the constant-shift model's, with fewer parameters.
 4. *Statistic.* Λ(x) = Σ_t log[(1 − q) + q·exp((s(z_t)·r_t − s(z_t)²/2)/τ²(z_t))],
    r_t = y_t − m(z_t): `MixtureLLR`'s form with the canary's shift, the rest's drift and the noise
    read from the state. Events {Λ ≥ t} and {Λ ≤ t}.
@@ -37,6 +39,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
+from scipy.stats import chi2
 
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
 from dpaudit.engine.learned.fitted import Floats
@@ -56,6 +59,10 @@ MIN_PER_BIN = 50
 """Fewest step-samples per side for a bin to enter the model."""
 MIN_RATE = 1e-4
 """Smallest inclusion rate the pooled estimate is clipped to."""
+DEPENDENCE_LEVEL = 1e-4
+"""Level of the χ² test that the shift or the base mean depends on the state (`state_dependent`):
+steps of one run share a bin's samples, so the standard errors are optimistic; a small level
+keeps stationary loops out."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -129,9 +136,11 @@ def state_llr(rows: Floats, m: StateTrajectoryEvent) -> Floats:
 
 
 def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | None:
-    """Per usable bin: (median state, base mean, base variance, Δμ, Δσ², n); None if fewer than
-    two bins, or if the other side shows no excess variance around its bins' means (under
-    `EVIDENCE` standard errors: no inclusion mixture, the logistic and projection scores' case)."""
+    """Per usable bin: (median state, base mean, base variance, Δμ, Δσ², n, se(Δμ), se(mean));
+    None if fewer than two bins, or if the other side shows no excess variance around its bins'
+    means (under `EVIDENCE` standard errors: no inclusion mixture, the logistic and projection
+    scores' case), or if neither the shift nor the base mean depends on the state
+    (`state_dependent`: the constant-shift model's case)."""
     edges = np.quantile(np.concatenate([za.ravel(), zb.ravel()]), np.linspace(0.0, 1.0, BINS + 1))[1:-1]
     ia, ib = np.searchsorted(edges, za), np.searchsorted(edges, zb)
     rows, centred_a, centred_b = [], [], []
@@ -140,7 +149,10 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
         if ra.size < MIN_PER_BIN or rb.size < MIN_PER_BIN:
             continue
         knot = float(np.median(np.concatenate([za[ia == j], zb[ib == j]])))
-        rows.append((knot, rb.mean(), rb.var(), ra.mean() - rb.mean(), ra.var() - rb.var(), ra.size))
+        se_dmu, se_mean = math.sqrt(ra.var() / ra.size + rb.var() / rb.size), math.sqrt(rb.var() / rb.size)
+        rows.append(
+            (knot, rb.mean(), rb.var(), ra.mean() - rb.mean(), ra.var() - rb.var(), ra.size, se_dmu, se_mean)
+        )
         centred_a.append(ra - ra.mean())
         centred_b.append(rb - rb.mean())
     table = np.asarray(rows, dtype=np.float64)
@@ -149,7 +161,22 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
     ca, cb = np.concatenate(centred_a), np.concatenate(centred_b)
     if float(ca.var() - cb.var()) <= EVIDENCE * variance_se(ca, cb):
         return None
-    return table
+    return table if state_dependent(table) else None
+
+
+def state_dependent(table: Floats) -> bool:
+    """True when the bins' shifts Δμ_b or base means m_b differ more than their standard errors
+    allow (a χ² test of homogeneity at level `DEPENDENCE_LEVEL`, either quantity): a stationary
+    loop (the shift the same at every state) is the constant-shift model's, which fits it with
+    fewer parameters."""
+    for col, se_col in ((3, 6), (1, 7)):
+        value, se = table[:, col], np.maximum(table[:, se_col], 1e-300)
+        w = 1.0 / se**2
+        centre = float(np.sum(w * value) / np.sum(w))
+        q = float(np.sum(w * (value - centre) ** 2))
+        if chi2.sf(q, table.shape[0] - 1) < DEPENDENCE_LEVEL:
+            return True
+    return False
 
 
 def _pooled_rate(dmu: Floats, dvar: Floats, n: Floats) -> float | None:
@@ -177,7 +204,7 @@ def fit_state_model(a: Floats, b: Floats, d: int, iterates: bool) -> StateTrajec
     table = _bin_moments(ya, yb, _states(ya), _states(yb))
     if table is None:
         return None
-    knots, means, variances, dmu, dvar, n = table.T
+    knots, means, variances, dmu, dvar, n = table.T[:6]
     rate = _pooled_rate(dmu, dvar, n)
     if rate is None or not np.all(np.isfinite(table)):
         return None

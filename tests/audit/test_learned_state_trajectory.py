@@ -77,3 +77,14 @@ def test_threshold_copies_keep_the_model() -> None:
     x = np.concatenate([a[:100], b[:100]])
     e = StateTrajectoryEvent.from_spec({**m.to_spec(), "threshold": 1.5, "upper": False})
     assert np.array_equal(e.indicator(x), state_llr(x, m) <= 1.5)
+
+
+def test_silent_on_a_stationary_mixture() -> None:
+    """A subsampled step whose shift never changes (the accountant's gradient canary) is the
+    constant-shift model's: the χ² test finds no state dependence and no state model is fitted."""
+    rng = np.random.default_rng(5)
+    n = 5_000
+    a = rng.normal(0.0, SIGMA, (n, STEPS)) + (rng.random((n, STEPS)) < Q)
+    b = rng.normal(0.0, SIGMA, (n, STEPS))
+    assert fit_state_model(a, b, 1, iterates=False) is None
+    assert fit_model(a, b, 1, iterates=False) is not None
