@@ -45,13 +45,13 @@ from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_wi
 from dpaudit.engine.learned.fitted import Floats
 from dpaudit.engine.learned.steps import (
     EVIDENCE,
-    mean_difference_direction,
     mixture_log,
+    projected_sides,
     projected_updates,
     variance_se,
 )
 
-__all__ = ["BINS", "StateTrajectoryEvent", "fit_state_model", "state_llr"]
+__all__ = ["BINS", "StateScore", "StateTrajectoryEvent", "fit_state_model", "state_dependent", "state_llr"]
 
 BINS = 8
 """Quantile bins of the state the conditional model is fitted in."""
@@ -59,6 +59,8 @@ MIN_PER_BIN = 50
 """Fewest step-samples per side for a bin to enter the model."""
 MIN_RATE = 1e-4
 """Smallest inclusion rate the pooled estimate is clipped to."""
+_KNOT, _MEAN, _VAR, _DMU, _DVAR, _N, _SE_DMU, _SE_MEAN = range(8)
+"""Columns of the per-bin table (`_bin_moments`)."""
 DEPENDENCE_LEVEL = 1e-4
 """Level of the χ² test that the shift or the base mean depends on the state (`state_dependent`):
 steps of one run share a bin's samples, so the standard errors are optimistic; a small level
@@ -156,7 +158,7 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
         centred_a.append(ra - ra.mean())
         centred_b.append(rb - rb.mean())
     table = np.asarray(rows, dtype=np.float64)
-    if table.shape[0] < 2 or np.any(np.diff(table[:, 0]) <= 0) or np.any(table[:, 2] <= 0):
+    if table.shape[0] < 2 or np.any(np.diff(table[:, _KNOT]) <= 0) or np.any(table[:, _VAR] <= 0):
         return None
     ca, cb = np.concatenate(centred_a), np.concatenate(centred_b)
     if float(ca.var() - cb.var()) <= EVIDENCE * variance_se(ca, cb):
@@ -169,7 +171,7 @@ def state_dependent(table: Floats) -> bool:
     allow (a χ² test of homogeneity at level `DEPENDENCE_LEVEL`, either quantity): a stationary
     loop (the shift the same at every state) is the constant-shift model's, which fits it with
     fewer parameters."""
-    for col, se_col in ((3, 6), (1, 7)):
+    for col, se_col in ((_DMU, _SE_DMU), (_MEAN, _SE_MEAN)):
         value, se = table[:, col], np.maximum(table[:, se_col], 1e-300)
         w = 1.0 / se**2
         centre = float(np.sum(w * value) / np.sum(w))
@@ -195,16 +197,16 @@ def _pooled_rate(dmu: Floats, dvar: Floats, n: Floats) -> float | None:
 def fit_state_model(a: Floats, b: Floats, d: int, iterates: bool) -> StateTrajectoryEvent | None:
     """The binned conditional model of one structure (module docstring), as an event with
     threshold 0 (the threshold is set by the candidates); None if degenerate."""
-    fitted = _direction(a, b, d, iterates)
-    if fitted is None:
+    sides = projected_sides(a, b, d, iterates)
+    if sides is None:
         return None
-    v, ya, yb = fitted
+    v, ya, yb = sides
     if ya.var() < yb.var():  # the base side varies less
         ya, yb = yb, ya
     table = _bin_moments(ya, yb, _states(ya), _states(yb))
     if table is None:
         return None
-    knots, means, variances, dmu, dvar, n = table.T[:6]
+    knots, means, variances, dmu, dvar, n = table.T[_KNOT : _N + 1]
     rate = _pooled_rate(dmu, dvar, n)
     if rate is None or not np.all(np.isfinite(table)):
         return None
@@ -221,14 +223,6 @@ def fit_state_model(a: Floats, b: Floats, d: int, iterates: bool) -> StateTrajec
         threshold=0.0,
         upper=True,
     )
-
-
-def _direction(a: Floats, b: Floats, d: int, iterates: bool) -> tuple[Floats, Floats, Floats] | None:
-    """(v, y_a, y_b): the learned direction and both sides' projected updates (None if v = 0)."""
-    v = mean_difference_direction(a, b, d, iterates)
-    if v is None:
-        return None
-    return v, projected_updates(a, d, iterates, v), projected_updates(b, d, iterates, v)
 
 
 @dataclass(frozen=True, slots=True)

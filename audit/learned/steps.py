@@ -4,10 +4,11 @@ trajectory statistics (`trajectory`, `state_trajectory`; issue 35, item 2).
 An output row of width W is read as T = W / d blocks of d coordinates (`structures`), either as
 the T updates themselves or as T iterates whose consecutive differences are the updates
 (`updates`); the learned direction is the mean over steps of the two sides' mean update
-difference (`mean_difference_direction`); the inclusion mixture's per-step log-likelihood ratio
-log[(1 − q) + q·e^z] is summed over steps without overflow (`mixture_log`). These are the parts
-of `MixtureLLR` (Nasr et al., "Tight Auditing of Differentially Private Machine Learning",
-USENIX Security 2023, Section 4) that do not need the canary to be known.
+difference, and each side's updates are projected on it (`projected_sides`); the inclusion
+mixture's per-step log-likelihood ratio log[(1 − q) + q·e^z] is summed over steps without
+overflow (`mixture_log`). These are the parts of `MixtureLLR` (Nasr et al., "Tight Auditing of
+Differentially Private Machine Learning", USENIX Security 2023, Section 4) that do not need the
+canary to be known.
 """
 
 from __future__ import annotations
@@ -23,8 +24,8 @@ __all__ = [
     "MAX_BLOCK",
     "MAX_STRUCTURES",
     "MIN_STEPS",
-    "mean_difference_direction",
     "mixture_log",
+    "projected_sides",
     "projected_updates",
     "structures",
     "updates",
@@ -64,13 +65,16 @@ def projected_updates(rows: Floats, d: int, iterates: bool, direction: Floats) -
     return np.asarray(updates(rows, d, iterates) @ direction, dtype=np.float64)
 
 
-def mean_difference_direction(a: Floats, b: Floats, d: int, iterates: bool) -> Floats | None:
-    """The unit mean over steps of the sides' mean update difference (None if it is 0 or not finite)."""
-    v = (updates(a, d, iterates).mean(axis=0) - updates(b, d, iterates).mean(axis=0)).mean(axis=0)
+def projected_sides(a: Floats, b: Floats, d: int, iterates: bool) -> tuple[Floats, Floats, Floats] | None:
+    """(v, y_a, y_b): the unit mean over steps of the sides' mean update difference, and each
+    side's (n, T) updates projected on it (None if v is 0 or not finite)."""
+    ua, ub = updates(a, d, iterates), updates(b, d, iterates)
+    v = (ua.mean(axis=0) - ub.mean(axis=0)).mean(axis=0)
     norm = float(np.linalg.norm(v))
     if not math.isfinite(norm) or norm == 0.0:
         return None
-    return np.asarray(v / norm, dtype=np.float64)
+    v = np.asarray(v / norm, dtype=np.float64)
+    return v, np.asarray(ua @ v, dtype=np.float64), np.asarray(ub @ v, dtype=np.float64)
 
 
 def mixture_log(z: Floats, rate: float) -> Floats:

@@ -54,8 +54,8 @@ from dpaudit.engine.learned.steps import (
     EVIDENCE,
     MAX_BLOCK,
     MAX_STRUCTURES,
-    mean_difference_direction,
     mixture_log,
+    projected_sides,
     structures,
     updates,
     variance_se,
@@ -138,10 +138,10 @@ def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
 def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent | None:
     """The per-step Gaussian / inclusion-mixture model of one structure (module docstring), as
     an event with threshold 0 (the threshold is set by the candidates); None if degenerate."""
-    v = mean_difference_direction(a, b, d, iterates)
-    if v is None:
+    sides = projected_sides(a, b, d, iterates)
+    if sides is None:
         return None
-    ya, yb = updates(a, d, iterates) @ v, updates(b, d, iterates) @ v
+    v, ya, yb = sides
     if ya.var() < yb.var():  # the base (no canary) side varies less
         ya, yb = yb, ya
     means = yb.mean(axis=0)
