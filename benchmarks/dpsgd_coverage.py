@@ -18,13 +18,8 @@ from __future__ import annotations
 import argparse
 import time
 
-from scipy.stats import beta as beta_dist
-
 import dpaudit
-
-
-def _cp_upper(k: int, n: int, level: float = 0.05) -> float:
-    return 1.0 if k >= n else float(beta_dist.ppf(1 - level, k + 1, n - k))
+from dpaudit.engine.bounds import cp_upper
 
 
 def _params(items: list[str]) -> dict[str, str]:
@@ -76,8 +71,9 @@ def main() -> None:
         c = coverage(
             args.mechanism, _params(args.param), audits=args.audits, num_samples=args.num_samples, beta=beta
         )
+        upper = float(cp_upper(int(c["above"]), args.audits, 0.05))
         print(
-            f"| {beta:g} | {int(c['above'])}/{args.audits} | {_cp_upper(int(c['above']), args.audits):.3f} | "
+            f"| {beta:g} | {int(c['above'])}/{args.audits} | {upper:.3f} | "
             f"{int(c['flagged'])} | {c['worst_gap']:+.3f} | {c['seconds']:.0f} |",
             flush=True,
         )

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy.stats import beta as beta_dist
 
 import dpaudit
+from dpaudit.engine.bounds import cp_upper
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.learned import QuadraticDistinguisher
 from dpaudit.engine.runner import run_audit
@@ -79,10 +79,6 @@ def scenarios() -> dict[str, tuple[dpaudit.CallableMechanism, dpaudit.NeighborPa
     return out
 
 
-def _cp_upper(k: int, n: int, level: float = 0.05) -> float:
-    return 1.0 if k >= n else float(beta_dist.ppf(1 - level, k + 1, n - k))
-
-
 DISTINGUISHERS = (
     DEFAULT_DISTINGUISHERS
     if any(isinstance(d, QuadraticDistinguisher) for d in DEFAULT_DISTINGUISHERS)
@@ -122,7 +118,7 @@ def main() -> None:
     for name in args.only:
         for beta in args.beta:
             c = coverage(name, audits=args.audits, num_samples=args.num_samples, beta=beta)
-            upper = _cp_upper(int(c["above"]), args.audits)
+            upper = float(cp_upper(int(c["above"]), args.audits, 0.05))
             print(
                 f"{name:8s} {c['exact']:6.3f} {beta:5g} {args.audits:6d} {int(c['above']):5d} {upper:10.4f} "
                 f"{int(c['learned']):9d} {c['ratio']:9.3f} {c['seconds']:6.0f}",

@@ -20,8 +20,7 @@ import math
 import time
 from typing import Any
 
-from scipy.stats import beta as beta_dist
-
+from dpaudit.engine.bounds import cp_upper
 from dpaudit.engine.search import search_and_certify
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import entries
@@ -37,10 +36,6 @@ DEFAULT = (
     "geo_select_halfplane",
     "geo_select_triangle",
 )
-
-
-def _cp_upper(k: int, n: int, level: float = 0.05) -> float:
-    return 1.0 if k >= n else float(beta_dist.ppf(1 - level, k + 1, n - k))
 
 
 def _run(mech: Any, cfg: AuditConfig) -> tuple[list[tuple[float, float]], float]:
@@ -87,8 +82,9 @@ def main() -> None:
             margin = max([margin, *(b - t for b, t in known)])
             ratios += [b / t for b, t in known if t > 0]
         mean_ratio = sum(ratios) / len(ratios) if ratios else math.nan
+        upper = float(cp_upper(exceed, args.seeds, 0.05))
         print(
-            f"{name:26s} {n:9,d} {args.seeds:5d} {exceed:6d} {_cp_upper(exceed, args.seeds):8.3f} "
+            f"{name:26s} {n:9,d} {args.seeds:5d} {exceed:6d} {upper:8.3f} "
             f"{args.beta:5.2f} {margin:8.4f} {mean_ratio:10.3f} {unknown:7d} {seconds / args.seeds:6.1f}",
             flush=True,
         )

@@ -21,10 +21,10 @@ import argparse
 import time
 
 import numpy as np
-from scipy.stats import beta as beta_dist
 
 import dpaudit
 from benchmarks.blind_dpsgd_saturating import epsilon_at, pair, privacy_loss, simulate
+from dpaudit.engine.bounds import cp_upper
 
 
 def true_epsilon(k: int, runs: int, *, batches: int = 8) -> tuple[float, float]:
@@ -82,9 +82,7 @@ def main() -> None:
             k=args.k, audits=args.audits, num_samples=args.num_samples, beta=beta, truth=eps + 2 * se
         )
         n_above = int(c["above"])
-        upper = (
-            1.0 if n_above >= args.audits else float(beta_dist.ppf(0.95, n_above + 1, args.audits - n_above))
-        )
+        upper = float(cp_upper(n_above, args.audits, 0.05))
         print(
             f"{beta:5g} {args.audits:6d} {n_above:5d} {upper:10.4f} {int(c['state']):5d} "
             f"{c['ratio'] * (eps + 2 * se) / eps:9.3f} {c['s']:5.0f}",

@@ -22,9 +22,9 @@ import time
 from typing import Any
 
 import numpy as np
-from scipy.stats import beta as beta_dist
 
 import dpaudit
+from dpaudit.engine.bounds import cp_upper
 
 SIGMA, Q, STEPS = 1.0, 0.1, 20
 
@@ -50,10 +50,6 @@ def mechanism() -> dpaudit.CallableMechanism:
         domain=dpaudit.Domain(num_features=1, feature_low=0.0, feature_high=1.0),
         pairs=[pair],
     )
-
-
-def _cp_upper(k: int, n: int, level: float = 0.05) -> float:
-    return 1.0 if k >= n else float(beta_dist.ppf(1 - level, k + 1, n - k))
 
 
 def coverage(*, audits: int, num_samples: int, beta: float) -> dict[str, float]:
@@ -90,7 +86,7 @@ def main() -> None:
     print(f"{head} {'eps(1e-2)/exact':>15s} {'s':>6s}")
     for beta in args.beta:
         c = coverage(audits=args.audits, num_samples=args.num_samples, beta=beta)
-        upper = _cp_upper(int(c["above"]), args.audits)
+        upper = float(cp_upper(int(c["above"]), args.audits, 0.05))
         print(
             f"{beta:5g} {args.audits:6d} {int(c['above']):5d} {upper:10.4f} {int(c['learned']):7d} "
             f"{int(c['state']):5d} {c['ratio']:15.3f} {c['seconds']:6.0f}",
