@@ -56,7 +56,7 @@ def coverage(
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--mechanism", default="dpsgd")
+    ap.add_argument("--mechanism", default="dpsgd_canary_t10")
     ap.add_argument("--param", action="append", default=[], metavar="K=V")
     ap.add_argument("--audits", type=int, default=200)
     ap.add_argument("--num-samples", type=int, default=20_000)
