@@ -8,7 +8,10 @@ preset's default budget and seed: the registered route (`pairs="registered"`, it
 learned trajectory likelihood ratio). Prints both certified ε at δ = 10⁻² (the profile point), the
 accountant's value and blind / registered, each route's best pair under the claim's first relation
 (add/remove for DP-SGD: the relation of the verdict; replace-one pairs are held to another
-accountant value, so they are not compared with it).
+accountant value, so they are not compared with it), and each route's strength: the largest
+certified ε / claimed ε over all its pairs, each held to its own relation's accountant value (what
+decides a verdict), and blind / registered of that. A blind search certifies the pair its pilot
+ranks first, which can be a replace-one pair; then the add/remove columns read nan.
 
     python benchmarks/blind_registered.py [--family dpsgd] [--only NAME ...] [--seed 0]
 """
@@ -52,6 +55,20 @@ def at_delta(result: Any, delta: float, relation: Any) -> tuple[float, float]:
     return max(points, default=(float("nan"), float("nan")))
 
 
+def strength(result: Any, delta: float) -> float:
+    """The largest certified ε / claimed ε at the profile point δ over every certified pair, each
+    held to its own relation's claim: what decides a verdict (a violation is a ratio above 1)."""
+    return max(
+        (
+            pt.value / pt.claimed
+            for pair in result.pairs
+            for pt in pair.profile
+            if pt.parameter == delta and pt.claimed
+        ),
+        default=float("nan"),
+    )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--family", default="dpsgd")
@@ -59,7 +76,10 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--delta", type=float, default=1e-2)
     args = ap.parse_args()
-    print(f"{'preset':34s} {'n':>7s} {'claim':>6s} {'registered':>10s} {'blind':>7s} {'ratio':>6s} {'s':>6s}")
+    print(
+        f"{'preset':34s} {'n':>7s} {'claim':>6s} {'registered':>10s} {'blind':>7s} {'ratio':>6s} "
+        f"{'reg/claim':>9s} {'blind/claim':>11s} {'ratio':>6s} {'s':>6s}"
+    )
     for entry in entries().values():
         if entry.family != args.family or entry.buggy or (args.only and entry.name not in args.only):
             continue
@@ -70,9 +90,10 @@ def main() -> None:
         relation = claims_of(mech)[0].relation
         (r, claim), (b, _) = at_delta(reg, args.delta, relation), at_delta(blind, args.delta, relation)
         ratio = b / r if r > 0 else float("nan")
+        sr, sb = strength(reg, args.delta), strength(blind, args.delta)
         print(
             f"{entry.name:34s} {entry.default_num_samples:7d} {claim:6.3f} {r:10.3f} {b:7.3f} {ratio:6.2f} "
-            f"{time.perf_counter() - t:6.0f}",
+            f"{sr:9.3f} {sb:11.3f} {sb / sr if sr > 0 else float('nan'):6.2f} {time.perf_counter() - t:6.0f}",
             flush=True,
         )
 

@@ -6,7 +6,9 @@ with the rest's label, the record the rest's gradient argues against; relabel-on
 record is relabelled. On a box of two or more features that declares subsampling, add/remove
 and replace-one also get the first pair of the face family (a record at the centre of x₀'s high
 face: the gradient canary of a symmetric box, added to the empty dataset or moved from the
-opposite face). With `private_rows` the change is moved into a private row; only admissible
+opposite face), and on an unlabelled box of three or more features the first response edge (x₀
+at its high face, the last feature at its low face: a linear regression's input-space canary when
+its response is the last feature). With `private_rows` the change is moved into a private row; only admissible
 pairs are yielded.
 """
 
@@ -21,7 +23,7 @@ import numpy as np
 
 from dpaudit.neighbors.admissible import admissible
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, SubsamplingKind
-from dpaudit.neighbors.face_templates import family_faces
+from dpaudit.neighbors.face_templates import family_edges, family_faces
 from dpaudit.neighbors.space import F64, Space
 
 __all__ = ["BoundaryPairs"]
@@ -42,7 +44,9 @@ class BoundaryPairs:
 
     def _face(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         """The first admissible pair of the face family (`neighbors.face_templates`): a record at
-        the centre of x₀'s high face, the gradient canary of a symmetric box, which no corner is.
+        the centre of x₀'s high face, the gradient canary of a symmetric box, which no corner is;
+        and on an unlabelled box of ≥ 3 features its first response edge (a linear regression's
+        input-space canary, which neither a corner nor a face centre is).
         Only for a domain that declares subsampling (a DP-SGD-style trainer, where that canary is
         the known worst case): every boundary pair of a mechanism without registered pairs is
         certified at the registered route's size, so each one added costs the other candidates'
@@ -53,10 +57,11 @@ class BoundaryPairs:
         space = Space.of(domain, max(self.base_size, domain.min_size, 1) + 1)
         if space is None:
             return
-        for pair in family_faces(space, relation, self.base_size):
-            if pair is not None and admissible(pair, domain):
-                yield dataclasses.replace(pair, tags=("template", "face"))
-                return
+        for family, tag in ((family_faces, "face"), (family_edges, "edge")):
+            for pair in family(space, relation, self.base_size):
+                if pair is not None and tag in pair.tags and admissible(pair, domain):
+                    yield dataclasses.replace(pair, tags=("template", tag))
+                    break
 
     def _pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         lo, hi = (np.array(b, dtype=float) for b in domain.bounds())

@@ -1,7 +1,8 @@
 """The search's certification stages: choose the pairs, certify them, assemble the record.
 
-Implements `choose` (the halving's winner, with near-tie preferences, the next top_k − 1 and
-the registered champion and contenders when hedging), `certify` (selection splits completed at
+Implements `choose` (the halving's winner, with near-tie preferences, the next top_k − 1, the
+registered champion and contenders when hedging, and the best pair under the verdict claim's
+relation when none of those is under it), `certify` (selection splits completed at
 pilot seeds, then one `run_audit` at the audit seed on the remaining budget) and `assemble`
 (the `SearchResult`). Validity: every certified pair and its event were chosen on pilot samples
 only, so the certification samples are fresh for them; the runner splits the failure
@@ -110,7 +111,18 @@ def choose(
                 break
             if e not in chosen:
                 chosen.append(e)
-    return Choice(order=tuple(order), chosen=tuple(chosen))
+    return Choice(order=tuple(order), chosen=tuple(_with_verdict_relation(chosen, order, verdict_relation)))
+
+
+def _with_verdict_relation(chosen: list[Entry], order: Sequence[Entry], relation: Relation) -> list[Entry]:
+    """`chosen`, and when none of it is under the verdict claim's relation, the best-ranked pair
+    under it (with a finite score) after them: the headline verdict is always certified on a
+    pair of its own relation (a replace-one winner is held to another claim). Chosen on pilot
+    samples like the others, so it is certified like them (the runner splits β over all)."""
+    if any(e.pair.relation is relation for e in chosen):
+        return chosen
+    same = [e for e in order if e.pair.relation is relation and e not in chosen and np.isfinite(e.score)]
+    return [*chosen, *same[:1]]
 
 
 def _all_registered(

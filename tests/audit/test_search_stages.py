@@ -168,6 +168,36 @@ def test_choice_prefers_survivors_then_the_verdict_relation_and_the_champion_on_
     assert hedged.chosen == (strong, champion)  # a third pair would get < 10 000 samples
 
 
+def test_choice_always_holds_a_pair_under_the_verdict_relation() -> None:
+    """A replace-one winner far ahead (beyond the tie) is certified, and the best-ranked
+    add/remove pair with a finite score joins it when the verdict claim is add/remove; nothing
+    joins when a chosen pair is already under that relation."""
+    winner = _entry(1.0, relation=Relation.REPLACE_ONE)
+    behind = _entry(1.0 - 10 * VERDICT_TIE, relation=Relation.ADD_REMOVE_ONE)
+    worse = _entry(-1.0, relation=Relation.ADD_REMOVE_ONE)
+    unscored = _entry(-math.inf, relation=Relation.ADD_REMOVE_ONE)
+
+    def chosen(verdict: Relation, *entries: Entry) -> tuple[Entry, ...]:
+        pilot = Pilot(
+            entries=entries,
+            registered=RegisteredPairs(champion=None, contenders=()),
+            halving=Halving(survivors=entries[:1], rounds=1),
+            champion=None,
+        )
+        return choose(
+            pilot,
+            verdict_relation=verdict,
+            top_k=1,
+            hedge_registered=True,
+            spare=100_000,
+            registered_certification=10_000,
+        ).chosen
+
+    assert chosen(Relation.ADD_REMOVE_ONE, winner, worse, behind) == (winner, behind)
+    assert chosen(Relation.ADD_REMOVE_ONE, winner, unscored) == (winner,)
+    assert chosen(Relation.REPLACE_ONE, winner, behind) == (winner,)
+
+
 def test_certify_tops_up_selection_splits_and_certifies_the_rest() -> None:
     sampler = PilotSampler(LaplaceSum(), CONFIG)
     chosen = Entry(PAIR, "template", 1.0, 0.0)

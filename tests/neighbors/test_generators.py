@@ -387,3 +387,38 @@ def test_face_family_covers_each_feature_and_label() -> None:
     assert len(records) == FEATURES * 2
     for _, hi, lo in records:
         assert hi[-1] == lo[-1] and np.count_nonzero(hi[:-1]) == 1 and np.array_equal(hi[:-1], -lo[:-1])
+
+
+def test_boundary_templates_include_the_linear_regression_canary_of_an_unlabelled_box() -> None:
+    """On an unlabelled box of ≥ 3 features that declares subsampling, the boundary templates
+    also hold the first response edge: x₀ at its high face, the last feature (a regression's
+    response) at its low face, the rest at the centre; added to the empty dataset, or reached by
+    moving the response from its high face. Its squared-loss gradient at θ = 0 lies along e₀, which
+    no corner's or face centre's does. None on a labelled box or one of two features."""
+    poisson = Subsampling(kind=SubsamplingKind.POISSON, rate=0.1)
+    domain = Domain(num_features=3, feature_low=-4.0, feature_high=4.0, subsampling=poisson)
+    (add,) = [p for p in BoundaryPairs().pairs(domain, Relation.ADD_REMOVE_ONE) if "edge" in p.tags]
+    assert add.dataset.n == 0 and np.array_equal(add.neighbor.X, [[4.0, 0.0, -4.0]])
+    x, y = add.neighbor.X[0, :2], add.neighbor.X[0, 2]
+    assert np.count_nonzero(-y * x) == 1  # the squared loss's gradient (θ·x − y)·x at θ = 0
+    (rep,) = [p for p in BoundaryPairs().pairs(domain, Relation.REPLACE_ONE) if "edge" in p.tags]
+    assert {tuple(rep.dataset.X[-1]), tuple(rep.neighbor.X[-1])} == {(4.0, 0.0, 4.0), (4.0, 0.0, -4.0)}
+    labelled = Domain(
+        num_features=3, feature_low=-4.0, feature_high=4.0, labels=(0.0, 1.0), subsampling=poisson
+    )
+    flat = Domain(num_features=2, feature_low=-4.0, feature_high=4.0, subsampling=poisson)
+    for other in (labelled, flat):
+        assert not any("edge" in p.tags for r in Relation for p in BoundaryPairs().pairs(other, r))
+
+
+def test_face_family_holds_response_edges_of_each_feature_but_the_last() -> None:
+    from dpaudit.neighbors.face_templates import FEATURES, edge_records
+    from dpaudit.neighbors.space import Space
+
+    space = Space.of(Domain(num_features=5, feature_low=-1.0, feature_high=1.0), 8)
+    assert space is not None
+    records = edge_records(space)
+    assert len(records) == FEATURES
+    for j, (_, low, high) in enumerate(records):
+        assert low[j] == high[j] == 1.0 and low[-1] == -1.0 and high[-1] == 1.0
+        assert np.count_nonzero(low) == 2
