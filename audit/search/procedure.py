@@ -267,6 +267,7 @@ def search_and_certify(
     checkpoint_path: Path | None = None,
     resume: bool = False,
     hedge_registered: bool = True,
+    verdict_pair: bool = False,
 ) -> SearchResult:
     """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
 
@@ -275,7 +276,8 @@ def search_and_certify(
     `top_k` = the most pairs certified; `distinguishers` are the certification's,
     `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
     fitting: histogram and thresholds). With `registered` pairs and `hedge_registered`, the best
-    registered finalist is certified next to the winner when it is not the winner. Raises
+    registered finalist is certified next to the winner when it is not the winner; with
+    `verdict_pair`, the best pair under the verdict claim's relation when no chosen pair is. Raises
     `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
     relation other than a claimed one, `SearchBudgetError` when the budget is too small.
     """
@@ -312,6 +314,7 @@ def search_and_certify(
         hedge_registered=hedge_registered,
         spare=plan.total_budget - sampler.spent,
         registered_certification=config.split()[1],
+        verdict_pair=verdict_pair,
     )
     audit = _auditor(
         mechanism,

@@ -164,5 +164,6 @@ def _search(
         pilot_fraction=route.pilot_fraction,
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
         sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
+        verdict_pair=not has_registered_pairs(mechanism),
     )
     return found.certified

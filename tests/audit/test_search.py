@@ -336,10 +336,8 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     # audit-seed draws: certification chunks, and the runner's 2-row shape probe (never counted)
     assert all(key[2] in (int(Phase.CERTIFICATION), runner_module.PROBE_PHASE) for _, key in runner_calls)
     assert any(key[2] == int(Phase.CERTIFICATION) for _, key in runner_calls)
-    assert r.certified.selection_samples == min(r.selection_samples_of_certified) >= 1000
+    assert r.certified.selection_samples == r.selection_samples_of_certified[0] >= 1000
     assert r.certified.certification_samples == r.certification_samples
-    relations = {p.relation for p in r.certified.pairs}
-    assert mech.claim.relation in relations  # the verdict claim's relation is always certified
 
 
 def test_search_checkpoint_resume_reproduces(tmp_path: Any) -> None:

@@ -168,16 +168,17 @@ def test_choice_prefers_survivors_then_the_verdict_relation_and_the_champion_on_
     assert hedged.chosen == (strong, champion)  # a third pair would get < 10 000 samples
 
 
-def test_choice_always_holds_a_pair_under_the_verdict_relation() -> None:
-    """A replace-one winner far ahead (beyond the tie) is certified, and the best-ranked
-    add/remove pair with a finite score joins it when the verdict claim is add/remove; nothing
-    joins when a chosen pair is already under that relation."""
+def test_choice_holds_a_pair_under_the_verdict_relation_when_asked() -> None:
+    """With `verdict_pair` (the blind route's), a replace-one winner far ahead (beyond the tie)
+    is certified and the best-ranked add/remove pair with a finite score joins it when the
+    verdict claim is add/remove; nothing joins when a chosen pair is already under that
+    relation, or without `verdict_pair` (the registered route's)."""
     winner = _entry(1.0, relation=Relation.REPLACE_ONE)
     behind = _entry(1.0 - 10 * VERDICT_TIE, relation=Relation.ADD_REMOVE_ONE)
     worse = _entry(-1.0, relation=Relation.ADD_REMOVE_ONE)
     unscored = _entry(-math.inf, relation=Relation.ADD_REMOVE_ONE)
 
-    def chosen(verdict: Relation, *entries: Entry) -> tuple[Entry, ...]:
+    def chosen(verdict: Relation, *entries: Entry, ask: bool = True) -> tuple[Entry, ...]:
         pilot = Pilot(
             entries=entries,
             registered=RegisteredPairs(champion=None, contenders=()),
@@ -191,9 +192,11 @@ def test_choice_always_holds_a_pair_under_the_verdict_relation() -> None:
             hedge_registered=True,
             spare=100_000,
             registered_certification=10_000,
+            verdict_pair=ask,
         ).chosen
 
     assert chosen(Relation.ADD_REMOVE_ONE, winner, worse, behind) == (winner, behind)
+    assert chosen(Relation.ADD_REMOVE_ONE, winner, worse, behind, ask=False) == (winner,)
     assert chosen(Relation.ADD_REMOVE_ONE, winner, unscored) == (winner,)
     assert chosen(Relation.REPLACE_ONE, winner, behind) == (winner,)
 

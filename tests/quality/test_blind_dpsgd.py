@@ -23,3 +23,30 @@ def test_blind_noisy_gradient_descent(name: str, capsys: pytest.CaptureFixture[s
     code = main(["run", f"tests.blind_dpsgd:{name}", "--num-samples", "200000", "--seed", "0"])
     out = capsys.readouterr().out
     assert code == (1 if BUGGY[name] else 0), out
+
+
+def test_blind_linear_regression_finds_its_input_canary_under_each_relation() -> None:
+    """`dpsgd_linear_score` with its pairs and statistics hidden (a user's own linear regression,
+    its response the last feature, one canary score per run): the blind route certifies the
+    response edge (4, 0, −4), the registered input canary x = 4·e₁ with response −4, and
+    certifies a pair under the verdict claim's relation (add/remove) even when the pilot's winner
+    is the replace-one pair."""
+    import dpaudit
+    from dpaudit.mechanisms.registry import entries
+    from dpaudit.neighbors.base import Relation
+
+    mech = entries()["dpsgd_linear_score"].factory()
+
+    class Blind:
+        statistics: tuple[object, ...] = ()
+
+        def neighbor_pairs(self) -> list[object]:
+            return []
+
+        def __getattr__(self, name: str) -> object:
+            return getattr(mech, name)
+
+    result = dpaudit.audit(Blind(), num_samples=100_000, seed=0)  # type: ignore[arg-type]
+    added = [p for p in result.pairs if p.relation is Relation.ADD_REMOVE_ONE]
+    assert added and "(4, 0, -4)" in added[0].description
+    assert mech.claim.relation is Relation.ADD_REMOVE_ONE
