@@ -14,10 +14,16 @@ stays clipped to C on every step. Two measurements:
   per-test level): the most any statistic can certify there, up to selection.
 - `certify NAME K N`: `dpaudit.audit(tests.blind_dpsgd.NAME, pairs=[that pair], num_samples=N,
   seed=0)`: the default distinguishers (no statistic given) certify on that fixed pair.
+- `ideal N SEEDS`: the same certification as `ceiling` for the loop's dominating pair, STEPS
+  Poisson-subsampled Gaussian steps (σ = SIGMA, q = Q, a shift of C every time the record is
+  sampled: the accountant's worst case, which no record of the logistic loop reaches), with its
+  exact likelihood ratio as the statistic, at seeds 0 … SEEDS − 1: what any pair and any
+  statistic could certify at N runs per side.
 
     PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py true [--clip-coordinates] K ...
     PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py ceiling K ... N
     PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py certify NAME K N
+    PYTHONPATH=. python benchmarks/blind_dpsgd_saturating.py ideal N SEEDS
 """
 
 from __future__ import annotations
@@ -102,15 +108,32 @@ def _losses(k: int, canary: bool, runs: int, rng: np.random.Generator, chunk: in
     return np.concatenate(out)
 
 
-def ceiling(k: int, n: int, *, alpha: float = 0.05 / 8, delta: float = 1e-2) -> float:
-    """What the exact privacy loss, as the statistic, certifies on `pair(k)` with n runs per side
-    split as the runner splits them (10% selection, 90% certification; the threshold and tail
+def _ideal_losses(canary: bool, runs: int, rng: np.random.Generator) -> np.ndarray:
+    """Exact privacy losses of the dominating pair (`ideal`): Σ_t log(1 − q + q·e^{u_t − 1/2})."""
+    u = rng.normal(0.0, 1.0, (runs, STEPS)) + canary * (rng.random((runs, STEPS)) < Q)
+    return np.asarray(np.log1p(Q * np.expm1(u - 0.5)).sum(axis=1))
+
+
+def ideal(n: int, seed: int) -> float:
+    """`certified` on the dominating pair's exact losses (`ideal`), n runs per side."""
+    rng = np.random.default_rng(seed)
+    return certified(_ideal_losses(True, n, rng), _ideal_losses(False, n, rng))
+
+
+def ceiling(k: int, n: int) -> float:
+    """What the exact privacy loss, as the statistic, certifies on `pair(k)` with n runs per side."""
+    rng = np.random.default_rng(0)
+    return certified(_losses(k, True, n, rng), _losses(k, False, n, rng))
+
+
+def certified(la: np.ndarray, lb: np.ndarray, *, alpha: float = 0.05 / 8, delta: float = 1e-2) -> float:
+    """The certified ε(δ) of the privacy losses `la` (with the record) and `lb` (without) as the
+    statistic, split as the runner splits them (10% selection, 90% certification; the threshold
     chosen on the selection split; one-sided Clopper–Pearson at α/2 per side, α the runner's
-    per-test level at δ = 10⁻² for this audit's four tests and two pairs)."""
+    per-test level at δ = 10⁻² for an audit of four tests and two pairs)."""
     from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
 
-    rng = np.random.default_rng(0)
-    la, lb = _losses(k, True, n, rng), _losses(k, False, n, rng)
+    n = la.size
     sel = n // 10
     grid = np.quantile(np.concatenate([la[:sel], lb[:sel]]), np.linspace(0.5, 0.999, 400))
     pa = (la[:sel, None] >= grid).sum(0)
@@ -123,6 +146,15 @@ def ceiling(k: int, n: int, *, alpha: float = 0.05 / 8, delta: float = 1e-2) -> 
 
 
 def main(argv: list[str]) -> None:
+    if argv[0] == "ideal":
+        n, seeds = int(argv[1]), int(argv[2])
+        values = [ideal(n, s) for s in range(seeds)]
+        print(
+            f"dominating pair, exact statistic, n={n}: certified ε(1e-2) per seed "
+            + ", ".join(f"{v:.3f}" for v in values)
+            + f"; median {float(np.median(values)):.3f}"
+        )
+        return
     if argv[0] == "ceiling":
         n = int(argv[-1])
         for k in (int(a) for a in argv[1:-1]):

@@ -10,7 +10,12 @@ bound on the exceedance rate is printed next to β); the margin column shows how
 bounds come (max over runs of bound − truth, ≤ 0 when no run exceeds).
 
     python benchmarks/search_coverage.py [--seeds 40] [--num-samples 200000] [--beta 0.05]
-                                         [--only NAME ...]
+                                         [--only NAME ...] [--blind] [--verdict-pair]
+
+`--blind` audits each mechanism as the blind route does (its registered pairs hidden: the
+boundary templates stand in for them, and `verdict_pair`: a pair under the verdict claim's
+relation is certified next to a winner under another); `--verdict-pair` keeps the registered pairs
+and asks for that extra pair alone. Both count the runs where it was certified ("verdict+").
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import math
 import time
 from typing import Any
 
+from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_upper
 from dpaudit.engine.search import search_and_certify
 from dpaudit.engine.types import AuditConfig
@@ -38,9 +44,40 @@ DEFAULT = (
 )
 
 
-def _run(mech: Any, cfg: AuditConfig) -> tuple[list[tuple[float, float]], float]:
+class _Hidden:
+    """`mech` with no registered pairs (what `--blind` audits); everything else delegated."""
+
+    def __init__(self, mech: Any) -> None:
+        self._m = mech
+
+    def neighbor_pairs(self) -> list[Any]:
+        return []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._m, name)
+
+
+def _run(
+    mech: Any, cfg: AuditConfig, *, blind: bool = False, verdict_pair: bool = False
+) -> tuple[list[tuple[float, float]], float, bool]:
     t = time.perf_counter()
-    found = search_and_certify(mech, cfg, registered=tuple(mech.neighbor_pairs()))
+    if blind:
+        found = search_and_certify(
+            _Hidden(mech),
+            cfg,
+            registered=tuple(pairs_for(_Hidden(mech))),
+            verdict_pair=True,  # type: ignore[arg-type]
+        )
+    else:
+        found = search_and_certify(
+            mech, cfg, registered=tuple(mech.neighbor_pairs()), verdict_pair=verdict_pair
+        )
+    relations = [p.relation for p in found.certified_pairs]
+    extra = (
+        len(relations) > 1
+        and relations[-1] is mech.claim.relation
+        and relations[0] is not mech.claim.relation
+    )
     rows = []
     for pr, pair in zip(found.certified.pairs, found.certified_pairs, strict=True):
         try:
@@ -48,7 +85,7 @@ def _run(mech: Any, cfg: AuditConfig) -> tuple[list[tuple[float, float]], float]
         except Exception:  # the oracle does not cover this pair: not counted either way
             truth = math.nan
         rows.append((pr.estimate.epsilon_lower_bound, truth))
-    return rows, time.perf_counter() - t
+    return rows, time.perf_counter() - t, extra
 
 
 def main() -> None:
@@ -57,24 +94,28 @@ def main() -> None:
     ap.add_argument("--num-samples", type=int, default=200_000, help="cap on the entry's default")
     ap.add_argument("--beta", type=float, default=0.05, help="failure probability of each audit")
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--blind", action="store_true", help="hide the registered pairs (module docstring)")
+    ap.add_argument("--verdict-pair", action="store_true", help="certify a verdict-relation pair too")
     args = ap.parse_args()
     names = args.only or DEFAULT
     print(
         f"{'mechanism':26s} {'N':>9s} {'runs':>5s} {'exceed':>6s} {'CP95 up':>8s} {'beta':>5s} "
-        f"{'margin':>8s} {'bound/true':>10s} {'unknown':>7s} {'s/run':>6s}",
+        f"{'margin':>8s} {'bound/true':>10s} {'unknown':>7s} {'verdict+':>8s} {'s/run':>6s}",
         flush=True,
     )
     for name in names:
         e = entries()[name]
         mech = e.build()
         n = min(args.num_samples, e.default_num_samples)
-        exceed = unknown = 0
+        exceed = unknown = extras = 0
         margin = -math.inf
         ratios: list[float] = []
         seconds = 0.0
         for seed in range(args.seeds):
-            rows, s = _run(mech, AuditConfig(num_samples=n, seed=seed, failure_probability=args.beta))
+            cfg = AuditConfig(num_samples=n, seed=seed, failure_probability=args.beta)
+            rows, s, extra = _run(mech, cfg, blind=args.blind, verdict_pair=args.verdict_pair)
             seconds += s
+            extras += extra
             known = [(b, t) for b, t in rows if math.isfinite(t)]
             unknown += len(rows) - len(known)
             if any(b > t + 1e-12 for b, t in known):
@@ -85,7 +126,8 @@ def main() -> None:
         upper = float(cp_upper(exceed, args.seeds, 0.05))
         print(
             f"{name:26s} {n:9,d} {args.seeds:5d} {exceed:6d} {upper:8.3f} "
-            f"{args.beta:5.2f} {margin:8.4f} {mean_ratio:10.3f} {unknown:7d} {seconds / args.seeds:6.1f}",
+            f"{args.beta:5.2f} {margin:8.4f} {mean_ratio:10.3f} {unknown:7d} {extras:8d} "
+            f"{seconds / args.seeds:6.1f}",
             flush=True,
         )
 
