@@ -275,12 +275,10 @@ def search_and_certify(
     (`budget` = total samples per side, default `default_budget(mechanism, num_samples)`;
     `top_k` = the most pairs certified; `distinguishers` are the certification's,
     `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
-    fitting: histogram and thresholds). With `registered` pairs and `hedge_registered`, the best
-    registered finalist is certified next to the winner when it is not the winner; with
-    `verdict_pair`, the best pair under the verdict claim's relation when no chosen pair is. Raises
-    `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under a
-    relation other than a claimed one, `SearchBudgetError` when the budget is too small.
-    """
+    fitting). With `registered` pairs and `hedge_registered`, the best registered finalist is
+    certified next to the winner; with `verdict_pair`, the best pair under the verdict claim's
+    relation when no chosen pair is. Raises `AmplificationMismatchError` (a ValueError) for a claim
+    relying on amplification under another relation, `SearchBudgetError` for too small a budget."""
     started = time.perf_counter()
     if distinguishers is None:
         distinguishers = default_distinguishers(mechanism, floating_point=config.floating_point)

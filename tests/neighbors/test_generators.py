@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import numpy as np
@@ -346,6 +347,13 @@ def test_boundary_add_template_also_adds_the_record_the_rest_argues_against() ->
     for pair, label in zip(pairs, (1.0, 0.0), strict=True):
         assert np.array_equal(pair.neighbor.X[-1], [3.0, 3.0]) and pair.neighbor.y[-1] == label
         assert np.all(pair.dataset.X == -3.0) and np.all(pair.dataset.y == 0.0)
+    # the second's rest is large (it holds θ·x on the record's saturated side), within max_size
+    from dpaudit.neighbors.boundary import CONFLICT_REST
+
+    assert [p.dataset.n for p in pairs] == [BoundaryPairs().base_size - 1, CONFLICT_REST]
+    small = dataclasses.replace(domain, max_size=CONFLICT_REST)
+    conflict = [p for p in BoundaryPairs().pairs(small, Relation.ADD_REMOVE_ONE) if "conflict" in p.tags]
+    assert [p.dataset.n for p in conflict] == [BoundaryPairs().base_size - 1]
     unlabelled = Domain(num_features=2, feature_low=-3.0, feature_high=3.0)
     assert [p.description for p in BoundaryPairs().pairs(unlabelled, Relation.ADD_REMOVE_ONE)][:1] == [
         "add a record at the high corner"
