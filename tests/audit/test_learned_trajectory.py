@@ -73,3 +73,34 @@ def test_not_applicable_to_scalar_outputs_or_without_a_difference() -> None:
     assert TrajectoryDistinguisher().propose(rng.normal(size=(500, 1)), rng.normal(size=(500, 1))) is None
     same = rng.normal(size=(500, 4))
     assert fit_model(same, same, 1, iterates=False) is None
+
+
+def test_one_model_proposes_thresholds_the_most_separating_on_held_out_rows() -> None:
+    """`most_separating` keeps the score whose held-out values separate the sides most
+    (standardised mean difference), skips scores that are constant or not finite, and returns
+    None when none is usable; so only that model's thresholds compete on the selection split."""
+    from dataclasses import dataclass
+
+    from dpaudit.engine.learned.trajectory import most_separating
+
+    @dataclass(frozen=True)
+    class Column:
+        j: int
+
+        def apply(self, rows: np.ndarray) -> np.ndarray:
+            return rows[:, self.j]
+
+        def event(self, threshold: float, upper: bool) -> object:
+            return (self.j, threshold, upper)
+
+    rng = np.random.default_rng(0)
+    a = rng.normal(0.0, 1.0, (4000, 4))
+    b = rng.normal(0.0, 1.0, (4000, 4))
+    a[:, 1] += 0.3  # weak shift
+    a[:, 2] -= 0.8  # the strongest, in the other direction
+    a[:, 3], b[:, 3] = 5.0, 5.0  # constant: no spread
+    assert most_separating([Column(0), Column(1), Column(2), Column(3)], a, b) == Column(2)
+    with np.errstate(invalid="ignore"):
+        nan = np.full_like(a, np.nan)
+        assert most_separating([Column(0)], nan, nan) is None
+    assert most_separating([Column(3)], a, b) is None
