@@ -12,7 +12,8 @@ bounds come (max over runs of bound − truth, ≤ 0 when no run exceeds).
     python benchmarks/search_coverage.py [--seeds 40] [--num-samples 200000] [--beta 0.05]
                                          [--only NAME ...] [--blind] [--verdict-pair]
 
-`--blind` audits each mechanism as the blind route does (its registered pairs hidden: the
+`--blind` audits each mechanism as the blind route does (its registered pairs and statistics
+hidden, `blind_registered.Blind`: the
 boundary templates stand in for them, and `verdict_pair`: a pair under the verdict claim's
 relation is certified next to a winner under another); `--verdict-pair` keeps the registered pairs
 and asks for that extra pair alone. Both count the runs where it was certified ("verdict+").
@@ -24,6 +25,8 @@ import argparse
 import math
 import time
 from typing import Any
+
+from blind_registered import Blind
 
 from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_upper
@@ -44,30 +47,13 @@ DEFAULT = (
 )
 
 
-class _Hidden:
-    """`mech` with no registered pairs (what `--blind` audits); everything else delegated."""
-
-    def __init__(self, mech: Any) -> None:
-        self._m = mech
-
-    def neighbor_pairs(self) -> list[Any]:
-        return []
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._m, name)
-
-
 def _run(
     mech: Any, cfg: AuditConfig, *, blind: bool = False, verdict_pair: bool = False
 ) -> tuple[list[tuple[float, float]], float, bool]:
     t = time.perf_counter()
-    if blind:
-        found = search_and_certify(
-            _Hidden(mech),
-            cfg,
-            registered=tuple(pairs_for(_Hidden(mech))),
-            verdict_pair=True,  # type: ignore[arg-type]
-        )
+    if blind:  # as the blind route: the boundary templates stand in for the hidden pairs
+        hidden = Blind(mech)
+        found = search_and_certify(hidden, cfg, registered=tuple(pairs_for(hidden)), verdict_pair=True)
     else:
         found = search_and_certify(
             mech, cfg, registered=tuple(mech.neighbor_pairs()), verdict_pair=verdict_pair

@@ -123,8 +123,9 @@ class BoundaryPairs:
                 # labelled like the rest at the opposite corner: for a model linear in x the
                 # rest's gradient (−x, y0) reads as (x, y1), so this record is the one the rest
                 # argues against and its clipped gradient stays saturated along the trajectory
-                r = CONFLICT_REST if domain.max_size is None or domain.max_size > CONFLICT_REST else m
-                rest, yr = np.tile(lo, (max(r, m), 1)), np.full(max(r, m), y0)
+                fits = domain.max_size is None or domain.max_size > CONFLICT_REST
+                size = max(CONFLICT_REST, m) if fits else m
+                rest, yr = np.tile(lo, (size, 1)), np.full(size, y0)
                 yield NeighborPair(
                     dataset=ds(rest, yr),
                     neighbor=ds(np.vstack([rest, hi[None, :]]), np.append(yr, y0)),

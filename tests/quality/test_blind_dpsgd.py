@@ -32,21 +32,12 @@ def test_blind_linear_regression_finds_its_input_canary_under_each_relation() ->
     certifies a pair under the verdict claim's relation (add/remove) even when the pilot's winner
     is the replace-one pair."""
     import dpaudit
+    from benchmarks.blind_registered import Blind
     from dpaudit.mechanisms.registry import entries
     from dpaudit.neighbors.base import Relation
 
     mech = entries()["dpsgd_linear_score"].factory()
-
-    class Blind:
-        statistics: tuple[object, ...] = ()
-
-        def neighbor_pairs(self) -> list[object]:
-            return []
-
-        def __getattr__(self, name: str) -> object:
-            return getattr(mech, name)
-
-    result = dpaudit.audit(Blind(), num_samples=100_000, seed=0)  # type: ignore[arg-type]
+    result = dpaudit.audit(Blind(mech), num_samples=100_000, seed=0)  # type: ignore[arg-type]
     added = [p for p in result.pairs if p.relation is Relation.ADD_REMOVE_ONE]
     assert added and "(4, 0, -4)" in added[0].description
     assert mech.claim.relation is Relation.ADD_REMOVE_ONE
