@@ -17,6 +17,9 @@ and a violation makes the gate exit 1. What differs from a mechanism audit, and 
 - **Resume.** The finished result is reused under `--resume` when its key (everything that
   determines it: the training function's spec *and a hash of its code*, canaries, claim, method,
   designs, seed, β_a, version) matches; editing the training function changes the key.
+- **Scores first.** With `--out`, the directory is checked writable before the training and the
+  scores, inclusion bits and registered designs are saved as `<name>.scores.npz` before any
+  analysis (`dpaudit scores` re-certifies them; audit/one_run/saved.py).
 - **Errors.** The training function raising (or calling sys.exit) is a `MechanismError` (exit 2,
   one line); a `timeout` stops it like a mechanism's sampling (`AuditTimeout`, exit 2).
 
@@ -31,10 +34,13 @@ import hashlib
 import inspect
 import shlex
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 from dpaudit.app.gate.one_run_config import OneRunSpec
 from dpaudit.engine.checkpoint import audit_key
-from dpaudit.engine.one_run import one_run
+from dpaudit.engine.one_run import default_registration, ensure_writable, one_run, save_scores, scores_path
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.types import AuditResult
@@ -89,8 +95,18 @@ def code_fingerprint(train: object) -> str:
     return hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()
 
 
-def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult:
-    """Train once and certify (under the audit's timeout); the result carries `extra["gate"]`."""
+def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path, out: Path | None = None) -> AuditResult:
+    """Train once and certify (under the audit's timeout); the result carries `extra["gate"]`.
+    With `out`, the directory is checked writable before training and the scores, bits and
+    registered designs are saved there (`<name>.scores.npz`) before any analysis."""
+    on_scores = None
+    if out is not None:
+        ensure_writable(out)  # an OutputDirError (exit 2) before the training it would lose
+        path, registered = scores_path(out, spec.name), default_registration(spec.canaries, spec.designs)
+
+        def on_scores(included: np.ndarray[Any, Any], scores: np.ndarray[Any, Any]) -> None:
+            save_scores(path, scores=scores, included=included, designs=registered)
+
     with audit_session(spec.train_spec, timeout=spec.timeout) as session:
         session.label = TRAINING_LABEL
         result = one_run(
@@ -103,6 +119,7 @@ def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult
             name=spec.train_spec,
             command=one_run_command(spec),
             method=spec.method,
+            on_scores=on_scores,
         )
     gate_extra = {
         "audit": spec.name,
