@@ -339,7 +339,9 @@ def _design_keys(cert: OneRunCertificate | FdpCertificate, method: str) -> dict[
     n = cert.family_size or len(cert.outcomes)
     return {
         "method": method,
-        "choice_of_k": f"union bound over {n} designs fixed before the scores, β/{n} each",
+        "choice_of_k": (
+            f"union bound over {n} designs fixed before the scores, {cert.failure_probability:g}/{n} each"
+        ),
         "m": cert.num_canaries,
         "included": cert.included,
         "delta": cert.delta,
