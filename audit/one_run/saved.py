@@ -50,15 +50,13 @@ def save_scores(
     path: Path, *, scores: np.ndarray[Any, Any], included: np.ndarray[Any, Any], designs: tuple[Design, ...]
 ) -> None:
     """Write the NPZ (module docstring), atomically."""
-    arrays = {
-        "scores": np.asarray(scores, dtype=np.float64),
-        "included": np.asarray(included, dtype=bool),
-        "designs": np.array([(d.k_plus, d.k_minus) for d in designs], dtype=np.int64).reshape(-1, 2),
-    }
+    values = np.asarray(scores, dtype=np.float64)
+    bits = np.asarray(included, dtype=bool)
+    rows = np.array([(d.k_plus, d.k_minus) for d in designs], dtype=np.int64).reshape(-1, 2)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with open(fd, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, scores=values, included=bits, designs=rows)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
