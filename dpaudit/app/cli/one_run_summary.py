@@ -60,7 +60,7 @@ def _fdp_line(fdp: dict[str, Any], beta: float) -> str:
     return (
         f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
         f"(p ≤ {fdp.get('claim_tail_bound_adjusted', fdp['claim_tail_bound']):.3g} over the "
-        f"{fdp.get('union_designs', len(fdp['designs']))} designs, against {against} = {level:.3g}, "
+        f"{fdp.get('union_designs', len(fdp['designs'])):,} designs, against {against} = {level:.3g}, "
         f"the level it ran at); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
         f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
         f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
