@@ -70,7 +70,8 @@ def test_scan_flags_the_bug_and_reports_every_export_as_a_row() -> None:
     }
     buggy = next(r for r in rows if r.flagged)
     assert buggy.certified is not None and buggy.certified > 1.0 and "0 → 1" in buggy.witness
-    assert "RuntimeError: the library fell over" in next(r for r in rows if r.target.endswith("Raises")).detail
+    raised = next(r for r in rows if r.target.endswith("Raises"))
+    assert "RuntimeError: the library fell over" in raised.detail
 
 
 def test_beta_is_split_over_the_built_targets() -> None:

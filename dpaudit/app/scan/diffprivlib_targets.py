@@ -9,7 +9,9 @@ is the fitted public attributes (names ending in `_` holding numbers), or `predi
 (`diffprivlib_model_*`) is that preset. Tools with a preset (`diffprivlib_mean`, …) are the preset;
 other tools taking `bounds` are called on ten values in [0, 1] with one value replaced 0 → 1. Scalar
 mechanisms are built from their signature (`epsilon`, `delta`, `sensitivity` 1 and bounds [0, 1])
-and randomise one value, 0 against 1. The claim is the ε (δ) passed: STATED where the library's
+and randomise one value, 0 against 1. Float outputs are audited with the floating-point lattice
+events, as the presets are (Mironov, On significance of the least significant bits for
+differential privacy, CCS 2012). The claim is the ε (δ) passed: STATED where the library's
 documentation names no neighbour relation (models and tools: replace-one assumed), and the
 mechanism's own parameters for a mechanism, as the presets do. Anything else is listed with the
 reason it was not built.
@@ -46,7 +48,7 @@ DOCUMENTED = {
 }
 """The parameters the documentation asks for (a model without them warns of a privacy leak)."""
 PROBE = np.array([[x, y] for x in (-0.5, 0.0, 0.5) for y in (-0.5, 0.0, 0.5)])
-TOOL_EXTRA = {"quantile": {"quantile": 0.5}, "percentile": {"percent": 50.0}}
+TOOL_EXTRA = {"quantile": {"quant": 0.5}, "percentile": {"percent": 50.0}}
 MODEL_PRESETS = {
     "LogisticRegression": "logistic_regression",
     "GaussianNB": "gaussian_nb",
@@ -224,6 +226,7 @@ def tool(fn_name: str, *, size: int = 10) -> Mechanism:
         pairs=(pair,),
         batch_fn=_Tool(fn_name, kwargs),
         output_kind="continuous",
+        floating_point=fn_name != "count_nonzero",  # as the presets: the float lattice events
     )
 
 
@@ -305,4 +308,5 @@ def scalar_mechanism(cls_name: str) -> Mechanism:
         pairs=(pair,),
         batch_fn=_Randomise(cls_name, kwargs, integer),
         output_kind="discrete" if integer else "continuous",
+        floating_point=not integer,  # as the presets: the float lattice events (Mironov, CCS 2012)
     )
