@@ -16,10 +16,11 @@ def add_scan(sub: Any, types: dict[str, Any]) -> None:
     s = sub.add_parser(
         "scan",
         help="audit every export of an installed DP library, blind; exit 1 if any is flagged",
-        description="Audit every export of an installed DP library (diffprivlib, opendp) through the "
+        description="Audit every export of an installed DP library (diffprivlib, opendp, smartnoise-synth) "
+        "through the "
         "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
     )
-    s.add_argument("library", help="diffprivlib or opendp")
+    s.add_argument("library", help="diffprivlib, opendp or smartnoise-synth (alias smartnoise)")
     s.add_argument("--only", action="append", default=[], metavar="TEXT",
                    help="scan only exports whose name contains TEXT (repeatable)")
     s.add_argument("--budget", type=types["int"], default=1000, metavar="N",
@@ -35,10 +36,11 @@ def add_scan(sub: Any, types: dict[str, Any]) -> None:
 
 def cmd_scan(args: argparse.Namespace) -> int:
     from dpaudit.app.cli.parser import all_cores
-    from dpaudit.app.scan import ScanConfig, ScanRow, library_targets, render, scan, to_json
+    from dpaudit.app.scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
     from dpaudit.app.scan.table import line
     from dpaudit.engine.outfiles import write_text
 
+    args.library = canonical(args.library)
     targets = library_targets(args.library, tuple(args.only))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
