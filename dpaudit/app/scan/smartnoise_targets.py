@@ -53,8 +53,14 @@ COLUMNS = (
     CategoricalColumn(name="b", categories=(0, 1)),
 )
 ROWS, MIN_SIZE, MAX_SIZE = 20, 2, 16
-NEEDS = {"torch": "torch", "opacus": "opacus", "pacsynth": "pac-synth", "mbi": "private-pgm (mbi)",
-         "disjoint_set": "disjoint-set", "networkx": "networkx"}
+NEEDS = {
+    "torch": "torch",
+    "opacus": "opacus",
+    "pacsynth": "pac-synth",
+    "mbi": "private-pgm (mbi)",
+    "disjoint_set": "disjoint-set",
+    "networkx": "networkx",
+}
 """Import name → what to pip install (the GPU stack and the graphical-model synthesizers' extras)."""
 
 
@@ -67,7 +73,7 @@ def targets() -> list[Target]:
             f"smartnoise-synth is not installed here ({exc}); pip install smartnoise-synth"
         ) from exc
     found = [synthesizer_target(n) for n in sorted(snsynth.Synthesizer.list_synthesizers())]
-    return found + [covariance_target(), *model_targets()]
+    return [*found, covariance_target(), *model_targets()]
 
 
 # synthesizers ------------------------------------------------------------------------------------
@@ -83,8 +89,9 @@ def synthesizer_target(name: str) -> Target:
     except (TypeError, ValueError, RuntimeError) as exc:
         reason = f"cannot be created with ε alone ({type(exc).__name__}: {' '.join(str(exc).split())[:80]})"
         return Target(library=LIBRARY, export=export, kind="synthesizer", reason=reason)
-    return Target(library=LIBRARY, export=export, kind="synthesizer",
-                  build=functools.partial(synthesizer, name, kwargs))
+    return Target(
+        library=LIBRARY, export=export, kind="synthesizer", build=functools.partial(synthesizer, name, kwargs)
+    )
 
 
 def create_kwargs(name: str) -> dict[str, float]:
@@ -101,7 +108,7 @@ def create_kwargs(name: str) -> dict[str, float]:
 
 
 def _needs(exc: ImportError) -> str:
-    """"needs X", X the module whose import failed (snsynth re-raises a bare ImportError from the
+    """ "needs X", X the module whose import failed (snsynth re-raises a bare ImportError from the
     original one, so the chain is walked for a name)."""
     cause: BaseException | None = exc
     while cause is not None and not getattr(cause, "name", None):
@@ -168,8 +175,12 @@ def covariance_target() -> Target:
     try:
         dp_covariance_class()
     except (ImportError, OSError) as exc:
-        return Target(library=LIBRARY, export=export, kind="tool",
-                      reason=f"does not import ({type(exc).__name__}: {' '.join(str(exc).split())[:80]})")
+        return Target(
+            library=LIBRARY,
+            export=export,
+            kind="tool",
+            reason=f"does not import ({type(exc).__name__}: {' '.join(str(exc).split())[:80]})",
+        )
     return Target(library=LIBRARY, export=export, kind="tool", build=covariance)
 
 
@@ -185,16 +196,30 @@ def model_targets() -> list[Target]:
     try:
         import snsynth.models as models
     except ImportError as exc:
-        return [Target(library=LIBRARY, export="models", kind="model",
-                       reason=f"snsynth.models does not import ({' '.join(str(exc).split())[:80]})")]
+        return [
+            Target(
+                library=LIBRARY,
+                export="models",
+                kind="model",
+                reason=f"snsynth.models does not import ({' '.join(str(exc).split())[:80]})",
+            )
+        ]
     names = getattr(models, "__all__", None) or [n for n in dir(models) if not n.startswith("_")]
     found = []
     for name in sorted(n for n in names if inspect.isclass(getattr(models, n, None))):
         if name == "DPLinearRegression":
-            found.append(Target(library=LIBRARY, export=f"models.{name}", kind="model", build=linear_regression))
+            found.append(
+                Target(library=LIBRARY, export=f"models.{name}", kind="model", build=linear_regression)
+            )
         else:
-            found.append(Target(library=LIBRARY, export=f"models.{name}", kind="model",
-                                reason="no documented call the scan knows how to build"))
+            found.append(
+                Target(
+                    library=LIBRARY,
+                    export=f"models.{name}",
+                    kind="model",
+                    reason="no documented call the scan knows how to build",
+                )
+            )
     return found
 
 
