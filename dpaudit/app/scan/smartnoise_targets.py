@@ -10,7 +10,8 @@ private-pgm missing) is a row "needs X", read from the ImportError its module ra
 `DPcovariance(n, cols, bounds, global_eps=1).release(table)` is `from_release` on two numeric
 columns declared in [0, 1] (the library's claim: the Laplace mechanism at its own sensitivity, see
 `mechanisms/libraries/smartnoise_adapters.py`); `models.DPLinearRegression().fit(X, y, bounds,
-budget=1)` publishes `coef_`, a post-processing of that covariance release, under the same claim.
+budget=1)` publishes `coef_`, a post-processing of that covariance release, under the same claim
+(its raise on a noisy covariance that is not positive definite is an output of its own).
 
 Values outside what the library is told (the scan's principle for every library: input
 validation is where libraries break), applied where the record is a legitimate neighbour under
@@ -41,10 +42,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
-from dpaudit.mechanisms.adapters import from_release, from_synthesizer
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim
+from dpaudit.mechanisms.adapters import from_synthesizer
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, from_callable
 from dpaudit.neighbors.base import Relation
-from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn
+from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn, TabularSpace
 
 LIBRARY = "smartnoise-synth"
 EPSILON, DELTA = 1.0, 1e-5
@@ -242,14 +243,19 @@ class RegressionRelease:
 
 
 def linear_regression() -> Mechanism:
+    """`from_release`'s table release through `from_callable`, for `exceptions=(ValueError,)`:
+    the fit raises "Matrix is not positive definite" when the noisy covariance is not, which a
+    user sees, so a raise is an output of its own (`from_release` takes no `exceptions=`)."""
+    from dpaudit.mechanisms.adapters.synthesizer import TableRelease
     from dpaudit.mechanisms.libraries.smartnoise_adapters import covariance_claim
 
-    return from_release(
-        RegressionRelease(EPSILON),
-        columns=REGRESSION,
-        claim=covariance_claim(EPSILON),
+    space = TabularSpace(columns=REGRESSION)
+    return from_callable(
+        TableRelease(RegressionRelease(EPSILON), space),
         name="smartnoise_scan_DPLinearRegression",
-        min_size=MIN_SIZE,
-        max_size=32,
+        claim=covariance_claim(EPSILON),
+        domain=space.domain(min_size=MIN_SIZE, max_size=32),
         seedable=False,
+        threat_model="the release only",
+        exceptions=(ValueError,),
     )
