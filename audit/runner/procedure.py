@@ -56,6 +56,7 @@ The stages that draw samples (probe, select, certify) live in this module.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -100,6 +101,7 @@ from dpaudit.engine.runner.plan import (
     plan_audit,
     plan_pairs,
 )
+from dpaudit.engine.runner.stopping import SequentialLayout, Stop, at_look, decide, sequential_layout, trimmed
 from dpaudit.engine.sampling import (
     Phase,
     Side,
@@ -124,6 +126,7 @@ __all__ = [
     "assumption_of",
     "audit_key",
     "certify_counts",
+    "certify_sequential",
     "check_budget",
     "claimed_value",
     "objectives_for",
@@ -335,13 +338,16 @@ def certification_tasks(
     *,
     progress: Progress,
     checkpoint: Checkpoint | None = None,
+    chunks: range | None = None,
 ) -> list[Task]:
-    """The certification chunks still to draw; recorded ones are added to `tally` instead."""
+    """The certification chunks still to draw (those of `chunks`, default all); recorded ones
+    are added to `tally` instead."""
     layout, tasks = tally.layout, []
     for i, (p, sels) in enumerate(zip(plan.pairs, selected.selections, strict=True)):
         events = [e.event for sel in sels for e in sel.certified]
         for s in Side:
-            for j, size in enumerate(layout.sizes):
+            for j in chunks if chunks is not None else range(len(layout.sizes)):
+                size = layout.sizes[j]
                 cuts = chunk_cuts(layout.points, layout.offsets[j], size)
                 found = recorded_chunk(checkpoint, (i, int(s), j), primary=tally.primary[i], cuts=cuts)
                 if found is not None:
@@ -382,6 +388,52 @@ def certify_counts(
 
     run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
     return CertifiedCounts(counts=tuple(tally.counts), prefix=tuple(tally.prefix))
+
+
+def certify_sequential(
+    mechanism: Mechanism,
+    plan: AuditPlan,
+    config: AuditConfig,
+    seq: SequentialLayout,
+    selected: Selected,
+    *,
+    progress: Progress,
+    checkpoint: Checkpoint | None = None,
+) -> tuple[CertifiedCounts, Stop]:
+    """The certify stage on the confidence sequence (`runner_stopping`): draw the certification
+    split look by look (the same chunks and seed keys as one pass over `seq.layout` would) and
+    stop after the first look that `stopping.decide` calls decided. The counts are those of the
+    looks drawn."""
+    tally = _Tally(selected, seq.layout)
+
+    def done(task: Task, result: tuple[list[int], list[int]]) -> None:
+        i, s, j = task.tag
+        k, segments = result
+        tally.add(i, s, j, k, segments)
+        if checkpoint is not None:
+            checkpoint.record_chunk(i, s, j, k, segments)
+        progress.advance(task.size, f"pair {i + 1} certification (look {j_look + 1})")
+
+    start = 0
+    for j_look, end in enumerate(seq.ends):
+        tasks = certification_tasks(
+            mechanism,
+            plan,
+            config,
+            selected,
+            tally,
+            progress=progress,
+            checkpoint=checkpoint,
+            chunks=range(start, end),
+        )
+        run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
+        start = end
+        counts = CertifiedCounts(counts=tuple(c.copy() for c in tally.counts), prefix=tuple(tally.prefix))
+        reason = decide(plan, seq, counts, selected, j=j_look)
+        if reason is not None:
+            stop = Stop(look=j_look, samples=seq.schedule.looks[j_look], reason=reason, schedule=seq.schedule)
+            return counts, stop
+    raise AssertionError("the last look always decides")  # pragma: no cover
 
 
 def run_audit(
@@ -446,6 +498,9 @@ def _run_audit(
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     layout = probe_layout(mechanism, plan, config)
+    seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
+    if seq is not None:
+        layout = seq.layout
     checkpoint = open_checkpoint(
         mechanism, plan, config, chunk=layout.chunk, path=checkpoint_path, resume=resume
     )
@@ -461,15 +516,22 @@ def _run_audit(
             checkpoint=checkpoint,
             given=selection_outputs,
         )
-        counts = certify_counts(
-            mechanism, plan, config, layout, selected, progress=progress, checkpoint=checkpoint
-        )
+        if seq is None:
+            counts = certify_counts(
+                mechanism, plan, config, layout, selected, progress=progress, checkpoint=checkpoint
+            )
+        else:
+            counts, stop = certify_sequential(
+                mechanism, plan, config, seq, selected, progress=progress, checkpoint=checkpoint
+            )
+            layout, counts = trimmed(seq, counts, stop)
+            plan = at_look(plan, seq.schedule, stop.look)
     finally:
         progress.close()
         if checkpoint is not None:
             checkpoint.close()
     note = (checkpoint.note,) if checkpoint is not None and checkpoint.note else ()
-    return assemble(
+    result = assemble(
         mechanism,
         plan,
         config,
@@ -481,3 +543,6 @@ def _run_audit(
         command=command,
         notes=note,
     )
+    if seq is None:
+        return result
+    return dataclasses.replace(result, extra={**result.extra, "sequential": stop.record()})

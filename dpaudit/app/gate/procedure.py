@@ -113,6 +113,8 @@ def _command(spec: AuditSpec, beta_v: float) -> str:
     parts += ["--pairs", spec.pairs]  # always: `dpaudit run` defaults to "all"
     if spec.floating_point:
         parts.append("--floating-point")
+    if spec.sequential:
+        parts.append("--sequential")
     return shlex.join(parts)
 
 
@@ -132,6 +134,7 @@ def _key(spec: AuditSpec) -> str:
             "pairs": spec.pairs,
             "version": package_version(),
             **({"floating_point": True} if spec.floating_point else {}),
+            **({"sequential": True} if spec.sequential else {}),
         }
     )
 
@@ -201,6 +204,7 @@ class _Runner:
             backend=self.options.backend,
             timeout=spec.timeout,
             floating_point=spec.floating_point,
+            sequential=spec.sequential,
         )
         command = _command(spec, beta_v)
         if spec.pairs == "registered":
