@@ -13,7 +13,9 @@ measured in benchmarks/stopping_coverage.py, not here.
 from __future__ import annotations
 
 import io
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -96,7 +98,8 @@ def test_a_correct_tight_mechanism_runs_to_the_cap_without_a_violation() -> None
     seq = r.extra["sequential"]
     assert isinstance(seq, dict)
     assert not r.violation and seq["reason"] in (CAP, FUTILITY)
-    assert r.epsilon_lower_bound <= math.log(3) + 1e-12  # the mechanism's exact ε
+    exact = r.pairs[0].exact_epsilon
+    assert exact is not None and r.epsilon_lower_bound <= exact
 
 
 class Slack:
@@ -230,3 +233,40 @@ def test_exit_codes_with_sequential(name: str, code: int, capsys: pytest.Capture
     assert main(argv) == code
     out = capsys.readouterr().out
     assert '"sequential"' in out and "--sequential" in out
+
+
+# --------------------------------------------------------------------------- the gate
+
+
+@pytest.mark.parametrize(("key", "sequential"), [("", True), ("sequential = false\n", False)])
+def test_the_gate_stops_when_decided_unless_told_not_to(
+    key: str,
+    sequential: bool,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    toml = f'{key}[[audit]]\nmechanism = "randomized_response_half_flip"\nnum_samples = 20000\nseed = 1\n'
+    (tmp_path / "dpaudit.toml").write_text(toml, encoding="utf-8")
+    assert main(["gate", "--out", "out", "--jobs", "1"]) == 1
+    capsys.readouterr()
+    result = json.loads((tmp_path / "out" / "randomized_response_half_flip.json").read_text(encoding="utf-8"))
+    assert ("--sequential" in result["command"]) is sequential
+    if sequential:
+        assert result["extra"]["sequential"]["reason"] == VIOLATION
+        assert result["certification_samples"] < AuditConfig(num_samples=20_000).split()[1]
+    else:
+        assert "sequential" not in result["extra"]
+        assert result["certification_samples"] == AuditConfig(num_samples=20_000).split()[1]
+
+
+def test_the_python_api_passes_sequential_through() -> None:
+    import dpaudit
+
+    r = dpaudit.audit(
+        "randomized_response_half_flip", num_samples=20_000, pairs="registered", sequential=True
+    )
+    assert r.violation and "--sequential" in r.command
+    seq = r.extra["sequential"]
+    assert isinstance(seq, dict) and seq["stopped_at"] < seq["cap"]
