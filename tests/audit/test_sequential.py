@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from dpaudit.app.baseline import recount_samples
 from dpaudit.app.cli.entry import main
 from dpaudit.app.route import pairs_for
 from dpaudit.engine import budget as budget_module
@@ -270,3 +271,21 @@ def test_the_python_api_passes_sequential_through() -> None:
     assert r.violation and "--sequential" in r.command
     seq = r.extra["sequential"]
     assert isinstance(seq, dict) and seq["stopped_at"] < seq["cap"]
+
+
+def test_a_sequential_audit_resumes_from_its_checkpoint(tmp_path: Path) -> None:
+    mechanism, pairs = _rr("randomized_response")
+    config = AuditConfig(num_samples=5_000, seed=2, sequential=True)
+    path = tmp_path / "ck.jsonl"
+    first = run_audit(mechanism, pairs, config, show_progress=False, checkpoint_path=path)  # type: ignore[arg-type]
+    again = run_audit(mechanism, pairs, config, show_progress=False, checkpoint_path=path, resume=True)  # type: ignore[arg-type]
+    assert again.pairs[0].estimate == first.pairs[0].estimate
+    assert again.extra["sequential"] == first.extra["sequential"]
+
+
+def test_witness_recounts_keep_the_cap_of_a_sequential_audit() -> None:
+    mechanism, pairs = _rr("randomized_response_half_flip")
+    r = run_audit(mechanism, pairs, AuditConfig(num_samples=20_000, sequential=True), show_progress=False)  # type: ignore[arg-type]
+    assert r.certification_samples < recount_samples(r) == AuditConfig(num_samples=20_000).split()[1]
+    fixed = run_audit(mechanism, pairs, AuditConfig(num_samples=2_000), show_progress=False)  # type: ignore[arg-type]
+    assert recount_samples(fixed) == fixed.certification_samples

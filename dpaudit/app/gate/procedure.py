@@ -56,6 +56,7 @@ from dpaudit.app.baseline import (
     RegressionReport,
     baseline_audit_from_result,
     read_baseline,
+    recount_samples,
     regression_checks,
     stale_message,
     write_baseline,
@@ -273,7 +274,7 @@ class _Runner:
         report = regression_checks(
             spec.mechanism,
             entry,
-            num_samples=result.certification_samples,
+            num_samples=recount_samples(result),
             seed=spec.seed,
             failure_probability=spec.failure_probability * (1 - VIOLATION_SHARE),
             jobs=self.options.jobs,
