@@ -150,6 +150,12 @@ def _budget(mechanism: Mechanism, entry: RegistryEntry | None, args: argparse.Na
 def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> AuditResult:
     mechanism, entry = resolve(spec, params)
     claims_of(mechanism)  # a claim of the wrong type: exit 2 before anything else
+    mode = args.pairs or DEFAULT_PAIRS
+    if mode == "registered" and not has_registered_pairs(mechanism):
+        raise UsageError(
+            f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
+            "registered to search its domain, or give it neighbor_pairs()"
+        )
     n, fitted = _budget(mechanism, entry, args)
     sequential = fitted if args.sequential is None else args.sequential
     config = AuditConfig(
@@ -165,12 +171,6 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         floating_point=args.floating_point,
         sequential=sequential,
     )
-    mode = args.pairs or DEFAULT_PAIRS
-    if mode == "registered" and not has_registered_pairs(mechanism):
-        raise UsageError(
-            f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
-            "registered to search its domain, or give it neighbor_pairs()"
-        )
     checkpoint = args.out / ".checkpoints" / f"{safe_stem(mechanism.name)}.jsonl" if args.out else None
     route = Route(
         mode=mode,
