@@ -128,7 +128,26 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="audit every registered correct mechanism (not the DP-library family, audited by name)",
     )
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
-    r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
+    r.add_argument(
+        "--num-samples",
+        type=_positive_int,
+        help="samples per side and pair (with --sequential, a cap); default: the registered "
+        "mechanism's budget, or for a user mechanism the budget its measured cost fits in --time-budget",
+    )
+    r.add_argument(
+        "--time-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="without --num-samples: time a few samples and size the budget to this much sampling "
+        "(default 300 for a user mechanism; registered ones keep their budget unless it is given)",
+    )
+    r.add_argument(
+        "--sequential",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="certify on a confidence sequence and stop once a violation is certified or out of reach "
+        "(--num-samples becomes a cap); default on when the budget comes from --time-budget, else off",
+    )
     r.add_argument("--seed", type=_seed, default=0, help="seed of every sample stream (default 0)")
     r.add_argument(
         "--jobs",
