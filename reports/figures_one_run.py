@@ -33,8 +33,12 @@ ONE_RUN_CAPTION = Markup(
     "trade-off curve (Kairouz, Oh &amp; Viswanath 2015); the claim says every test lies above it. "
     "Dotted: the trade-off curve of (ε̂, δ)-DP for the certified ε̂. A one-run audit certifies only that "
     "the mechanism is <em>not</em> (ε̂, δ)-DP, i.e. its own curve dips below the dotted one somewhere; "
-    "it certifies no test with given error rates, so no point is drawn. The claim is refuted when the "
-    "dotted curve lies below the solid one."
+    "it certifies no test with given error rates, so no point is drawn. The claim is refuted only when "
+    "the dotted curve lies on or below the solid one <em>everywhere</em>, i.e. ε̂ exceeds the ε the claim "
+    "allows at δ: the mechanism’s curve then dips below the claim’s somewhere. Lying below it somewhere "
+    "is not enough: a curve claim’s (GDP) solid curve starts at FNR = 1, the dotted one at 1 − δ, so the "
+    "dotted curve is below it near the axes for every ε̂; where it rises above the solid curve, nothing "
+    "is refuted."
 )
 
 
