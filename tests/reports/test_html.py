@@ -22,13 +22,8 @@ from dpaudit.mechanisms.reference import LaplaceSum
 from dpaudit.reports.figures import FIGURE_WIDTH_IN, ranges
 from dpaudit.reports.figures_curves import MAX_LABELLED_PAIRS, trajectory_layout
 from dpaudit.reports.figures_region import clusters, region_caption
-from dpaudit.reports.html import (
-    LOWER_BOUND_NOTE,
-    NO_MATPLOTLIB,
-    render_html,
-    render_index_html,
-    run_command_template,
-)
+from dpaudit.reports.html import LOWER_BOUND_NOTE, NO_MATPLOTLIB, render_html
+from dpaudit.reports.html_index import render_index_html, run_command_template
 from dpaudit.reports.relations import relation_rows
 from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import estimate, make_result, older

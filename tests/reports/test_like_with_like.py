@@ -7,7 +7,8 @@ import dataclasses
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.comparisons import index_ratios, white_box_words, white_box_worst
-from dpaudit.reports.html import render_html, render_index_html
+from dpaudit.reports.html import render_html
+from dpaudit.reports.html_index import render_index_html
 from dpaudit.reports.markdown import render_markdown
 from tests.reports.fixtures import make_result
 

@@ -11,7 +11,8 @@ import pytest
 from dpaudit.engine.types import ClaimCurve, CurveKind, Relation
 from dpaudit.reports.comparisons import index_ratios, white_box_words
 from dpaudit.reports.figures import drawn_epsilon_at
-from dpaudit.reports.html import render_html, render_index_html
+from dpaudit.reports.html import render_html
+from dpaudit.reports.html_index import render_index_html
 from dpaudit.reports.markdown import render_index_markdown, render_markdown
 from dpaudit.reports.relations import claim_groups, delta_words, relation_rows, view
 from tests.reports.fixtures import make_result, two_relation_result
