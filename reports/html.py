@@ -329,15 +329,19 @@ def _figures_context(r: AuditResult) -> dict[str, Any]:
     else:
         views = [(view(r, claim, pairs), k) for k, (claim, pairs) in enumerate(claim_groups(r))]
         regions = [f for v, k in views if (f := _region_figure(v, k, len(views))) is not None]
-    trajectory_alt = f"Certified ε lower bound vs samples per side for {r.mechanism}"
     plots = [
         *((f"Privacy profile, {relation_words(v.claim.relation)}", _profile_figure(v, k)) for v, k in views),
-        (
-            "Certified bound vs samples",
-            _figure(trajectory(r, "svg"), "plot-trajectory", trajectory_alt, TRAJECTORY_CAPTION),
-        ),
+        *(_trajectory_figure(v, k, len(views)) for v, k in (views or [(r, 0)])),
     ]
     return {"regions": regions, "plots": [(t, f) for t, f in plots if f], "no_matplotlib": None}
+
+
+def _trajectory_figure(v: AuditResult, k: int, groups: int) -> tuple[str, dict[str, Any] | None]:
+    """(title, figure): one relation's pairs' certified ε vs samples, against that relation's claims."""
+    relation = relation_words(v.claim.relation)
+    title = "Certified bound vs samples" + (f", {relation}" if groups > 1 else "")
+    alt = f"Certified ε lower bound vs samples per side for {v.mechanism}, {relation} pairs"
+    return title, _figure(trajectory(v, "svg"), _ident("plot-trajectory", k), alt, TRAJECTORY_CAPTION)
 
 
 def _ident(base: str, k: int) -> str:

@@ -289,6 +289,7 @@ def two_relation_result(*, violation: bool = False) -> AuditResult:
                 profile=points,
                 exact_epsilon=claim.epsilon,
                 exact_epsilon_method="accountant",
+                trajectory=((1000, est.epsilon_lower_bound - 1.0), (90_000, est.epsilon_lower_bound)),
             )
         )
     checks = tuple(

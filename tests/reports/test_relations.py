@@ -93,12 +93,15 @@ def test_each_figure_holds_one_relation() -> None:
         assert v.claim == claim and all(p.claim == claim for p in v.pairs)
         assert all(pt.pair_index in {p.index for p in pairs} for pt in v.profile)
     page = render_html(r)
-    for ident in ("plot-region", "plot-region-2", "plot-profile", "plot-profile-2"):
+    for ident in ("plot-region", "plot-region-2", "plot-profile", "plot-profile-2", "plot-trajectory-2"):
         assert f'<figure id="{ident}"' in page
     start = page.index('<figure id="plot-profile"')
     profile = page[start : page.index("</figure>", start)]
     assert "add/remove pairs" in profile and "replace-one" not in profile  # legend names the relation
     assert "linear interpolation of ε in log δ" in page  # the caption says how the curve is drawn
+    start = page.index('<figure id="plot-trajectory-2"')
+    trajectory = page[start : page.index("</figure>", start)]
+    assert "pair 2 (replace-one)" in trajectory and "pair 1 " not in trajectory
 
 
 def test_accountant_curves_are_drawn_smooth_between_tabulated_points() -> None:
