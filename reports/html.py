@@ -242,7 +242,10 @@ SHOWN_WITNESSES = 3
 def _witnesses(r: AuditResult) -> list[dict[str, Any]]:
     """What broke the claim, as the console prints it (`dpaudit run`): for each violating pair (the
     strongest `SHOWN_WITNESSES`), the pair and its relation, the certified event and its counts on
-    each dataset (D = the pair's dataset, D′ = its neighbour)."""
+    each dataset (D = the pair's dataset, D′ = its neighbour). None for a one-run result: its
+    pseudo-pair counts guesses, not an event on two datasets (its facts say what was certified)."""
+    if is_one_run(r):
+        return []
     bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
     out = []
     for p in bad[:SHOWN_WITNESSES]:
@@ -305,7 +308,7 @@ def _verdict_context(r: AuditResult) -> dict[str, Any]:
         "relation_table": _relation_table(r),
         "relation_note": RELATION_TABLE_NOTE,
         "witnesses": _witnesses(r),
-        "more_witnesses": max(sum(p.violation for p in r.pairs) - SHOWN_WITNESSES, 0),
+        "more_witnesses": 0 if is_one_run(r) else max(sum(p.violation for p in r.pairs) - SHOWN_WITNESSES, 0),
     }
 
 

@@ -9,7 +9,8 @@ pairs by their claim (the verdict claim's group first) and lists, per group and 
 certified ε over the group's pairs (naming the pair) beside the claim's value there:
 
 - the headline row, at the claim's own δ: the pairs' primary certificates (`estimate`) against
-  the claim's ε, the comparison the verdict's headline makes;
+  the ε the claim allows there (`epsilon_at`: its headline ε, or its curve's value if smaller),
+  the comparison the verdict's headline makes;
 - one row per audited δ of the privacy profile (`ProfilePoint`s of objective "epsilon"), against
   `ProfilePoint.claimed`, the pair's own claim's `epsilon_at(δ)` as the runner computed it.
 
@@ -96,14 +97,16 @@ def _rows_of(
     claim: PrivacyClaim, pairs: tuple[PairResult, ...], points: tuple[ProfilePoint, ...], *, verdict: bool
 ) -> list[ProfileRow]:
     best = max(pairs, key=lambda p: (p.estimate.epsilon_lower_bound, -p.index))
+    at_own = claim.epsilon_at(claim.delta)  # the headline ε, or a curve's value there if smaller
+    claimed = at_own if math.isfinite(at_own) else claim.epsilon
     rows = [
         ProfileRow(
             claim=claim,
             delta=claim.delta,
-            claimed=claim.epsilon,
+            claimed=claimed,
             certified=best.estimate.epsilon_lower_bound,
             pair=best,
-            exceeds=best.estimate.epsilon_lower_bound > claim.epsilon,
+            exceeds=best.estimate.epsilon_lower_bound > claimed,
             headline=True,
             verdict=verdict,
         )

@@ -32,7 +32,7 @@ def test_rows_stay_within_their_claim_and_the_verdict_relation_leads() -> None:
         assert row.pair.claim == row.claim  # the certified value comes from a pair under this claim
         assert row.pair.relation == row.claim.relation
         if row.headline:
-            assert row.claimed == row.claim.epsilon
+            assert row.claimed == row.claim.epsilon_at(row.claim.delta) == row.claim.epsilon
             assert row.certified == row.pair.estimate.epsilon_lower_bound
         else:
             assert row.claimed == pytest.approx(row.claim.epsilon_at(row.delta))
@@ -177,3 +177,11 @@ def test_the_witness_is_in_the_verdict_box() -> None:
 
 def test_delta_words() -> None:
     assert [delta_words(d) for d in (1e-5, 1e-2, 0.1, 1.0, 2e-5)] == ["10⁻⁵", "10⁻²", "10⁻¹", "1", "2e-05"]
+
+
+def test_a_one_run_result_has_no_witness_of_two_datasets() -> None:
+    r = make_result(violation=True, num_pairs=1)
+    info = {"m": 1000, "k_plus": 250, "k_minus": 250, "included": 500, "correct": 489, "guesses": 500}
+    info |= {"choice_of_k": "fixed", "headline_method": "snj"}
+    one_run = dataclasses.replace(r, extra={**r.extra, "one_run": info})
+    assert "Witness" not in _verdict_section(render_html(one_run))
