@@ -56,6 +56,15 @@ def formats(text: str | None) -> list[str]:
     return fmts
 
 
+def output_formats(args: argparse.Namespace) -> list[str]:
+    """The formats to write under `--out`; `--format` without `--out` is a usage error (the files
+    would go nowhere)."""
+    fmts = formats(args.format)
+    if args.format is not None and not args.out:
+        raise UsageError("--format needs --out DIR (the report files are written there)")
+    return fmts
+
+
 def _eps_text(eps: float) -> str:
     """A lower bound ≤ 0 is valid but says nothing (ε ≥ 0 always): word it so."""
     return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"

@@ -31,6 +31,7 @@ from dpaudit.app.cli.commands import (
     cmd_report,
     drop_checkpoint,
     formats,
+    output_formats,
     parse_params,
     write_outputs,
 )
@@ -171,9 +172,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.jobs = -1 if args.backend == "dask" else all_cores() if args.all else 1
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError("--jobs must be ≥ 1 or -1")
-    fmts = formats(args.format)
-    if args.format is not None and not args.out:
-        raise UsageError("--format needs --out DIR (the report files are written there)")
+    fmts = output_formats(args)
     params = parse_params(args.param)
     client = _connect_dask(args.scheduler) if args.backend == "dask" else None
     try:
