@@ -27,6 +27,7 @@ from dpaudit.reports.figures import (
     new_figure,
 )
 from dpaudit.reports.markdown import fmt
+from dpaudit.reports.relations import relation_words
 
 ONE_RUN_CAPTION = Markup(
     "The trade-off plane (FPR, FNR) of tests of ‘canary in’ against ‘canary out’. Solid: the claim’s "
@@ -65,7 +66,8 @@ def one_run_tradeoff(r: AuditResult, kind: Kind = "png") -> bytes | str | None:
         certified = dataclasses.replace(r.claim, epsilon=eps, curve=None, kind=r.claim.kind)
         fnr = [1.0 - pm for pm in claim_p_max(certified, qs)]
         colour = VIOLATION_COLOUR if r.violation else OK_COLOUR
-        label = f"certified: not (ε̂ = {fmt(eps)}, δ = {fmt(r.claim.delta)})-DP"
+        relation = relation_words(r.claim.relation)
+        label = f"certified ({relation}): not (ε̂ = {fmt(eps)}, δ = {fmt(r.claim.delta)})-DP"
         ax.plot(qs, fnr, linestyle=":", color=colour, linewidth=2.0, label=label)
     ax.plot(qs, [1 - q for q in qs], color="#8c959f", linewidth=0.8, label="no information (FNR = 1 − FPR)")
     _axes(ax)
