@@ -231,7 +231,8 @@ class AuditResult:
     command: str = ""
     seedable: bool = True
     profile: tuple[ProfilePoint, ...] = ()
-    """Per extra objective, the best certified value over pairs."""
+    """Per extra objective, the best certified value over the pairs the verdict claim decides (its
+    relation's profile; each pair keeps its own points in `PairResult.profile`)."""
     extra: dict[str, object] = field(default_factory=dict)
     threat_model: str = ""
     """What the adversary sees, as the mechanism declares it (`threat_model`: e.g. every DP-SGD

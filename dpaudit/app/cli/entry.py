@@ -30,13 +30,14 @@ from dpaudit.app.cli.commands import (
     cmd_plan,
     cmd_report,
     drop_checkpoint,
-    families,
     formats,
+    output_formats,
     parse_params,
     write_outputs,
 )
 from dpaudit.app.cli.commands import summary as _summary
 from dpaudit.app.cli.commands import write_result as _write_result
+from dpaudit.app.cli.indexes import has_index, write_indexes
 from dpaudit.app.cli.one_run import cmd_one_run, cmd_sampler, cmd_scores
 from dpaudit.app.cli.parser import (
     DEBUG_HELP,
@@ -53,7 +54,7 @@ from dpaudit.app.cli.pool import pool_size, run_side_by_side
 from dpaudit.app.cli.scan_command import cmd_scan
 from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
 from dpaudit.engine.budget import DEFAULT_TIME_BUDGET, budget_from_cost
-from dpaudit.engine.outfiles import safe_stem, write_text
+from dpaudit.engine.outfiles import safe_stem
 from dpaudit.engine.runner import AuditInputError
 from dpaudit.engine.sampling import AuditTimeout, audit_session
 from dpaudit.engine.types import AuditConfig, AuditResult
@@ -61,9 +62,7 @@ from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
 from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
 from dpaudit.mechanisms.opacus import FAMILY as OPACUS
 from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
-from dpaudit.reports.html import render_index_html
-from dpaudit.reports.junit import render_junit
-from dpaudit.reports.markdown import render_index_markdown, weakened
+from dpaudit.reports.markdown import weakened
 from dpaudit.reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 __all__ = [  # main and `run`; what importers used from here before the split is re-exported
@@ -203,7 +202,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.jobs = -1 if args.backend == "dask" else all_cores() if args.all else 1
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError("--jobs must be ≥ 1 or -1")
-    fmts = formats(args.format)
+    fmts = output_formats(args)
     params = parse_params(args.param)
     client = _connect_dask(args.scheduler) if args.backend == "dask" else None
     try:
@@ -225,6 +224,8 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
     if args.out:
         write_outputs(result, args.out, fmts)
         drop_checkpoint(args.out, result.mechanism)
+        if has_index(args.out):  # an `--all` folder: its index lists this result, not a stale one
+            write_indexes(args.out, [result], html="html" in fmts)
     if args.json:
         sys.stdout.write(dumps(result))
     else:
@@ -300,28 +301,9 @@ def _closing_line(results: Sequence[AuditResult], args: argparse.Namespace, seco
 
 
 def _write_indexes(results: Sequence[AuditResult], args: argparse.Namespace, fmts: Sequence[str]) -> None:
-    """index.md, index.html (with html), junit.xml and index.json next to the per-mechanism files."""
-    args.out.mkdir(parents=True, exist_ok=True)
-    fams = families()
-    write_text(args.out / "index.md", render_index_markdown(results, families=fams))
-    if "html" in fmts:
-        links = [f"{safe_stem(r.mechanism)}.html" for r in results]
-        write_text(
-            args.out / "index.html",
-            render_index_html(results, links, families=fams, command=_run_all_command(args)),
-        )
-    write_text(args.out / "junit.xml", render_junit(results, families=fams))
-    index = [
-        {
-            "mechanism": r.mechanism,
-            "verdict": r.verdict.value,
-            "epsilon_lower_bound": to_json_dict(r)["epsilon_lower_bound"],
-            "claim": r.claim.to_dict(),
-            "file": f"{safe_stem(r.mechanism)}.json",
-        }
-        for r in results
-    ]
-    write_text(args.out / "index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+    """index.md, index.html (with html), junit.xml and index.json next to the per-mechanism files,
+    over these results and every other result JSON in --out (`indexes.write_indexes`)."""
+    write_indexes(args.out, results, html="html" in fmts, command=_run_all_command(args))
 
 
 def _finished(entry: RegistryEntry, args: argparse.Namespace) -> AuditResult | None:

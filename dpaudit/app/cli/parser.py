@@ -162,7 +162,11 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="probability that the certified bound is wrong, split over the tests (default 0.05)",
     )
     r.add_argument("--out", type=Path, help="directory for result files")
-    r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
+    r.add_argument(
+        "--format",
+        default=None,
+        help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
+    )
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
     r.add_argument(
         "--profile-deltas",
