@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.app.claim_text import ClaimText, parse_claim
-from dpaudit.app.cli.commands import formats, write_outputs
+from dpaudit.app.cli.commands import output_formats, write_outputs
 from dpaudit.app.cli.one_run_summary import summary
 from dpaudit.app.cli.parser import EXIT_OK, EXIT_VIOLATION, UsageError
 from dpaudit.app.cli.score_files import ScoreFile, ScoreFileError, load_scores
@@ -122,7 +122,7 @@ def file_designs(
 
 
 def _finish(result: AuditResult, args: argparse.Namespace) -> int:
-    fmts = formats(args.format)
+    fmts = output_formats(args)
     if args.out:
         write_outputs(result, args.out, fmts)
     if args.json:
@@ -150,7 +150,7 @@ def _options(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_one_run(args: argparse.Namespace) -> int:
-    formats(args.format)
+    output_formats(args)
     train = load_attribute(args.train)
     if not callable(train):
         raise UsageError(f"{args.train!r} is not callable: expected train(included, rng) -> scores")
@@ -252,7 +252,7 @@ def _scores_one_run(
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
-    formats(args.format)
+    output_formats(args)
     data = load_scores(args.file)
     claim = claim_from(args)
     command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args)])

@@ -71,7 +71,11 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         help="directory for result files (one-run: checked writable before training; the scores are "
         "saved there first, as NAME.scores.npz)",
     )
-    p.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
+    p.add_argument(
+        "--format",
+        default=None,
+        help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
+    )
     p.add_argument("--json", action="store_true", help="print the result JSON to stdout")
 
 

@@ -1,4 +1,4 @@
-"""`dpaudit scan LIBRARY`: the command's options and its handler (the wing is `dpaudit.app.scan`)."""
+"""`dpaudit scan LIBRARY`: the handler (its options are in `parser.py`; the wing is `dpaudit.app.scan`)."""
 
 from __future__ import annotations
 
@@ -6,36 +6,13 @@ import argparse
 import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
-from pathlib import Path
-from typing import Any
+
+from dpaudit.app.cli.parser import all_cores
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 
-def add_scan(sub: Any, types: dict[str, Any]) -> None:
-    s = sub.add_parser(
-        "scan",
-        help="audit every export of an installed DP library, blind; exit 1 if any is flagged",
-        description="Audit every export of an installed DP library (diffprivlib, opendp, smartnoise-synth) "
-        "through the "
-        "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
-    )
-    s.add_argument("library", help="diffprivlib, opendp or smartnoise-synth (alias smartnoise)")
-    s.add_argument("--only", action="append", default=[], metavar="TEXT",
-                   help="scan only exports whose name contains TEXT (repeatable)")
-    s.add_argument("--budget", type=types["int"], default=1000, metavar="N",
-                   help="samples per side for each audit (default 1,000)")
-    s.add_argument("--seed", type=types["seed"], default=0)
-    s.add_argument("--confidence", type=types["probability"], default=0.95,
-                   help="for the whole table (β is split over the audits; default 0.95)")
-    s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
-                   help="per export: one not decided by then is a 'timed out' row (default 300)")
-    s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")
-    s.add_argument("--out", type=Path, help="directory for scan.json and scan.txt")
-
-
 def cmd_scan(args: argparse.Namespace) -> int:
-    from dpaudit.app.cli.parser import all_cores
     from dpaudit.app.scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
     from dpaudit.app.scan.table import line
     from dpaudit.engine.outfiles import write_text
