@@ -14,6 +14,7 @@ from types import ModuleType
 import pytest
 
 from dpaudit.app import scan as scan_wing
+from dpaudit.app.cli import main
 from dpaudit.app.scan import ScanConfig, scan
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
@@ -106,6 +107,15 @@ def test_the_registry_is_enumerated_with_a_reason_for_every_export_not_built(
     withdelta = rows["Synthesizer.create('withdelta')"].build
     assert withdelta is not None and withdelta().claim.delta == pytest.approx(1e-5)
     assert scan_wing.library_targets("snsynth", ("COPY",))[0].export == "Synthesizer.create('copy')"
+
+
+def test_smartnoise_missing_exits_2_with_the_install_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(sys.modules, "snsynth", None)  # import snsynth raises ImportError
+    assert main(["scan", "smartnoise", "--jobs", "1"]) == 2
+    err = capsys.readouterr().err
+    assert "smartnoise-synth is not installed here" in err and "--no-deps" in err and "Traceback" not in err
 
 
 def test_a_synthesizer_that_copies_its_table_is_flagged_blind(fake_snsynth: Path) -> None:

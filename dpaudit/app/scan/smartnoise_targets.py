@@ -71,7 +71,9 @@ def targets() -> list[Target]:
         import snsynth
     except ImportError as exc:
         raise LibraryNotInstalledError(
-            f"smartnoise-synth is not installed here ({exc}); pip install smartnoise-synth"
+            f"smartnoise-synth is not installed here ({exc}); pip install smartnoise-synth (without its "
+            "GPU stack: pip install smartnoise-synth --no-deps, then pip install smartnoise-sql Faker "
+            "scikit-learn)"
         ) from exc
     found = [synthesizer_target(n) for n in sorted(snsynth.Synthesizer.list_synthesizers())]
     return [*found, covariance_target(), *model_targets()]
