@@ -183,7 +183,7 @@ WINGS = {
     "dpaudit.engine.runner",
     "dpaudit.engine.search",
     "dpaudit.engine.one_run",
-    "dpaudit.engine.learned",
+    "dpaudit.engine.distinguishers",
     "dpaudit.app.cli",
     "dpaudit.app.gate",
     "dpaudit.app.baseline",

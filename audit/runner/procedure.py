@@ -67,8 +67,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.checkpoint import Checkpoint
-from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Distinguisher, Selection, choose_events
+from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
 from dpaudit.engine.runner.certificates import (
@@ -79,14 +78,6 @@ from dpaudit.engine.runner.certificates import (
     chunk_cuts,
     prefix_counts,
     trajectory_points,
-)
-from dpaudit.engine.runner.checkpoint import (
-    audit_key,
-    open_checkpoint,
-    package_version,
-    record_selections,
-    recorded_chunk,
-    resumed_selections,
 )
 from dpaudit.engine.runner.plan import (
     CURVE_PROFILE_DELTAS,
@@ -99,6 +90,14 @@ from dpaudit.engine.runner.plan import (
     objectives_for,
     plan_audit,
     plan_pairs,
+)
+from dpaudit.engine.runner.resume import (
+    audit_key,
+    open_checkpoint,
+    package_version,
+    record_selections,
+    recorded_chunk,
+    resumed_selections,
 )
 from dpaudit.engine.sampling import (
     Phase,

@@ -157,9 +157,14 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
-from dpaudit.engine.float_events import FloatDistinguisher
+from dpaudit.engine.distinguishers import (
+    Distinguisher,
+    FloatDistinguisher,
+    HistogramDistinguisher,
+    StatisticDistinguisher,
+    ThresholdDistinguisher,
+    default_distinguishers,
+)
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search.candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
@@ -198,7 +203,6 @@ from dpaudit.engine.search.result import (
 )
 from dpaudit.engine.search.sampling import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.sweeps import SWEEP_SHARE
-from dpaudit.engine.statistic_events import StatisticDistinguisher
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.neighbors.base import NeighborPair

@@ -1,7 +1,7 @@
 """Shared pieces of the `floats` family: bounded-sum records, claims, registered pairs.
 
 Every mechanism of the family declares `floating_point = True`: its claim is about the doubles
-it releases, so the audit adds the lattice events of `dpaudit.engine.float_events` (Mironov,
+it releases, so the audit adds the lattice events of `dpaudit.engine.distinguishers.floats` (Mironov,
 "On significance of the least significant bits for differential privacy", CCS 2012).
 """
 

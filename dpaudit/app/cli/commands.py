@@ -23,7 +23,7 @@ from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate import GateIO
 from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.plan import plan
+from dpaudit.engine.runner import sample_size_plan as plan
 from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.mechanisms.libraries import missing_hint

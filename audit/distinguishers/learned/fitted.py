@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
+from dpaudit.engine.distinguishers.base import Candidates, tail_counts, threshold_grid
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width, row_keys
 
 Floats = NDArray[np.float64]

@@ -49,9 +49,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, projected_bounds
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.estimators import Distinguisher, Event, choose_event
-from dpaudit.engine.objectives import GaussianMu
+from dpaudit.engine.distinguishers import (
+    DEFAULT_DISTINGUISHERS,
+    Distinguisher,
+    Event,
+    GaussianMu,
+    choose_event,
+)
 from dpaudit.engine.sampling import (
     Side,
     Task,

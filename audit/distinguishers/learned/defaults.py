@@ -50,8 +50,8 @@ seen ≥ `MIN_REPEATS` times on average), so scalar and small discrete audits pa
 
 from __future__ import annotations
 
-from dpaudit.engine.estimators_base import HistogramDistinguisher
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import HistogramDistinguisher
+from dpaudit.engine.distinguishers.learned.fitted import (
     MIN_REPEATS,
     MIN_SAMPLES_PER_SIDE,
     FittedEvent,
@@ -62,17 +62,17 @@ from dpaudit.engine.learned.fitted import (
     single_threaded_blas,
     top_columns,
 )
-from dpaudit.engine.learned.logistic import (
+from dpaudit.engine.distinguishers.learned.logistic import (
     IRLS_MAX_ITER,
     NEWTON_MAX_ITER,
     LogisticDistinguisher,
     fit_logistic,
     irls_logistic,
 )
-from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
-from dpaudit.engine.learned.quadratic import QuadraticDistinguisher
-from dpaudit.engine.learned.support import SupportDistinguisher
-from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
+from dpaudit.engine.distinguishers.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.distinguishers.learned.quadratic import QuadraticDistinguisher
+from dpaudit.engine.distinguishers.learned.support import SupportDistinguisher
+from dpaudit.engine.distinguishers.learned.trajectory import TrajectoryDistinguisher
 
 __all__ = [  # the runner's defaults; the distinguishers and their parts are re-exported
     "DEFAULT_MAX_FEATURES",

@@ -30,10 +30,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpaudit.engine.estimators import BASE_DISTINGUISHERS, Distinguisher
-from dpaudit.engine.float_events import FloatDistinguisher
-from dpaudit.engine.learned import default_learned_distinguishers
-from dpaudit.engine.statistic_events import with_statistics
+from dpaudit.engine.distinguishers.floats import FloatDistinguisher
+from dpaudit.engine.distinguishers.learned import default_learned_distinguishers
+from dpaudit.engine.distinguishers.selection import BASE_DISTINGUISHERS, Distinguisher
+from dpaudit.engine.distinguishers.statistic import with_statistics
 
 DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*BASE_DISTINGUISHERS, *default_learned_distinguishers())
 

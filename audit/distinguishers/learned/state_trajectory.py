@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2
 
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats
-from dpaudit.engine.learned.steps import (
+from dpaudit.engine.distinguishers.learned.fitted import Floats
+from dpaudit.engine.distinguishers.learned.steps import (
     EVIDENCE,
     mixture_log,
     projected_sides,
     projected_updates,
     variance_se,
 )
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
 
 __all__ = ["BINS", "StateScore", "StateTrajectoryEvent", "fit_state_model", "state_dependent", "state_llr"]
 

@@ -46,17 +46,16 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
     Floats,
     ThresholdScore,
     guarded_propose,
     score_candidates,
     split_half,
 )
-from dpaudit.engine.learned.state_trajectory import StateScore, fit_state_model
-from dpaudit.engine.learned.steps import (
+from dpaudit.engine.distinguishers.learned.state_trajectory import StateScore, fit_state_model
+from dpaudit.engine.distinguishers.learned.steps import (
     EVIDENCE,
     MAX_BLOCK,
     MAX_STRUCTURES,
@@ -66,6 +65,7 @@ from dpaudit.engine.learned.steps import (
     updates,
     variance_se,
 )
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
 
 __all__ = [
     "MAX_BLOCK",

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, Distinguisher
+from dpaudit.engine.distinguishers.base import Candidates, Distinguisher
 from dpaudit.engine.events import EVENT_TYPES, Array, Event
 
 __all__ = ["WidthDistinguisher", "WidthEvent", "columns", "for_outputs", "width_of", "width_text"]

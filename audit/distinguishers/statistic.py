@@ -26,7 +26,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, tail_candidates
+from dpaudit.engine.distinguishers.base import Candidates, tail_candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, EventShapeError
 from dpaudit.mechanisms.statistics import statistic_from_spec
 

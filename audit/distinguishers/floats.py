@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates
+from dpaudit.engine.distinguishers.base import Candidates
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows
 
 __all__ = ["FloatDistinguisher", "LatticeEvent", "UlpResidueEvent", "float_bits", "valuations"]

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import projected_bounds
-from dpaudit.engine.estimators_base import (
+from dpaudit.engine.distinguishers.base import (
     BASE_DISTINGUISHERS,
     Candidates,
     Distinguisher,
@@ -52,6 +52,8 @@ from dpaudit.engine.estimators_base import (
     tail_counts,
     threshold_grid,
 )
+from dpaudit.engine.distinguishers.objectives import EpsilonAt, Objective
+from dpaudit.engine.distinguishers.width import for_outputs
 from dpaudit.engine.events import (
     EVENT_TYPES,
     Array,
@@ -63,8 +65,6 @@ from dpaudit.engine.events import (
     event_spec,
     row_keys,
 )
-from dpaudit.engine.objectives import EpsilonAt, Objective
-from dpaudit.engine.output_width import for_outputs
 
 __all__ = [  # the selection; events and base distinguishers are re-exported for importers
     "BASE_DISTINGUISHERS",

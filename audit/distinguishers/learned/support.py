@@ -21,9 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import Floats, guarded_propose, split_half
 from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats, guarded_propose, split_half
 
 __all__ = ["RANK_TOL", "ResidualEvent", "SupportDistinguisher", "thin_direction"]
 

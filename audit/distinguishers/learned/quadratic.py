@@ -39,15 +39,15 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, as_rows, require_width
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
     Floats,
     guarded_propose,
     score_candidates,
     split_half,
     usable_columns,
 )
+from dpaudit.engine.events import EVENT_TYPES, Array, as_rows, require_width
 
 __all__ = [
     "EVIDENCE",

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
     Floats,
     Score,
     guarded_propose,
