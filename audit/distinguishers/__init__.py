@@ -6,12 +6,13 @@ among them by the certified value they are projected to reach (`objectives`), an
 certifies the pick on fresh samples. Members, one module each: `base` (the protocol, the tail
 helpers, the histogram and threshold distinguishers that need no fitting), `floats` (Mironov's
 lattice events), `statistic` (a mechanism's declared likelihood ratios), `width` (outputs whose
-width depends on the data) and `learned/` (statistics fitted on the selection split). `sets` holds
-the default, float, learned and pilot sets. This module is the wing's only door.
+width depends on the data) and `learned/` (statistics fitted on the selection split). Each class
+registers itself with `@distinguisher` (`registry`: its capabilities and rank) and each event class
+with `@event_type` (`events`); `sets` holds the base, default, float, learned and pilot sets as
+queries over the registry. This module is the wing's only door.
 """
 
 from dpaudit.engine.distinguishers.base import (
-    BASE_DISTINGUISHERS,
     Candidates,
     Distinguisher,
     HistogramDistinguisher,
@@ -46,6 +47,18 @@ from dpaudit.engine.distinguishers.objectives import (
     GaussianMu,
     Objective,
 )
+from dpaudit.engine.distinguishers.registry import (
+    CHEAP,
+    DEFAULT,
+    FITTED,
+    FLOAT,
+    Capabilities,
+    capabilities_of,
+    distinguisher,
+    is_cheap,
+    members,
+    registered,
+)
 from dpaudit.engine.distinguishers.selection import (
     DISTINCT_FACTOR,
     MAX_CERTIFIED,
@@ -57,10 +70,15 @@ from dpaudit.engine.distinguishers.selection import (
     choose_events,
 )
 from dpaudit.engine.distinguishers.sets import (
+    BASE_DISTINGUISHERS,
     DEFAULT_DISTINGUISHERS,
     FLOAT_DISTINGUISHERS,
     audits_float_bits,
+    base_distinguishers,
     default_distinguishers,
+    float_distinguishers,
+    learned_distinguishers,
+    pilot_distinguishers,
 )
 from dpaudit.engine.distinguishers.statistic import (
     Statistic,
@@ -86,15 +104,20 @@ from dpaudit.engine.events import (
     as_rows,
     event_from_spec,
     event_spec,
+    event_type,
     row_keys,
 )
 
 __all__ = [
     "BASE_DISTINGUISHERS",
+    "CHEAP",
+    "DEFAULT",
     "DEFAULT_DISTINGUISHERS",
     "DIRECT_ASSUMPTION",
     "DISTINCT_FACTOR",
     "EVENT_TYPES",
+    "FITTED",
+    "FLOAT",
     "FLOAT_DISTINGUISHERS",
     "GDP_ASSUMPTION",
     "MAX_CERTIFIED",
@@ -103,6 +126,7 @@ __all__ = [
     "SELECTION_PESSIMISM",
     "Array",
     "Candidates",
+    "Capabilities",
     "DeltaAt",
     "Distinguisher",
     "EpsilonAt",
@@ -132,15 +156,25 @@ __all__ = [
     "WidthEvent",
     "as_rows",
     "audits_float_bits",
+    "base_distinguishers",
+    "capabilities_of",
     "choose_event",
     "choose_events",
     "columns",
     "default_distinguishers",
     "default_learned_distinguishers",
+    "distinguisher",
     "event_from_spec",
     "event_spec",
+    "event_type",
     "float_bits",
+    "float_distinguishers",
     "for_outputs",
+    "is_cheap",
+    "learned_distinguishers",
+    "members",
+    "pilot_distinguishers",
+    "registered",
     "row_keys",
     "statistics_of",
     "tail_candidates",

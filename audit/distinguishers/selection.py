@@ -53,6 +53,7 @@ from dpaudit.engine.distinguishers.base import (
     threshold_grid,
 )
 from dpaudit.engine.distinguishers.objectives import EpsilonAt, Objective
+from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, members
 from dpaudit.engine.distinguishers.width import for_outputs
 from dpaudit.engine.events import (
     EVENT_TYPES,
@@ -289,7 +290,7 @@ def choose_events(
     candidates are the width events of `output_width` (`for_outputs`)."""
     if max_events < 1:
         raise ValueError("max_events must be ≥ 1")
-    dists = for_outputs(BASE_DISTINGUISHERS if distinguishers is None else distinguishers, a, b)
+    dists = for_outputs(members(DEFAULT, cost=CHEAP) if distinguishers is None else distinguishers, a, b)
     proposals = [(d.name, d.propose(a, b)) for d in dists]
     out = []
     for obj in objectives:
@@ -324,7 +325,7 @@ def choose_event(
 ) -> Selection:
     """Pick the (event, direction) whose projected certified interval maximises `objective`
     (default: ε at `delta`) among the candidates of `distinguishers` (default:
-    `BASE_DISTINGUISHERS`; the runner passes `distinguishers.DEFAULT_DISTINGUISHERS`). With
+    `sets.base_distinguishers()`; the runner passes `sets.default_distinguishers()`). With
     `max_events` > 1 the runners-up to certify as well are in `Selection.also` (see
     `choose_events`).
 

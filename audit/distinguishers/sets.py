@@ -1,5 +1,8 @@
-"""The default distinguisher set: `BASE_DISTINGUISHERS` plus the learned scores for vector outputs,
-and the floating-point events for mechanisms whose claim is about their float implementation.
+"""The distinguisher sets, each a query over the registry (`registry.py`): the base set (the
+default members that need no fitting), the learned set, the default set (`BASE_DISTINGUISHERS`
+plus the learned statistics for vector outputs), the float set (plus the floating-point events for
+mechanisms whose claim is about their float implementation) and the search pilot's (the cheap
+members of whatever set the audit certifies with).
 
 The learned ones (`learned.py`: logistic regression on the coordinates, with and without squared
 features, and fixed linear projections) return no candidates on 1-D outputs and when the
@@ -7,8 +10,8 @@ histogram already applies (at most `HistogramDistinguisher.max_bins` distinct ou
 event on such a support is a set of values, and the histogram's likelihood-ratio ordering
 already ranks them), and fit on a capped subsample of the selection split
 (`learned.DEFAULT_MAX_FIT` rows per side), so a scalar or small discrete audit pays nothing for
-them. This module exists so that `estimators` (the event types and base distinguishers) and
-`learned` (which builds on them) do not import each other.
+them. Every module of the wing is imported here (`import_members`: registration happens where each
+class is defined), so a query sees the whole family, a new member's file included.
 
 A mechanism that declares `statistics` (scalar statistics it knows to be its likelihood ratio,
 e.g. DP-SGD's gradient-canary `MixtureLLR`) also gets `statistic_events.StatisticDistinguisher`.
@@ -28,16 +31,58 @@ which audits code they did not write (a library function through `module:attr`) 
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
+from collections.abc import Sequence
 from typing import Any
 
-from dpaudit.engine.distinguishers.floats import FloatDistinguisher
+from dpaudit.engine.distinguishers.base import Distinguisher
 from dpaudit.engine.distinguishers.learned import default_learned_distinguishers
-from dpaudit.engine.distinguishers.selection import BASE_DISTINGUISHERS, Distinguisher
+from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, FLOAT, is_cheap, members
 from dpaudit.engine.distinguishers.statistic import with_statistics
 
-DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*BASE_DISTINGUISHERS, *default_learned_distinguishers())
 
-FLOAT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*DEFAULT_DISTINGUISHERS, FloatDistinguisher())
+def import_members() -> None:
+    """Import every module of the wing (`dpaudit.engine.distinguishers` and `learned/`): a class
+    registers where it is defined, so a new member is one new file that nothing else imports."""
+    wing = importlib.import_module(__name__.rsplit(".", 1)[0])
+    for info in pkgutil.walk_packages(wing.__path__, wing.__name__ + "."):
+        importlib.import_module(info.name)
+
+
+import_members()
+
+
+def base_distinguishers() -> tuple[Distinguisher, ...]:
+    """The default set's members that need no fitting (histogram, thresholds)."""
+    return members(DEFAULT, cost=CHEAP)
+
+
+def learned_distinguishers() -> tuple[Distinguisher, ...]:
+    """The default set's members that fit a statistic (`learned/`)."""
+    return default_learned_distinguishers()
+
+
+def float_distinguishers() -> tuple[Distinguisher, ...]:
+    """The default set plus the floating-point events (`floats`), in rank order."""
+    return members(DEFAULT, FLOAT)
+
+
+def pilot_distinguishers(distinguishers: Sequence[Distinguisher]) -> list[Distinguisher]:
+    """The search pilot's: those of `distinguishers` whose registered cost class is cheap (no
+    fitting), or all of them when none is."""
+    cheap = [d for d in distinguishers if is_cheap(d)]
+    return cheap or list(distinguishers)
+
+
+BASE_DISTINGUISHERS: tuple[Distinguisher, ...] = base_distinguishers()
+"""The base set as registered when the wing was imported."""
+
+DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = members(DEFAULT)
+"""The default set as registered when the wing was imported (`default_distinguishers()` queries
+the registry at each call)."""
+
+FLOAT_DISTINGUISHERS: tuple[Distinguisher, ...] = float_distinguishers()
 """`DEFAULT_DISTINGUISHERS` plus the floating-point lattice events."""
 
 
@@ -52,13 +97,12 @@ def audits_float_bits(mechanism: Any, *, floating_point: bool = False) -> bool:
 def default_distinguishers(
     mechanism: Any = None, *, floating_point: bool = False
 ) -> tuple[Distinguisher, ...]:
-    """The runner's default set: `FLOAT_DISTINGUISHERS` for a mechanism declaring
-    `floating_point = True` or with `floating_point=True` (`AuditConfig.floating_point`), else
-    `DEFAULT_DISTINGUISHERS`; plus the Neyman–Pearson
-    distinguisher on the mechanism's declared `statistics` (`statistic_events`), if any."""
+    """The runner's default set: the float set for a mechanism declaring `floating_point = True`
+    or with `floating_point=True` (`AuditConfig.floating_point`), else the default set; plus the
+    Neyman–Pearson distinguisher on the mechanism's declared `statistics` (`statistic`), if any."""
     base = (
-        FLOAT_DISTINGUISHERS
+        float_distinguishers()
         if audits_float_bits(mechanism, floating_point=floating_point)
-        else DEFAULT_DISTINGUISHERS
+        else members(DEFAULT)
     )
     return with_statistics(base, mechanism)

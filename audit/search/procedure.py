@@ -157,14 +157,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.engine.distinguishers import (
-    Distinguisher,
-    FloatDistinguisher,
-    HistogramDistinguisher,
-    StatisticDistinguisher,
-    ThresholdDistinguisher,
-    default_distinguishers,
-)
+from dpaudit.engine.distinguishers import Distinguisher, default_distinguishers, pilot_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search.candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
@@ -464,9 +457,6 @@ def _check_arguments(
 def _pilot_distinguishers(
     distinguishers: Sequence[Distinguisher], pilot: Sequence[Distinguisher] | None
 ) -> Sequence[Distinguisher]:
-    """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds)."""
-    if pilot is not None:
-        return pilot
-    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher | StatisticDistinguisher
-    cheap = [d for d in distinguishers if isinstance(d, no_fit)]
-    return cheap or list(distinguishers)
+    """`pilot`, by default those of `distinguishers` whose registered cost class is cheap (no
+    fitting: `distinguishers.pilot_distinguishers`)."""
+    return pilot if pilot is not None else pilot_distinguishers(distinguishers)

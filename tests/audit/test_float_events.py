@@ -58,5 +58,5 @@ def test_default_set_follows_declaration(declared: bool) -> None:
         floating_point = declared
 
     want = FLOAT_DISTINGUISHERS if declared else DEFAULT_DISTINGUISHERS
-    assert default_distinguishers(M()) is want
-    assert default_distinguishers() is DEFAULT_DISTINGUISHERS
+    assert default_distinguishers(M()) == want
+    assert default_distinguishers() == DEFAULT_DISTINGUISHERS
