@@ -59,16 +59,18 @@ EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
 E = TypeVar("E", bound=type)
 
 
-def event_type(key: str) -> Callable[[E], E]:
+def event_type(key: str, *, legacy: tuple[str, ...] = ()) -> Callable[[E], E]:
     """Register an event class's `from_spec` under its spec `type` key (where the class is
-    defined). A key registered by another class is an error: two types cannot share a key."""
+    defined), and under the `legacy` keys older files carry (read only: `to_spec` writes `key`).
+    A key registered by another class is an error: two types cannot share a key."""
 
     def register(cls: E) -> E:
         factory = cls.from_spec  # type: ignore[attr-defined]
-        known = EVENT_TYPES.get(key)
-        if known is not None and getattr(known, "__qualname__", None) != factory.__qualname__:
-            raise ValueError(f"event type {key!r} is already registered by {known.__qualname__}")
-        EVENT_TYPES[key] = factory
+        for k in (key, *legacy):
+            known = EVENT_TYPES.get(k)
+            if known is not None and getattr(known, "__qualname__", None) != factory.__qualname__:
+                raise ValueError(f"event type {k!r} is already registered by {known.__qualname__}")
+            EVENT_TYPES[k] = factory
         return cls
 
     return register

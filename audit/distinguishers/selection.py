@@ -187,11 +187,11 @@ def _shortlist(
         (cand.counts_a, cand.counts_b, n_a, n_b, True),
         (cand.counts_b, cand.counts_a, n_b, n_a, False),
     ):
-        rough = obj.score(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
+        rough = obj.value(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
         top = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
         kp, kq = counts_p[top], counts_q[top]
         v, u = (
-            obj.score(
+            obj.value(
                 *projected_bounds(
                     kp,
                     kq,

@@ -86,7 +86,7 @@ def profile_tests(
         )
         if len(records) > 1:
             multi.append({"pair": index, "test": obj.label(), "events": records})
-        value = float(obj.score(extra.p_lower, extra.q_upper))
+        value = float(obj.value(extra.p_lower, extra.q_upper))
         claimed = claimed_value(planned.claim, obj)
         points.append(
             ProfilePoint(

@@ -120,7 +120,7 @@ def certify_test(
         estimate_event(e, counts[j], n_cert, level, claim, assumption_of(objective, e.distinguisher))
         for j, e in enumerate(events)
     ]
-    values = [float(objective.score(e.p_lower, e.q_upper)) for e in estimates]
+    values = [float(objective.value(e.p_lower, e.q_upper)) for e in estimates]
     best = int(np.argmax(values))
     records = [
         {

@@ -122,3 +122,12 @@ def test_capabilities_are_checked() -> None:
         registry.Capabilities(cost=registry.CHEAP, event_types=(), fits=True)
     with pytest.raises(ValueError, match="cost"):
         registry.Capabilities(cost="quick", event_types=())
+
+
+def test_learned_statistic_events_read_their_legacy_type() -> None:
+    from dpaudit.engine.distinguishers.learned.fitted import FittedEvent
+
+    event = FittedEvent(weights=(1.0,), columns=(0,), center=(0.0,), scale=(1.0,), threshold=0.5, upper=True)
+    spec = event.to_spec()
+    assert spec["type"] == "learned-statistic"
+    assert event_from_spec({**spec, "type": "score"}) == event  # results written before issue 43

@@ -144,7 +144,7 @@ def guarded_propose(
             return None
 
 
-@event_type("score")
+@event_type("learned-statistic", legacy=("score",))  # "score" until issue 43
 @dataclass(frozen=True, slots=True)
 class FittedEvent:
     """{s(x) ≥ t} (upper) or {s(x) ≤ t}, with s(x) = Σ_k weights[k] · φ_k(x).
@@ -185,7 +185,7 @@ class FittedEvent:
     def to_spec(self) -> dict[str, Any]:
         """JSON-able description; `FittedEvent.from_spec` rebuilds the event exactly."""
         return {
-            "type": "score",
+            "type": "learned-statistic",
             "weights": list(self.weights),
             "columns": list(self.columns),
             "center": list(self.center),

@@ -119,7 +119,7 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
 
 @distinguisher(
     cost=FITTED,
-    event_types=("score",),
+    event_types=("learned-statistic",),
     sets=(DEFAULT,),
     rank=30,
     fits=True,

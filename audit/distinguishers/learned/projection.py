@@ -66,7 +66,7 @@ def projection_directions(a: Floats, b: Floats) -> list[tuple[str, Floats]]:
 
 @distinguisher(
     cost=FITTED,
-    event_types=("score",),
+    event_types=("learned-statistic",),
     sets=(DEFAULT,),
     rank=40,
     fits=True,
