@@ -397,7 +397,8 @@ def prepare(
 
 
 def _verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
-    return applicable_claim(claims_of(mechanism), mechanism.claim.relation) or mechanism.claim
+    claims = claims_of(mechanism)
+    return applicable_claim(claims, claims[0].relation) or claims[0]
 
 
 def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:

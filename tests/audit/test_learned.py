@@ -243,7 +243,7 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
     from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, default_distinguishers
     from dpaudit.engine.distinguishers.selection import BASE_DISTINGUISHERS
 
-    assert DEFAULT_DISTINGUISHERS == default_distinguishers()
+    assert default_distinguishers() == DEFAULT_DISTINGUISHERS
     names = [d.name for d in DEFAULT_DISTINGUISHERS]
     assert names[: len(BASE_DISTINGUISHERS)] == [d.name for d in BASE_DISTINGUISHERS]
     learned = DEFAULT_DISTINGUISHERS[len(BASE_DISTINGUISHERS) :]
