@@ -30,6 +30,7 @@ MOVED = {
     "plan": "runner.sizing",
     "whitebox": "runner.whitebox",
     "runner.checkpoint": "runner.resume",
+    "search.sampling": "search.pilot_samples",
 }
 """Old module path → new one, both relative to this package (`learned.<x>` → `distinguishers.learned.<x>`)."""
 

@@ -3,7 +3,7 @@
 `search_and_certify` is an orchestrator over stages with typed (frozen) inputs and outputs:
 `prepare` (arguments, claims, `search_pilot.plan_pilot`'s budget split) → `search_pilot.run_pilot`
 (`screen`, `score_registered`, `halve`, `challenge`; candidates from `search_candidates`, draws
-from `search_sampling`, scores from `search_score`) → `search_certify.choose` → `certify` →
+from `pilot_samples`, scores from `search_score`) → `search_certify.choose` → `certify` →
 `assemble` (a `search_result.SearchResult`). It relies on two facts, argued below: pairs and
 events are chosen on pilot samples never used to certify them, and the failure probability is
 split across everything certified (Bonferroni), so all certified bounds hold together w.p. ≥ 1 − β.
@@ -181,6 +181,7 @@ from dpaudit.engine.search.pilot import (
     plan_pilot,
     run_pilot,
 )
+from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import (
     PILOT_FAILURE_PROBABILITY,
     PILOT_SELECTION_PESSIMISM,
@@ -194,7 +195,6 @@ from dpaudit.engine.search.result import (
     SearchUnsupportedError,
     weakened_warning,
 )
-from dpaudit.engine.search.sampling import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.sweeps import SWEEP_SHARE
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
