@@ -194,10 +194,11 @@ def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
     if isinstance(fdp, dict):
         verdict = "rejected" if fdp["claim_rejected"] else "not rejected"
         adjusted = fdp.get("claim_tail_bound_adjusted", fdp["claim_tail_bound"])
+        union = fdp.get("union_designs", len(fdp["designs"]))
         facts.append(
             (
                 "f-DP test of the claim",
-                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {len(fdp['designs'])} designs, "
+                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {union} designs, "
                 f"at level {fmt(fdp['failure_probability'])})",
             )
         )

@@ -240,7 +240,7 @@ class _Runner:
         reused = self.reuse(spec.name, key)
         if reused is not None:
             return reused, True
-        return run_one_run(spec, key=key, config_path=self.config.path), False
+        return run_one_run(spec, key=key, config_path=self.config.path, out=self.out), False
 
     def write_result(self, spec: AuditSpec | OneRunSpec, result: AuditResult) -> None:
         if self.out is None:
