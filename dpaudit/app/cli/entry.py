@@ -53,9 +53,8 @@ from dpaudit.app.cli.parser import (
 from dpaudit.app.cli.pool import pool_size, run_side_by_side
 from dpaudit.app.cli.scan_command import cmd_scan
 from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
-from dpaudit.engine.budget import DEFAULT_TIME_BUDGET, budget_from_cost
 from dpaudit.engine.outfiles import safe_stem
-from dpaudit.engine.runner import AuditInputError
+from dpaudit.engine.runner import DEFAULT_TIME_BUDGET, AuditInputError, budget_from_cost
 from dpaudit.engine.sampling import AuditTimeout, audit_session
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
@@ -126,7 +125,7 @@ def _budget(mechanism: Mechanism, entry: RegistryEntry | None, args: argparse.Na
     """(samples per side, whether the budget was fitted to the measured cost). Without
     --num-samples, a registered mechanism keeps its budget unless --time-budget is given; a user
     mechanism's budget fits its measured cost in --time-budget (default `DEFAULT_TIME_BUDGET`),
-    stated up front on stderr (audit/budget.py)."""
+    stated up front on stderr (audit/runner/budget.py)."""
     if args.num_samples:
         return args.num_samples, False
     if entry is not None and args.time_budget is None:
