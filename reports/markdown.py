@@ -58,12 +58,37 @@ def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
     return [c for c in r.claims if c.exceeded and c.claim.kind is ClaimKind.STATED]
 
 
+def stated_verdict_words(claim: PrivacyClaim) -> str:
+    """How every report words a violation decided by a STATED claim (the one verdict rule,
+    `mechanisms.base.decides_verdict`: no PROVED claim covers the relation, so the statement
+    decides): what was violated, under which relation, and the claim's note when it has one."""
+    relation = claim.relation.value.replace("_", "-")
+    note = f" ({claim.note})" if claim.note else ""
+    return (
+        f"violation of a stated claim: the relation {relation} was assumed and no proved claim "
+        f"covers it, so the statement decides{note}"
+    )
+
+
+def decided_by_stated(r: AuditResult) -> bool:
+    """A violation whose violating pairs all break a STATED claim (no PROVED claim covers them)."""
+    bad = [pr for pr in r.pairs if pr.violation]
+    return r.violation and bool(bad) and all(pr.claim.kind is ClaimKind.STATED for pr in bad)
+
+
 def verdict_words(r: AuditResult) -> str:
-    """The verdict as worded in every report, with the stated-claim finding when there is one."""
+    """The verdict as worded in every report, with the stated-claim finding when there is one and
+    the words of a violation a STATED claim decided."""
     words = VERDICT_WORDS[r.verdict]
-    if not r.violation and stated_exceeded(r):
+    if decided_by_stated(r):
+        words += f" ({stated_verdict_words(_stated_claim(r))})"
+    elif not r.violation and stated_exceeded(r):
         words += f"; {STATED_FINDING}"
     return words
+
+
+def _stated_claim(r: AuditResult) -> PrivacyClaim:
+    return next(pr.claim for pr in r.pairs if pr.violation)
 
 
 def verdict_rank(r: AuditResult) -> int:

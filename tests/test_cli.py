@@ -325,7 +325,7 @@ def test_summary_names_a_refuted_claim_under_another_relation() -> None:
     """The headline claim is add/remove; the twin's violation is on its replace-one claim, which
     the summary then names with its own relation."""
     from dpaudit.api import audit
-    from dpaudit.app.cli.commands import summary
+    from dpaudit.app.summary import summary
 
     result = audit("private_decision_list_no_group_privacy", num_samples=200_000, pairs="registered")
     assert result.violation and result.claim.relation.value == "add_remove_one"

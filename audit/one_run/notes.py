@@ -34,15 +34,6 @@ def posthoc_design_note(design: Design, k: int) -> str:
     )
 
 
-def stated_finding(claim: PrivacyClaim, epsilon: float) -> str:
-    """The finding for a STATED claim the one-run certificate exceeds (not a violation, as in `run`)."""
-    return (
-        f"certified bound (ε ≥ {epsilon:.4g} at δ = {claim.delta:g}) exceeds the stated claim "
-        f"(ε = {claim.epsilon:g}, δ = {claim.delta:g}, {claim.reference}): the claim is the paper's or "
-        "library's statement, not a proved one, so this is a finding about the statement, not a violation"
-    )
-
-
 def rejection_findings(fdp: FdpCertificate | None) -> tuple[str, ...]:
     """The finding that names the f-DP test's rejection of the claim (none when it did not reject)."""
     if fdp is None or not fdp.claim_rejected:

@@ -42,12 +42,11 @@ from dpaudit.engine.one_run.notes import (
     adjusted_tail_bound,
     declared_design_note,
     rejection_findings,
-    stated_finding,
 )
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.base import MechanismError, decides_verdict
 from dpaudit.neighbors.base import Relation
 
 INCLUSION_PHASE = 130
@@ -431,13 +430,13 @@ def assemble(
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
     the claim is exceeded iff the certified ε exceeds the ε the claim allows at that δ, or `rejected`
     (another test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`).
-    Exceeding a PROVED claim is a violation; exceeding a STATED one is a finding (as in `run`)."""
+    Exceeding it is a violation by the one verdict rule of `run` (`mechanisms.base.decides_verdict`):
+    the claim is the audit's only one, so it decides even when STATED (the report says so)."""
     eps = estimate.epsilon_lower_bound
     allowed = claim.epsilon_at(claim.delta)
     exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
-    violation = exceeded and claim.kind is ClaimKind.PROVED  # a stated claim exceeded: a finding
-    if exceeded and not violation:
-        findings = (*findings, stated_finding(claim, eps))
+    # the one verdict rule: a lone claim decides whatever its kind (a STATED one is said so)
+    violation = exceeded and decides_verdict(claim, (claim,), claim.relation)
     pair = PairResult(
         index=0,
         description=description,

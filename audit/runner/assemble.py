@@ -40,7 +40,7 @@ from dpaudit.engine.types import (
     canary_of,
 )
 from dpaudit.engine.whitebox import white_box_reference
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim, decides_verdict
 from dpaudit.neighbors.base import NeighborPair
 
 
@@ -114,12 +114,12 @@ def profile_findings(
     """One finding per claim the pair's certified profile exceeds (a violation if it is proved)."""
     findings = []
     for kc, points_text in exceeded.items():
-        is_proved = claims[kc].kind is ClaimKind.PROVED
+        decides = decides_verdict(claims[kc], claims, pair.relation)
         findings.append(
             f"pair {index + 1} ({pair.description}): the certified privacy profile exceeds the "
-            f"{'proved' if is_proved else 'stated'} claim {claim_label(claims[kc])} at "
+            f"{claims[kc].kind.value} claim {claim_label(claims[kc])} at "
             + "; ".join(points_text)
-            + (": a violation" if is_proved else ": a finding about the paper's statement, not a violation")
+            + (": a violation" if decides else ": a finding about the paper's statement, not a violation")
         )
     return findings
 
@@ -159,7 +159,9 @@ def assemble_pair(
     interval = (est.p_lower, est.q_upper)
     prof = profile_tests(plan, counts, selected, index=index)
     findings = profile_findings(plan.claims, prof.exceeded, index=index, pair=planned.pair)
-    profile_violation = any(plan.claims[kc].kind is ClaimKind.PROVED for kc in prof.exceeded)
+    profile_violation = any(
+        decides_verdict(plan.claims[kc], plan.claims, planned.pair.relation) for kc in prof.exceeded
+    )
     reference = white_box_reference(mechanism, planned.pair, delta=c.delta)
     event: Selection = sels[0].certified[reported]
     result = PairResult(

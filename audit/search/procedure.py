@@ -200,7 +200,7 @@ from dpaudit.engine.search.sampling import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSa
 from dpaudit.engine.search.sweeps import SWEEP_SHARE
 from dpaudit.engine.statistic_events import StatisticDistinguisher
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
+from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, claims_of, verdict_claim
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
@@ -400,7 +400,7 @@ def prepare(
 
 
 def _verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
-    return applicable_claim(claims_of(mechanism), mechanism.claim.relation) or mechanism.claim
+    return verdict_claim(mechanism)
 
 
 def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:

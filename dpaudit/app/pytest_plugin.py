@@ -13,9 +13,10 @@ or, equivalently, through the fixture (installed with the package as the pytest1
     def test_private(dpaudit_audit):
         result = dpaudit_audit("laplace_sum", num_samples=50_000)
 
-`assert_no_violation` runs `audit.runner.run_audit` on the mechanism's registered worst-case
-pairs (or boundary templates from its domain, as `dpaudit run` does; or the `pairs` given) and
-returns the `AuditResult`. If the certified lower bound exceeds the proved claim on any pair it
+`assert_no_violation` runs the route of `dpaudit run` (`app.route.certify`, its budget guard
+included) on the mechanism's registered worst-case pairs (or boundary templates from its domain,
+as `dpaudit run --pairs registered|templates` does; or the `pairs` given) and returns the
+`AuditResult`. If the certified lower bound exceeds the proved claim on any pair it
 raises `AssertionError` naming each violating pair (description, relation), the claim it breaks
 (ε, δ, reference, proved/stated), the certified bounds (ε lower bound, δ lower bound at the
 claimed ε, confidence, samples per side) and the command that reproduces the audit. As for the
@@ -199,8 +200,7 @@ def assert_no_violation(
     `result.epsilon_lower_bound` against the claim to see how tight the audit was).
     """
     __tracebackhide__ = True  # the failure points at the caller's test, not at the plugin
-    from dpaudit.app.cli import pairs_for
-    from dpaudit.engine.runner import run_audit
+    from dpaudit.app.route import Route, certify
     from dpaudit.engine.types import AuditConfig
 
     mech, default_n, words = _resolve(mechanism, params)
@@ -210,17 +210,21 @@ def assert_no_violation(
     config = AuditConfig(
         num_samples=n, seed=seed, failure_probability=failure_probability, jobs=jobs, backend=backend
     )
-    audited = list(pairs) if pairs is not None else pairs_for(mech)
-    command = None
+    route = Route(mode="registered") if pairs is None else Route(mode="explicit", pairs=tuple(pairs))
+    base = ""
     if words is not None and pairs is None:
-        command = shlex.join(
+        base = shlex.join(
             [
                 *("dpaudit", "run", *words),
                 *("--num-samples", str(n), "--seed", str(seed)),
-                *("--failure-probability", f"{failure_probability:g}"),
+                *("--failure-probability", repr(float(failure_probability))),
             ]
         )
-    result = run_audit(mech, audited, config, command=command or "", show_progress=False)
+    # the one route of `run`, `audit()` and the gate; it appends the `--pairs` it audited
+    result = certify(mech, config, route, command=base, show_progress=False).result
+    command = result.command if base else None
+    if not base:
+        result = dataclasses.replace(result, command="")
     for w in result.warnings:
         warnings.warn(f"dpaudit: {result.mechanism}: {w}", DPAuditPowerWarning, stacklevel=2)
     if result.violation:
