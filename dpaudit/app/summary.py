@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.mechanisms.base import ClaimKind
-from dpaudit.reports.markdown import fmt, weakened
+from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
 
 
 def _eps_text(eps: float) -> str:
@@ -20,6 +20,8 @@ def _eps_text(eps: float) -> str:
 
 def summary(r: AuditResult) -> str:
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    if decided_by_stated(r):
+        verdict += f" ({stated_verdict_words(next(p.claim for p in r.pairs if p.violation))})"
     c = r.claim
     return (
         f"{r.mechanism}: {verdict}\n"
