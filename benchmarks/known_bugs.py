@@ -14,8 +14,9 @@ is then audited there with
 
 and the script prints a Markdown table: package, version, issue, expected, verdict (labelled
 "(stated claim)" when the verdict claim is the library's statement, not a proved claim: the one
-verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, samples per side, seconds, install seconds and disk. Needs only the standard
-library (it reads the rows' constants with `ast`), so it runs from a fresh clone.
+verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, samples
+per side, seconds, install seconds and disk. Needs only the standard library (it reads the rows'
+constants with `ast`), so it runs from a fresh clone.
 """
 
 from __future__ import annotations

@@ -53,7 +53,8 @@ def audit(
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
     warning in the result, when the budget or the domain cannot support a search; "registered"
-    audits the registered pairs; "templates" the boundary templates of its domain; a sequence of `NeighborPair` audits exactly those.
+    audits the registered pairs; "templates" the boundary templates of its domain; a sequence
+    of `NeighborPair` audits exactly those.
     """
     raw = {k: str(v) for k, v in (params or {}).items()}
     if isinstance(mechanism, str):

@@ -320,9 +320,9 @@ def decides_verdict(claim: PrivacyClaim, claims: Sequence[PrivacyClaim], relatio
     Yes for a PROVED claim. A STATED claim decides only when no PROVED claim among `claims` covers
     `relation` (a library model audited at its documented ε, a one-run claim given as stated): the
     mechanism then has nothing else to be held to, so its statement is the claim, and the report
-    says so (`reports.markdown.stated_verdict_words`). A STATED claim beside a PROVED one is a finding about the
-    statement when exceeded, never a violation. `applicable_claim` picks the verdict claim by the
-    same rule (the tightest PROVED, else the tightest STATED)."""
+    says so (`reports.markdown.stated_verdict_words`). A STATED claim beside a PROVED one is a
+    finding about the statement when exceeded, never a violation. `applicable_claim` picks the
+    verdict claim by the same rule (the tightest PROVED, else the tightest STATED)."""
     if claim.kind is ClaimKind.PROVED:
         return True
     return not any(c.kind is ClaimKind.PROVED and c.covers(relation) for c in claims)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from dpaudit.engine.one_run.bound import Design
 from dpaudit.engine.one_run.fdp import FdpCertificate
-from dpaudit.engine.types import PrivacyClaim
 
 
 def adjusted_tail_bound(cert: FdpCertificate) -> float:

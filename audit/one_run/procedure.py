@@ -44,6 +44,7 @@ from dpaudit.engine.one_run.notes import (
     rejection_findings,
 )
 from dpaudit.engine.runner import package_version
+from dpaudit.engine.runner.verdict import inconclusive_reason
 from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import MechanismError, decides_verdict
@@ -280,6 +281,7 @@ def one_run_result(
         tags=("one_run",),
         extra={"one_run": info},
         rejected=bool(fdp is not None and fdp.claim_rejected),
+        refutable=bool(fdp is not None and fdp.claim_refutable),
         findings=findings,
     )
 
@@ -425,6 +427,7 @@ def assemble(
     extra: dict[str, object],
     selection_samples: int = 0,
     rejected: bool = False,
+    refutable: bool = False,
     findings: tuple[str, ...] = (),
 ) -> AuditResult:
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
@@ -437,6 +440,11 @@ def assemble(
     exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
     # the one verdict rule: a lone claim decides whatever its kind (a STATED one is said so)
     violation = exceeded and decides_verdict(claim, (claim,), claim.relation)
+    reason = None
+    if not violation:  # `refutable`: the f-DP test could reject the claim above the ε ceiling
+        reason = inconclusive_reason(
+            claim, epsilon_lower_bound=eps, ceiling=ceiling, pair_bounds=(eps,), refutable=refutable
+        )
     pair = PairResult(
         index=0,
         description=description,
@@ -458,7 +466,8 @@ def assemble(
         delta_lower_bound=0.0,
         failure_probability=failure_probability,
         per_test_failure_probability=estimate.failure_probability,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=_verdict(violation=violation, inconclusive=reason is not None),
+        inconclusive_reason=reason,
         num_samples=num_samples,
         selection_samples=selection_samples,
         certification_samples=num_samples - selection_samples,
@@ -473,3 +482,9 @@ def assemble(
         threat_model=threat_model,
         findings=findings,
     )
+
+
+def _verdict(*, violation: bool, inconclusive: bool) -> Verdict:
+    if violation:
+        return Verdict.VIOLATION_FOUND
+    return Verdict.INCONCLUSIVE if inconclusive else Verdict.NO_VIOLATION_FOUND

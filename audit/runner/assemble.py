@@ -30,6 +30,7 @@ from dpaudit.engine.runner.certificates import (
 )
 from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
+from dpaudit.engine.runner.verdict import inconclusive_reason
 from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
@@ -280,15 +281,26 @@ def assemble(
     primary = [pr for pr in pair_results if pr.claim == plan.verdict_claim] or pair_results
     violation = any(pr.violation for pr in pair_results)
     n_sel, n_cert = plan.selection_samples, plan.certification_samples
+    eps = max(pr.estimate.epsilon_lower_bound for pr in primary)
+    reason = None
+    if not violation:
+        reason = inconclusive_reason(
+            plan.verdict_claim,
+            epsilon_lower_bound=eps,
+            ceiling=plan.epsilon_ceiling,
+            pair_bounds=[pr.estimate.epsilon_lower_bound for pr in pair_results],
+        )
+    verdict = Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND
     return AuditResult(
         mechanism=mechanism.name,
         claim=plan.verdict_claim,
         claims=tuple(checks),
-        epsilon_lower_bound=max(pr.estimate.epsilon_lower_bound for pr in primary),
+        epsilon_lower_bound=eps,
         delta_lower_bound=max(pr.estimate.delta_lower_bound for pr in primary),
         failure_probability=config.failure_probability,
         per_test_failure_probability=plan.beta_t,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=Verdict.INCONCLUSIVE if reason else verdict,
+        inconclusive_reason=reason,
         num_samples=n_sel + n_cert,
         selection_samples=n_sel,
         certification_samples=n_cert,

@@ -12,6 +12,8 @@ from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_word
 
 def summary(r: AuditResult) -> str:
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    if r.inconclusive:
+        verdict = f"INCONCLUSIVE ({r.inconclusive_reason})"
     if decided_by_stated(r):
         verdict += f" ({stated_verdict_words(r.claim)})"
     c = r.claim

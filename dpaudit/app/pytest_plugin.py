@@ -22,7 +22,9 @@ raises `AssertionError` naming each violating pair (description, relation), the 
 claimed ε, confidence, samples per side) and the command that reproduces the audit. As for the
 CLI, a bound below the claim is only "no violation found at this power": when the budget cannot
 refute the claim at all (claimed ε above what the samples can certify), a `DPAuditPowerWarning`
-is emitted so a vacuous gate does not pass silently.
+is emitted, and when the verdict is "inconclusive" (no power, or no event certifying any loss)
+the test is skipped with the reason (`InconclusiveAudit`, a `pytest.skip` outcome), so a vacuous
+gate never passes silently.
 
 `mechanism` may be a `Mechanism` (e.g. built with `mechanisms.base.from_callable`), a registered
 name (`"laplace_sum"`, parameters through `params={"epsilon": 0.5}`), or `"package.module:attr"`.
@@ -58,6 +60,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.outcomes import Skipped  # `pytest.skip.Exception`, importable for a subclass
 
 if TYPE_CHECKING:
     from dpaudit.engine.types import AuditResult, PairResult
@@ -79,6 +82,15 @@ class PrivacyViolationError(AssertionError):
 
     def __init__(self, message: str, result: AuditResult) -> None:
         super().__init__(message)
+        self.result = result
+
+
+class InconclusiveAudit(Skipped):
+    """The audit could not judge the claim (verdict "inconclusive": no power or no evidence): the
+    test is skipped with the reason, neither passed nor failed; `result` is the `AuditResult`."""
+
+    def __init__(self, message: str, result: AuditResult) -> None:
+        super().__init__(msg=message)
         self.result = result
 
 
@@ -229,6 +241,11 @@ def assert_no_violation(
         warnings.warn(f"dpaudit: {result.mechanism}: {w}", DPAuditPowerWarning, stacklevel=2)
     if result.violation:
         raise PrivacyViolationError(violation_message(result, command), result)
+    if result.inconclusive:
+        reproduce = f"; reproduce: {command}" if command else ""
+        raise InconclusiveAudit(
+            f"dpaudit: {result.mechanism}: inconclusive: {result.inconclusive_reason}{reproduce}", result
+        )
     return result
 
 
@@ -329,7 +346,7 @@ def dpaudit_audit(request: pytest.FixtureRequest) -> Callable[..., AuditResult]:
         __tracebackhide__ = True
         try:
             result = assert_no_violation(mechanism, **kwargs)
-        except PrivacyViolationError as exc:
+        except (PrivacyViolationError, InconclusiveAudit) as exc:
             record(exc.result)
             raise
         record(result)

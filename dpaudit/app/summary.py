@@ -20,6 +20,8 @@ def _eps_text(eps: float) -> str:
 
 def summary(r: AuditResult) -> str:
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    if r.inconclusive:
+        verdict = f"INCONCLUSIVE ({r.inconclusive_reason})"
     if decided_by_stated(r):
         verdict += f" ({stated_verdict_words(next(p.claim for p in r.pairs if p.violation))})"
     c = r.claim

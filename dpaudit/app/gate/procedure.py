@@ -192,8 +192,8 @@ class _Runner:
         mechanism = spec.mechanism
         reused = self.reuse(spec.name, key) if spec.pairs in {"registered", "templates"} else None
         if reused is not None:
-            pairs = template_pairs(mechanism) if spec.pairs == "templates" else pairs_for(mechanism)
-            return reused, tuple(pairs), True
+            listed = template_pairs(mechanism) if spec.pairs == "templates" else pairs_for(mechanism)
+            return reused, tuple(listed), True
         config = AuditConfig(
             num_samples=spec.num_samples,
             seed=spec.seed,
