@@ -24,6 +24,7 @@ from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.plan import plan
 from dpaudit.engine.types import AuditResult
+from dpaudit.mechanisms.base import verdict_claim
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.reports.html import render_html
@@ -75,6 +76,11 @@ def write_outputs(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
 LIST_WIDTH = 100
 """`dpaudit list` fits a terminal this wide; `--wide` prints every column in full."""
 _SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
+_KIND = {"libraries": "library"}
+_KIND_WIDE = {"libraries": "third-party library, audited against its documented claim (not known correct)"}
+"""A library's mechanism is third-party code audited against the library's claim: neither a
+correct reference nor a known twin (issue 42: `diffprivlib_laplace` was listed "correct" while
+the README's gate flags it)."""
 
 
 def _list_rows(wide: bool) -> list[tuple[str, ...]]:
@@ -82,18 +88,19 @@ def _list_rows(wide: bool) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for e in entries().values():
         try:
-            c = e.build().claim
+            c = verdict_claim(e.build())  # the claim the report's verdict is about (one rule)
             relation = c.relation.value if wide else _SHORT_RELATION.get(c.relation.value, c.relation.value)
             claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {relation}"
         except Exception as exc:  # a broken entry should not hide the others
             claim = f"(cannot build: {exc})"
         if wide:
-            kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
+            kind = f"buggy twin of {e.twin_of}" if e.buggy else _KIND_WIDE.get(e.family, "correct")
             if e.buggy and not e.detectable:
                 kind += " (undetectable black-box)"
             rows.append((e.name, e.family_title, kind, claim, f"{e.default_num_samples:,}"))
         else:
-            kind = ("buggy" + ("†" if not e.detectable else "")) if e.buggy else "correct"
+            plain = _KIND.get(e.family, "correct")
+            kind = ("buggy" + ("†" if not e.detectable else "")) if e.buggy else plain
             rows.append((e.name, kind, claim, f"{e.default_num_samples:,}"))
     return rows
 
