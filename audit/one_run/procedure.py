@@ -43,8 +43,7 @@ from dpaudit.engine.one_run.notes import (
     declared_design_note,
     rejection_findings,
 )
-from dpaudit.engine.runner import package_version
-from dpaudit.engine.runner.verdict import inconclusive_reason
+from dpaudit.engine.runner import inconclusive_reason, package_version
 from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import MechanismError, decides_verdict

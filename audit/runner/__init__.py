@@ -2,17 +2,21 @@
 
 Stages, one module each: `plan` (pairs, claims, tests, the Bonferroni split), `procedure` (probe,
 select, the orchestrator), `certificates` (Clopper–Pearson certificates per test), `assemble`
-(the `AuditResult`) and `checkpoint` (resume). This module is the wing's only door.
+(the `AuditResult`), `verdict` (when a verdict without a violation is inconclusive, shared with
+the one-run wing) and `checkpoint` (resume). This module is the wing's only door.
 """
 
 from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditInputError, objectives_for
 from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
+from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason
 
 __all__ = [
     "CHECKED_FROM",
+    "NO_EVIDENCE_SHARE",
     "AuditInputError",
     "check_budget",
+    "inconclusive_reason",
     "objectives_for",
     "package_version",
     "probe_chunk",
