@@ -91,9 +91,7 @@ def test_a_conclusive_audit_is_unchanged(capsys: pytest.CaptureFixture[str]) -> 
 
 
 def test_an_old_result_file_still_reads(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out = _main(
-        capsys, "run", "laplace_sum", "--num-samples", "2000", "--pairs", "registered", "--json"
-    )
+    _, out = _main(capsys, "run", "laplace_sum", "--num-samples", "2000", "--pairs", "registered", "--json")
     data = json.loads(out)
     data["schema_version"] = 2
     data.pop("inconclusive_reason", None)

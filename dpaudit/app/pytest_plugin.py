@@ -139,10 +139,11 @@ def _resolve(
         return mech, entry.default_num_samples if entry else DEFAULT_NUM_SAMPLES, words
     if params:
         raise TypeError("params= applies to a mechanism given by name; build the object with them instead")
-    entry = entries().get(mechanism.name)
+    name = mechanism.name
+    entry = entries().get(name)
     if entry is None or not isinstance(entry.factory, type) or not isinstance(mechanism, entry.factory):
         return mechanism, DEFAULT_NUM_SAMPLES, None
-    words = [mechanism.name]
+    words = [name]
     if dataclasses.is_dataclass(mechanism):
         for f in dataclasses.fields(mechanism):
             if not f.init or f.name == "name" or f.default is dataclasses.MISSING:

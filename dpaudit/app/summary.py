@@ -33,10 +33,23 @@ def summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  {line}" for line in _exceeded_lines(r))
+        + "".join(f"\n  {line}" for line in sequential_lines(r))
         + "".join(f"\n  {line}" for line in witness_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
     )
+
+
+def sequential_lines(r: AuditResult) -> list[str]:
+    """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
+    against the cap and why (empty for a fixed-n audit)."""
+    seq = r.extra.get("sequential")
+    if not isinstance(seq, dict):
+        return []
+    return [
+        f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
+        f"side ({seq['reason']})"
+    ]
 
 
 def _exceeded_lines(r: AuditResult) -> list[str]:

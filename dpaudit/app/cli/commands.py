@@ -43,11 +43,24 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def formats(text: str) -> list[str]:
-    fmts = [f.strip() for f in text.split(",") if f.strip()]
+DEFAULT_FORMATS = "json,md,html"
+
+
+def formats(text: str | None) -> list[str]:
+    """The formats `--format` names (all of `DEFAULT_FORMATS` when not given)."""
+    fmts = [f.strip() for f in (DEFAULT_FORMATS if text is None else text).split(",") if f.strip()]
     bad = [f for f in fmts if f not in FORMATS]
     if bad:
         raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
+    return fmts
+
+
+def output_formats(args: argparse.Namespace) -> list[str]:
+    """The formats to write under `--out`; `--format` without `--out` is a usage error (the files
+    would go nowhere)."""
+    fmts = formats(args.format)
+    if args.format is not None and not args.out:
+        raise UsageError("--format needs --out DIR (the report files are written there)")
     return fmts
 
 
