@@ -44,8 +44,8 @@ from dpaudit.engine.one_run.notes import (
     rejection_findings,
     union_size,
 )
-from dpaudit.engine.runner import inconclusive_reason, package_version
-from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
+from dpaudit.engine.runner import inconclusive_reason, package_version, verdict_for
+from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import MechanismError, decides_verdict
 from dpaudit.neighbors.base import Relation
@@ -449,8 +449,7 @@ def assemble(
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
     the claim is exceeded iff the certified ε exceeds the ε the claim allows at that δ, or `rejected`
     (another test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`).
-    Exceeding it is a violation by the one verdict rule of `run` (`mechanisms.base.decides_verdict`):
-    the claim is the audit's only one, so it decides even when STATED (the report says so)."""
+    A violation by `run`'s one verdict rule (`decides_verdict`): the only claim decides even if STATED."""
     eps = estimate.epsilon_lower_bound
     allowed = claim.epsilon_at(claim.delta)
     exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
@@ -482,7 +481,7 @@ def assemble(
         delta_lower_bound=0.0,
         failure_probability=failure_probability,
         per_test_failure_probability=estimate.failure_probability,
-        verdict=_verdict(violation=violation, inconclusive=reason is not None),
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
         inconclusive_reason=reason,
         num_samples=num_samples,
         selection_samples=selection_samples,
@@ -498,9 +497,3 @@ def assemble(
         threat_model=threat_model,
         findings=findings,
     )
-
-
-def _verdict(*, violation: bool, inconclusive: bool) -> Verdict:
-    if violation:
-        return Verdict.VIOLATION_FOUND
-    return Verdict.INCONCLUSIVE if inconclusive else Verdict.NO_VIOLATION_FOUND

@@ -9,7 +9,7 @@ the one-run wing) and `checkpoint` (resume). This module is the wing's only door
 from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditInputError, objectives_for
 from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
-from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason
+from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
 
 __all__ = [
     "CHECKED_FROM",
@@ -21,4 +21,5 @@ __all__ = [
     "package_version",
     "probe_chunk",
     "run_audit",
+    "verdict_for",
 ]

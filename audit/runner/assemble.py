@@ -30,14 +30,13 @@ from dpaudit.engine.runner.certificates import (
 )
 from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
-from dpaudit.engine.runner.verdict import inconclusive_reason
+from dpaudit.engine.runner.verdict import inconclusive_reason, verdict_for
 from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
     ClaimCheck,
     PairResult,
     ProfilePoint,
-    Verdict,
     canary_of,
 )
 from dpaudit.engine.whitebox import white_box_reference
@@ -294,7 +293,6 @@ def assemble(
             ceiling=plan.epsilon_ceiling,
             pair_bounds=[pr.estimate.epsilon_lower_bound for pr in pair_results],
         )
-    verdict = Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND
     return AuditResult(
         mechanism=mechanism.name,
         claim=plan.verdict_claim,
@@ -303,7 +301,7 @@ def assemble(
         delta_lower_bound=max(pr.estimate.delta_lower_bound for pr in primary),
         failure_probability=config.failure_probability,
         per_test_failure_probability=plan.beta_t,
-        verdict=Verdict.INCONCLUSIVE if reason else verdict,
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
         inconclusive_reason=reason,
         num_samples=n_sel + n_cert,
         selection_samples=n_sel,

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from dpaudit.engine.types import PrivacyClaim
+from dpaudit.engine.types import PrivacyClaim, Verdict
 
 NO_EVIDENCE_SHARE = 0.1
 """A certified ε below this share of the claim, with no event certifying any loss: inconclusive."""
@@ -57,3 +57,10 @@ def inconclusive_reason(
             f"{allowed:.4g})"
         )
     return None
+
+
+def verdict_for(*, violation: bool, inconclusive_reason: str | None) -> Verdict:
+    """The verdict: a violation, else inconclusive when there is a reason, else no violation."""
+    if violation:
+        return Verdict.VIOLATION_FOUND
+    return Verdict.INCONCLUSIVE if inconclusive_reason else Verdict.NO_VIOLATION_FOUND

@@ -208,12 +208,11 @@ def _add_search_options(r: argparse.ArgumentParser) -> None:
         "--pairs",
         choices=["registered", "search", "all", "templates"],
         default=None,
-        help="registered: the mechanism's registered worst-case pairs; templates: the boundary "
-        "templates of its domain for its claims' relations; search: a pilot search over "
-        "pairs generated from its domain, certifying the best; all: that search with the registered "
-        "pairs in its pool; the same total budget either way (default: all; registered (templates "
-        "without registered pairs), with a note, when the mechanism declares no domain or the "
-        "budget is too small to search)",
+        help="registered: the mechanism's registered worst-case pairs; templates: its domain's "
+        "boundary templates; search: a pilot search over pairs generated from its domain, certifying "
+        "the best; all: that search with the registered pairs in its pool; the same total budget "
+        "(default: all; registered, or templates without them, with a note, when the mechanism "
+        "declares no domain or the budget is too small to search)",
     )
     r.add_argument(
         "--pilot-fraction",
@@ -302,34 +301,15 @@ def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
         "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
     )
     s.add_argument("library", help="diffprivlib or opendp")
-    s.add_argument(
-        "--only",
-        action="append",
-        default=[],
-        metavar="TEXT",
-        help="scan only exports whose name contains TEXT (repeatable)",
-    )
-    s.add_argument(
-        "--budget",
-        type=_positive_int,
-        default=1000,
-        metavar="N",
-        help="samples per side for each audit (default 1,000)",
-    )
+    s.add_argument("--only", action="append", default=[], metavar="TEXT",
+                   help="scan only exports whose name contains TEXT (repeatable)")
+    s.add_argument("--budget", type=_positive_int, default=1000, metavar="N",
+                   help="samples per side for each audit (default 1,000)")
     s.add_argument("--seed", type=_seed, default=0)
-    s.add_argument(
-        "--confidence",
-        type=_probability,
-        default=0.95,
-        help="for the whole table (β is split over the audits; default 0.95)",
-    )
-    s.add_argument(
-        "--timeout",
-        type=float,
-        default=300.0,
-        metavar="SECONDS",
-        help="per export: one not decided by then is a 'timed out' row (default 300)",
-    )
+    s.add_argument("--confidence", type=_probability, default=0.95,
+                   help="for the whole table (β is split over the audits; default 0.95)")
+    s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="per export: one not decided by then is a 'timed out' row (default 300)")
     s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")
     s.add_argument("--out", type=Path, help="directory for scan.json and scan.txt")
 
