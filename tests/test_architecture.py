@@ -269,8 +269,10 @@ ENTRY_POINTS = (
     "dpaudit.api",
     "dpaudit.app.gate.procedure",
     "dpaudit.app.pytest_plugin",
+    "dpaudit.app.scan.procedure",
 )
-"""`dpaudit run`, `dpaudit.audit()`/`gate()`, the gate and the pytest plugin (issue 43, item 3)."""
+"""`dpaudit run`, `dpaudit.audit()`/`gate()`, the gate, the pytest plugin and `dpaudit scan`
+(issue 43, item 3)."""
 ROUTE_BYPASS = {"dpaudit.engine.runner.run_audit", "dpaudit.engine.search.search_and_certify"}
 
 
