@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
+from dpaudit.engine.distinguishers import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import CurveKind, Mechanism, PrivacyClaim, applicable_claim, claims_of
 from dpaudit.mechanisms.base import verdict_claim as verdict_claim_of

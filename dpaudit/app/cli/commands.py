@@ -22,7 +22,7 @@ from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate_io import gate_io, write_result
 from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.plan import plan
+from dpaudit.engine.runner import sample_size_plan as plan
 from dpaudit.engine.types import AuditResult
 from dpaudit.mechanisms.base import verdict_claim
 from dpaudit.mechanisms.libraries import missing_hint
