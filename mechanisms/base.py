@@ -342,7 +342,7 @@ def verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
 
 
 def decides_verdict(claim: PrivacyClaim, claims: Sequence[PrivacyClaim], relation: Relation) -> bool:
-    """The one verdict rule (`run`, `one-run`, `scores`, the gate and the pytest plugin): is
+    """The one verdict rule (`run`, `one-run` and its file re-check, the gate, the pytest plugin): is
     exceeding `claim` on a `relation` pair a violation?
 
     Yes for a PROVED claim. A STATED claim decides only when no PROVED claim among `claims` covers
