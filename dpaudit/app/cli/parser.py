@@ -168,20 +168,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
     )
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
-    r.add_argument(
-        "--profile-deltas",
-        type=_float_list,
-        default=(),
-        metavar="D1,D2",
-        help="also certify ε at each δ (privacy profile)",
-    )
-    r.add_argument(
-        "--profile-epsilons",
-        type=_float_list,
-        default=(),
-        metavar="E1,E2",
-        help="also certify δ at each ε (privacy profile)",
-    )
+    _add_profile_options(r)
     _add_search_options(r)
     _add_event_options(r)
     r.add_argument(
@@ -202,16 +189,35 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
 
 
+def _add_profile_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s privacy-profile tests (each one more certified test under the one β split)."""
+    r.add_argument(
+        "--profile-deltas",
+        type=_float_list,
+        default=(),
+        metavar="D1,D2",
+        help="also certify ε at each δ (privacy profile)",
+    )
+    r.add_argument(
+        "--profile-epsilons",
+        type=_float_list,
+        default=(),
+        metavar="E1,E2",
+        help="also certify δ at each ε (privacy profile)",
+    )
+
+
 def _add_search_options(r: argparse.ArgumentParser) -> None:
     """`run`'s options that choose the pairs: --pairs and the search's budget and sweeps."""
     r.add_argument(
         "--pairs",
-        choices=["registered", "search", "all"],
+        choices=["registered", "search", "all", "templates"],
         default=None,
-        help="registered: the mechanism's registered worst-case pairs; search: a pilot search over "
-        "pairs generated from its domain, certifying the best; all: that search with the registered "
-        "pairs in its pool; the same total budget either way (default: all; registered, with a note, "
-        "when the mechanism declares no domain or the budget is too small to search)",
+        help="registered: the mechanism's registered worst-case pairs; templates: its domain's "
+        "boundary templates; search: a pilot search over pairs generated from its domain, certifying "
+        "the best; all: that search with the registered pairs in its pool; the same total budget "
+        "(default: all; registered, or templates without them, with a note, when the mechanism "
+        "declares no domain or the budget is too small to search)",
     )
     r.add_argument(
         "--pilot-fraction",
