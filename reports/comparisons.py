@@ -10,6 +10,7 @@ import math
 
 from dpaudit.engine.types import AuditResult, PairResult, ProfilePoint, Relation
 from dpaudit.reports.numbers import fmt
+from dpaudit.reports.words import is_upper_bound
 
 
 def white_box_worst(r: AuditResult) -> PairResult | None:
@@ -42,13 +43,15 @@ def white_box_words(r: AuditResult) -> str | None:
         ratio = ""
         if (
             r.claim.curve is None
+            and not is_upper_bound(worst)
             and math.isfinite(exact)
             and exact > 0
             and math.isfinite(r.epsilon_lower_bound)
         ):
             ratio = f"; certified/white-box = {max(r.epsilon_lower_bound, 0.0) / exact:.2f}"
         parts.append(
-            f"ε = {fmt(exact)} under {worst.relation.value} (the claim's relation) on pair {worst.index + 1} "
+            f"ε {'≤' if is_upper_bound(worst) else '='} {fmt(exact)} under {worst.relation.value} "
+            f"(the claim's relation) on pair {worst.index + 1} "
             f"({worst.exact_epsilon_method or 'oracle'}){ratio}"
         )
     if other is not None and other.exact_epsilon is not None:
@@ -107,6 +110,7 @@ def progress_words(r: AuditResult) -> str:
     if (
         worst is not None
         and worst.exact_epsilon
+        and not is_upper_bound(worst)
         and math.isfinite(worst.exact_epsilon)
         and r.claim.curve is None
     ):

@@ -71,6 +71,7 @@ from dpaudit.reports.markdown import (
     weakened,
 )
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
+from dpaudit.reports.words import is_upper_bound, white_box_value, witness_words
 
 VERDICT_DETAIL = {
     Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the proved "
@@ -141,6 +142,7 @@ def environment() -> jinja2.Environment:
         claim_text=_claim_text,
         exact_words=exact_words,
         assumption_words=assumption_words,
+        witness_words=witness_words,
     )
     return env
 
@@ -195,7 +197,8 @@ def _white_box_label(worst: PairResult | None) -> str:
     """The verdict bars' white-box label, naming the relation (short enough for the label column)."""
     if worst is None:
         return ""
-    return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
+    kind = "upper bound" if is_upper_bound(worst) else "white-box"
+    return f"{kind} ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
 
 
 def _verdict_context(r: AuditResult) -> dict[str, Any]:
@@ -364,7 +367,7 @@ def _run_facts(results: Sequence[AuditResult]) -> list[tuple[str, str]]:
 def _index_white_box(r: AuditResult) -> str:
     """The index's white-box cell: the oracle ε under the claim's relation ("—" without one)."""
     worst = white_box_worst(r)
-    return "—" if worst is None or worst.exact_epsilon is None else fmt(worst.exact_epsilon)
+    return "—" if worst is None or worst.exact_epsilon is None else white_box_value(worst)
 
 
 def render_index_html(
