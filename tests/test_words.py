@@ -13,10 +13,15 @@ a docstring (console messages, report text, error messages). Identifiers with an
 from __future__ import annotations
 
 import ast
+import dataclasses
 import re
 from pathlib import Path
 
 from dpaudit.app.cli.one_run_summary import _fdp_line
+from dpaudit.reports.comparisons import progress_words, white_box_words
+from dpaudit.reports.html import render_html
+from dpaudit.reports.markdown import render_markdown
+from tests.reports.fixtures import make_result
 
 ROOT = Path(__file__).resolve().parents[1]
 BANNED = re.compile(
@@ -116,3 +121,22 @@ def test_gdp_estimate_is_not_called_certified() -> None:
     assert "GDP estimate ε ≈ 7.664 at δ (assumes GDP; not certified)" in line
     assert "certified ε ≥ 0.9 at δ=1e-05" in line and "μ-GDP refuted for every μ ≤ 1.608" in line
     assert not _banned(line)
+
+
+def test_an_analytic_upper_bound_is_shown_as_one_and_never_divided_into() -> None:
+    """`hs_stl`'s oracle returns an upper bound (its Gaussian-DP profile, equal to its claim):
+    shown "≤ x", named "upper bound", never the denominator of "certified/white-box"."""
+    r = make_result()
+    method = "upper bound: Gaussian-DP profile, μ = 2√T/(κnσ)"
+    bound = dataclasses.replace(r.pairs[0], exact_epsilon=1.0, exact_epsilon_method=method)
+    r = dataclasses.replace(r, pairs=(bound, *r.pairs[1:]))
+    words = white_box_words(r) or ""
+    assert "ε ≤ 1 under replace_one" in words and "certified/white-box" not in words
+    assert "of white-box" not in progress_words(r) and progress_words(r).endswith("of claim")
+    assert "| ≤ 1 |" in render_markdown(r)
+    page = render_html(r)
+    assert "upper bound (replace)" in page and "white-box (replace)" not in page
+    exact = dataclasses.replace(bound, exact_epsilon_method="exact enumeration")
+    r_exact = dataclasses.replace(r, pairs=(exact, *r.pairs[1:]))
+    assert "certified/white-box" in (white_box_words(r_exact) or "")
+    assert progress_words(r_exact).endswith("of white-box")
