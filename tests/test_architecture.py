@@ -88,8 +88,9 @@ def test_only_the_applications_import_reports() -> None:
     assert not importers, importers
 
 
-REPORT_IMPORTS = {"dpaudit.engine.types", "dpaudit.engine.jsonnum"}
-"""What reports/ may import from the engine: the result types and their JSON number encoding."""
+REPORT_IMPORTS = {"dpaudit.engine.types", "dpaudit.engine.jsonnum", "dpaudit.engine.result_json"}
+"""What reports/ may import from the engine: the result types and their JSON encoding (numbers, and
+the result writer behind `AuditResult.to_json()`)."""
 
 
 def test_reports_use_only_result_types() -> None:
