@@ -250,6 +250,7 @@ class AuditResult:
         c = self.claim
         return (
             f"AuditResult({self.mechanism}: {self.verdict.value}, "
-            f"certified ε ≥ {self.epsilon_lower_bound:.4g} against {c.kind.value} ε={c.epsilon_at(c.delta):.4g} δ={c.delta:.3g} ({c.relation.value}), "
+            f"certified ε ≥ {self.epsilon_lower_bound:.4g} against {c.kind.value} "
+            f"ε={c.epsilon_at(c.delta):.4g} δ={c.delta:.3g} ({c.relation.value}), "
             f"{len(self.pairs)} pair(s), {self.num_samples:,} samples/side, seed {self.seed})"
         )

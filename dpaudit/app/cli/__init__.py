@@ -9,9 +9,12 @@ and `sampler`. This module is the wing's only door (the console script is `dpaud
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from dpaudit.app.cli.front import main
+
+if TYPE_CHECKING:  # at run time `__getattr__` imports them on first use
+    from dpaudit.app.cli.commands import gate_io, pairs_for
 
 __all__ = ["gate_io", "main", "pairs_for"]
 
