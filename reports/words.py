@@ -10,6 +10,7 @@ bound 1 − (β/2)^(1/n) at a count of 0): it is a one-sided witness, not an "in
 from __future__ import annotations
 
 from dpaudit.engine.types import EpsilonEstimate, PairResult
+from dpaudit.reports.comparisons import is_upper_bound
 from dpaudit.reports.numbers import fmt
 
 
@@ -23,13 +24,6 @@ def witness_words(e: EpsilonEstimate) -> str:
     if not e.infinite_witness:
         return ""
     return f"one-sided witness (0 of {e.q_total:,} on {q_side(e)})"
-
-
-def is_upper_bound(p: PairResult) -> bool:
-    """The pair's white-box value is only an analytic upper bound on its ε (the oracle's
-    `exact_epsilon_method` says "upper bound…", e.g. `hs_stl`'s Gaussian-DP profile, which equals
-    its claim): shown as "≤ x", never the denominator of a ratio."""
-    return p.exact_epsilon_method.startswith("upper bound")
 
 
 def white_box_value(p: PairResult) -> str:

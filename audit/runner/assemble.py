@@ -234,7 +234,11 @@ def stated_findings(
 
 
 def best_profile(pair_results: Sequence[PairResult]) -> tuple[ProfilePoint, ...]:
-    """The highest certified value of each profile test over all pairs (first pair on ties)."""
+    """The highest certified value of each profile test over `pair_results` (first pair on ties).
+
+    `assemble` passes the pairs the verdict claim decides, so the run-level profile compares like
+    with like: a point of a pair under another relation is a point of another claim's profile and
+    stays with its pair (`PairResult.profile`)."""
     best: dict[tuple[str, float | None], ProfilePoint] = {}
     for pt in (pt for pr in pair_results for pt in pr.profile):
         key = (pt.objective, pt.parameter)
@@ -300,7 +304,7 @@ def assemble(
         parameters=tuple(parameters),
         command=command,
         seedable=mechanism.seedable,
-        profile=best_profile(pair_results),
+        profile=best_profile([pr for pr in pair_results if pr.claim == plan.verdict_claim]),
         threat_model=str(getattr(mechanism, "threat_model", "") or ""),
         extra={
             "chunk_size": layout.chunk,

@@ -86,6 +86,7 @@ def audit_key(
             "profile": [list(config.profile_deltas), list(config.profile_epsilons), config.gdp],
             "version": package_version(),
             **({"floating_point": True} if config.floating_point else {}),
+            **({"sequential": True} if config.sequential else {}),
         }
     )
 

@@ -44,11 +44,24 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def formats(text: str) -> list[str]:
-    fmts = [f.strip() for f in text.split(",") if f.strip()]
+DEFAULT_FORMATS = "json,md,html"
+
+
+def formats(text: str | None) -> list[str]:
+    """The formats `--format` names (all of `DEFAULT_FORMATS` when not given)."""
+    fmts = [f.strip() for f in (DEFAULT_FORMATS if text is None else text).split(",") if f.strip()]
     bad = [f for f in fmts if f not in FORMATS]
     if bad:
         raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
+    return fmts
+
+
+def output_formats(args: argparse.Namespace) -> list[str]:
+    """The formats to write under `--out`; `--format` without `--out` is a usage error (the files
+    would go nowhere)."""
+    fmts = formats(args.format)
+    if args.format is not None and not args.out:
+        raise UsageError("--format needs --out DIR (the report files are written there)")
     return fmts
 
 
@@ -68,6 +81,7 @@ def summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s\n"
         f"  samples: {samples_sentence(r)}"
         + "".join(f"\n  {line}" for line in _exceeded_lines(r))
+        + "".join(f"\n  {line}" for line in sequential_lines(r))
         + "".join(f"\n  {line}" for line in witness_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
@@ -95,6 +109,18 @@ def samples_sentence(r: AuditResult) -> str:
         f"{asked}; {r.selection_samples + r.certification_samples:,} per side spent on {each} "
         f"({r.selection_samples:,} choosing the event, {r.certification_samples:,} certifying it)"
     )
+
+
+def sequential_lines(r: AuditResult) -> list[str]:
+    """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
+    against the cap and why (empty for a fixed-n audit)."""
+    seq = r.extra.get("sequential")
+    if not isinstance(seq, dict):
+        return []
+    return [
+        f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
+        f"side ({seq['reason']})"
+    ]
 
 
 def _exceeded_lines(r: AuditResult) -> list[str]:
