@@ -5,6 +5,7 @@ a fast `--help`, samples asked vs spent in one sentence, and `AuditResult.to_jso
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import subprocess
 import sys
@@ -103,3 +104,13 @@ def test_audit_result_to_json_and_repr() -> None:
     assert short.startswith("AuditResult(laplace_sum: no_violation_found, certified ε ≥ ")
     assert "against proved ε=1 δ=0 (replace_one)" in short and "5,000 samples/side, seed 1)" in short
     assert len(short) < 200 and "\n" not in short
+
+
+def test_a_sequential_audit_was_asked_its_cap(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["run", "laplace_sum_range_bug", "--num-samples", "200000", "--pairs", "registered"]
+    argv.append("--sequential")
+    assert main(argv) == 1
+    out = capsys.readouterr().out
+    line = next(x for x in out.splitlines() if x.strip().startswith("samples:"))
+    spent = int(re.search(r"asked; ([\d,]+) per side spent", line).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert "samples: 200,000 asked; " in line and spent < 200_000 and "sequential: stopped at" in out

@@ -67,6 +67,11 @@ NOT_RUN = {
 }
 """Blocks not run, by their first line, and why."""
 
+LINES_NOT_RUN = {
+    "dpaudit scan diffprivlib --budget 1000": "scans 47 exports (4 min 30 s measured): over budget",
+}
+"""Lines of a run block that are not run, and why (the block's other lines are)."""
+
 RUN = {
     "dpaudit list": "test_using_it",
     "import numpy as np": "test_from_python",
@@ -77,6 +82,7 @@ RUN = {
     "dpaudit run my_sum:mechanism": "test_opendp",
     "# dpaudit.toml": "test_diffprivlib_in_ci",
     "dpaudit run diffprivlib_laplace": "test_diffprivlib_in_ci",
+    "dpaudit scan diffprivlib": "test_scan",
     "# my_nb.py": "test_estimator",
     "dpaudit run my_nb:mechanism": "test_estimator",
     "# my_synth.py": "test_synthesizer",
@@ -244,6 +250,15 @@ def test_diffprivlib_in_ci(tmp_path: Path) -> None:
     stated = re.search(r"certified ε ≥ ([\d.]+)", text).group(1)  # type: ignore[union-attr]
     certified = re.search(r"certified ε ≥ ([\d.]+)", gate.stdout).group(1)  # type: ignore[union-attr]
     assert _close(stated, certified), (stated, certified)
+
+
+def test_scan(tmp_path: Path) -> None:
+    pytest.importorskip("opendp", reason='needs pip install "dpaudit[opendp]"')
+    text = block("Scanning a whole library (`dpaudit scan`)", "bash").text
+    lines = [line for line in text.splitlines() if not any(line.startswith(k) for k in LINES_NOT_RUN)]
+    assert len(lines) == len(text.splitlines()) - 1
+    (done,) = run_lines("\n".join(lines), tmp_path)
+    assert "make_laplace" in done.stdout and "0 flagged" in done.stdout
 
 
 def test_estimator(tmp_path: Path) -> None:

@@ -92,8 +92,9 @@ def samples_sentence(r: AuditResult) -> str:
     """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
     each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
     search (registered pairs), each pair spends what was asked, split into choosing its event and
-    certifying it."""
-    asked = f"{r.num_samples:,} asked"
+    certifying it. A sequential audit was asked its selection plus the certification cap."""
+    seq = r.extra.get("sequential")
+    asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
     search = r.extra.get("search")
     pairs = len(r.pairs)
     each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
