@@ -246,7 +246,7 @@ class AuditResult:
     def to_json(self) -> str:
         """The result file's JSON (what `dpaudit run --out` writes; `reports.schema.read_json`
         reads it back)."""
-        from dpaudit.engine.result_json import dumps
+        from dpaudit.engine.jsonnum import dumps
 
         return dumps(self)
 

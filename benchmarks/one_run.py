@@ -42,10 +42,10 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from gdp import gdp_epsilon
 from scipy import special, stats
 
 from dpaudit.engine.bounds import cp_lower
-from dpaudit.engine.gdp import gdp_epsilon
 from dpaudit.engine.one_run import Design, certify, default_design, file_choice, inclusion_bits, train_rng
 from dpaudit.mechanisms.accountants.dp_accounting import accountant_epsilon
 from dpaudit.mechanisms.dpsgd.reference import DPSGD

@@ -1,6 +1,6 @@
 """The versioned result JSON (docs/DESIGN.md, "CLI and JSON contract").
 
-`to_json_dict(result)` (the writer, in the engine's `result_json` so that `AuditResult.to_json()`
+`to_json_dict(result)` (the writer, in the engine's `jsonnum` so that `AuditResult.to_json()`
 needs no report module) and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
 ever added, never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
 Non-finite floats are written as the strings "inf" / "-inf" so the file is strict JSON.
@@ -12,8 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.jsonnum import parse_number
-from dpaudit.engine.result_json import SCHEMA_VERSION, claim_to_dict, dumps, to_json_dict
+from dpaudit.engine.jsonnum import SCHEMA_VERSION, claim_to_dict, dumps, parse_number, to_json_dict
 from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
@@ -27,7 +26,7 @@ from dpaudit.engine.types import (
     Verdict,
 )
 
-__all__ = [  # the writer is the engine's (`result_json`, for AuditResult.to_json), re-exported here
+__all__ = [  # the writer is the engine's (`jsonnum`, for AuditResult.to_json), re-exported here
     "SCHEMA_VERSION",
     "SchemaError",
     "claim_from_dict",

@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.estimators import Selection, event_spec
+from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.objectives import Objective
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
     ChunkLayout,
@@ -28,8 +27,9 @@ from dpaudit.engine.runner.certificates import (
     certify_test,
     trajectory,
 )
-from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
+from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.whitebox import white_box_reference
 from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
@@ -39,7 +39,6 @@ from dpaudit.engine.types import (
     Verdict,
     canary_of,
 )
-from dpaudit.engine.whitebox import white_box_reference
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
 from dpaudit.neighbors.base import NeighborPair
 
@@ -87,7 +86,7 @@ def profile_tests(
         )
         if len(records) > 1:
             multi.append({"pair": index, "test": obj.label(), "events": records})
-        value = float(obj.score(extra.p_lower, extra.q_upper))
+        value = float(obj.value(extra.p_lower, extra.q_upper))
         claimed = claimed_value(planned.claim, obj)
         points.append(
             ProfilePoint(

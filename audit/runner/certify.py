@@ -22,7 +22,7 @@ from dpaudit.engine.runner.certificates import (
     chunk_cuts,
     prefix_counts,
 )
-from dpaudit.engine.runner.checkpoint import recorded_chunk
+from dpaudit.engine.runner.resume import recorded_chunk
 from dpaudit.engine.runner.plan import AuditPlan
 from dpaudit.engine.runner.stopping import SequentialLayout, Stop, decide
 from dpaudit.engine.sampling import Phase, Side, Task, count_events_segmented, run_tasks

@@ -69,8 +69,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.checkpoint import Checkpoint
-from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Distinguisher, Selection, choose_events
+from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
 from dpaudit.engine.runner.certificates import (
@@ -80,13 +79,6 @@ from dpaudit.engine.runner.certificates import (
     trajectory_points,
 )
 from dpaudit.engine.runner.certify import certify_counts, certify_sequential
-from dpaudit.engine.runner.checkpoint import (
-    audit_key,
-    open_checkpoint,
-    package_version,
-    record_selections,
-    resumed_selections,
-)
 from dpaudit.engine.runner.plan import (
     CURVE_PROFILE_DELTAS,
     AuditInputError,
@@ -98,6 +90,14 @@ from dpaudit.engine.runner.plan import (
     objectives_for,
     plan_audit,
     plan_pairs,
+)
+from dpaudit.engine.runner.resume import (
+    audit_key,
+    open_checkpoint,
+    package_version,
+    record_selections,
+    recorded_chunk,
+    resumed_selections,
 )
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import (

@@ -11,7 +11,7 @@ from typing import Any, ClassVar
 
 import pytest
 
-from dpaudit.engine.objectives import DeltaAt, EpsilonAt, GaussianMu
+from dpaudit.engine.distinguishers.objectives import DeltaAt, EpsilonAt, GaussianMu
 from dpaudit.engine.runner.procedure import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.analytic import gaussian_delta, gaussian_epsilon

@@ -11,10 +11,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.engine import whitebox
+from dpaudit.engine.runner import whitebox
 from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.runner.whitebox import DEFAULT_METHOD, white_box_reference
 from dpaudit.engine.types import AuditConfig
-from dpaudit.engine.whitebox import DEFAULT_METHOD, white_box_reference
 from dpaudit.mechanisms import oracle_budget
 from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
 from dpaudit.neighbors.base import NeighborPair

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.engine.estimators import ThresholdDistinguisher
+from dpaudit.engine.distinguishers.selection import ThresholdDistinguisher
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.buggy import LaplaceSumRangeBug

@@ -23,9 +23,9 @@ from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate import GateIO
 from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.plan import plan
+from dpaudit.engine.runner import sample_size_plan as plan
 from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.mechanisms.base import ClaimKind, claims_of
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.reports.html import render_html
@@ -204,7 +204,7 @@ def _list_rows(wide: bool) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for e in entries().values():
         try:
-            c = e.build().claim
+            c = claims_of(e.build())[0]
             relation = c.relation.value if wide else _SHORT_RELATION.get(c.relation.value, c.relation.value)
             claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {relation}"
         except Exception as exc:  # a broken entry should not hide the others

@@ -169,20 +169,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
     )
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
-    r.add_argument(
-        "--profile-deltas",
-        type=_float_list,
-        default=(),
-        metavar="D1,D2",
-        help="also certify ε at each δ (privacy profile)",
-    )
-    r.add_argument(
-        "--profile-epsilons",
-        type=_float_list,
-        default=(),
-        metavar="E1,E2",
-        help="also certify δ at each ε (privacy profile)",
-    )
+    _add_profile_options(r)
     _add_search_options(r)
     _add_event_options(r)
     r.add_argument(
@@ -201,6 +188,24 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
+
+
+def _add_profile_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s privacy-profile tests (each one more certified test under the one β split)."""
+    r.add_argument(
+        "--profile-deltas",
+        type=_float_list,
+        default=(),
+        metavar="D1,D2",
+        help="also certify ε at each δ (privacy profile)",
+    )
+    r.add_argument(
+        "--profile-epsilons",
+        type=_float_list,
+        default=(),
+        metavar="E1,E2",
+        help="also certify δ at each ε (privacy profile)",
+    )
 
 
 def _add_search_options(r: argparse.ArgumentParser) -> None:

@@ -26,8 +26,9 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, tail_candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, EventShapeError
+from dpaudit.engine.distinguishers.base import Candidates, tail_candidates
+from dpaudit.engine.distinguishers.registry import CHEAP, distinguisher
+from dpaudit.engine.events import Array, EventShapeError, event_type
 from dpaudit.mechanisms.statistics import statistic_from_spec
 
 
@@ -47,6 +48,7 @@ def statistics_of(mechanism: Any) -> tuple[Statistic, ...]:
     return tuple(getattr(mechanism, "statistics", ()) or ())
 
 
+@event_type("statistic")
 @dataclass(frozen=True, slots=True)
 class StatisticEvent:
     """{Λ(x) ≥ t} or {Λ(x) ≤ t} for a declared statistic Λ."""
@@ -66,6 +68,11 @@ class StatisticEvent:
             "threshold": self.threshold,
             "upper": self.upper,
         }
+
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> StatisticEvent:
+        statistic: Statistic = statistic_from_spec(spec["statistic"])
+        return cls(statistic, float(spec["threshold"]), bool(spec["upper"]))
 
     def describe(self) -> str:
         return f"Λ[{self.statistic.name}] {'≥' if self.upper else '≤'} {self.threshold:.6g}"
@@ -98,14 +105,7 @@ def _cached_score(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
     return scores
 
 
-def _event_from_spec(spec: dict[str, Any]) -> Event:
-    statistic: Statistic = statistic_from_spec(spec["statistic"])
-    return StatisticEvent(statistic, float(spec["threshold"]), bool(spec["upper"]))
-
-
-EVENT_TYPES["statistic"] = _event_from_spec
-
-
+@distinguisher(cost=CHEAP, event_types=("statistic",), instances=tuple)  # per mechanism: `with_statistics`
 @dataclass(frozen=True, slots=True)
 class StatisticDistinguisher:
     """Both tails of each declared statistic on a quantile grid (no fitting)."""

@@ -46,17 +46,17 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
+    HISTOGRAM_BINS,
     Floats,
     ThresholdScore,
     guarded_propose,
     score_candidates,
     split_half,
 )
-from dpaudit.engine.learned.state_trajectory import StateScore, fit_state_model
-from dpaudit.engine.learned.steps import (
+from dpaudit.engine.distinguishers.learned.state_trajectory import StateScore, fit_state_model
+from dpaudit.engine.distinguishers.learned.steps import (
     EVIDENCE,
     MAX_BLOCK,
     MAX_STRUCTURES,
@@ -66,6 +66,8 @@ from dpaudit.engine.learned.steps import (
     updates,
     variance_se,
 )
+from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
+from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
 __all__ = [
     "MAX_BLOCK",
@@ -85,6 +87,7 @@ MAX_EVAL = 50_000
 """Held-out rows per side its thresholds are counted on (rescaled to the selection size)."""
 
 
+@event_type("trajectory-llr")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TrajectoryEvent:
     """{Λ ≥ threshold} (upper) or {Λ ≤ threshold}, Λ the fitted mixture log-likelihood ratio."""
@@ -135,7 +138,6 @@ class TrajectoryEvent:
 
 
 _FIELDS = ("block", "iterates", "direction", "means", "rate", "shift", "noise_sd", "threshold", "upper")
-EVENT_TYPES.setdefault("trajectory-llr", TrajectoryEvent.from_spec)
 
 
 def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
@@ -176,6 +178,14 @@ def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent |
     )
 
 
+@distinguisher(
+    cost=FITTED,
+    event_types=("trajectory-llr", "state-trajectory-llr"),
+    sets=(DEFAULT,),
+    rank=50,
+    fits=True,
+    instances=lambda: (TrajectoryDistinguisher(skip_if_distinct_at_most=HISTOGRAM_BINS),),
+)
 @dataclass(frozen=True, slots=True)
 class TrajectoryDistinguisher:
     """Threshold events on the learned mixture log-likelihood ratio of a trajectory (module

@@ -49,9 +49,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, projected_bounds
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.estimators import Distinguisher, Event, choose_event
-from dpaudit.engine.objectives import GaussianMu
+from dpaudit.engine.distinguishers import (
+    DEFAULT_DISTINGUISHERS,
+    Distinguisher,
+    Event,
+    GaussianMu,
+    choose_event,
+)
 from dpaudit.engine.sampling import (
     Side,
     Task,
@@ -80,7 +84,7 @@ def gdp_mu_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
     """Vectorised Φ⁻¹(p_lo) − Φ⁻¹(q_hi); −inf where p_lo ≤ 0 or q_hi ≥ 1 (no evidence).
 
     The runner's `objectives.GaussianMu` is the single implementation of this score."""
-    return GaussianMu().score(p_lo, q_hi)
+    return GaussianMu().value(p_lo, q_hi)
 
 
 def gdp_mu_lower_bound(p_lo: float, q_hi: float) -> float:
@@ -134,7 +138,7 @@ def projected_gdp_mu(
     `pessimism`-level Clopper–Pearson bound, then the certified bounds are computed at the
     certification sample sizes with real-valued counts, each at failure_probability / 2.
     """
-    return GaussianMu().score(
+    return GaussianMu().value(
         *projected_bounds(
             p_count,
             q_count,

@@ -43,7 +43,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import projected_bounds
-from dpaudit.engine.estimators_base import (
+from dpaudit.engine.distinguishers.base import (
     BASE_DISTINGUISHERS,
     Candidates,
     Distinguisher,
@@ -52,6 +52,9 @@ from dpaudit.engine.estimators_base import (
     tail_counts,
     threshold_grid,
 )
+from dpaudit.engine.distinguishers.objectives import EpsilonAt, Objective
+from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, members
+from dpaudit.engine.distinguishers.width import for_outputs
 from dpaudit.engine.events import (
     EVENT_TYPES,
     Array,
@@ -63,8 +66,6 @@ from dpaudit.engine.events import (
     event_spec,
     row_keys,
 )
-from dpaudit.engine.objectives import EpsilonAt, Objective
-from dpaudit.engine.output_width import for_outputs
 
 __all__ = [  # the selection; events and base distinguishers are re-exported for importers
     "BASE_DISTINGUISHERS",
@@ -186,11 +187,11 @@ def _shortlist(
         (cand.counts_a, cand.counts_b, n_a, n_b, True),
         (cand.counts_b, cand.counts_a, n_b, n_a, False),
     ):
-        rough = obj.score(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
+        rough = obj.value(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
         top = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
         kp, kq = counts_p[top], counts_q[top]
         v, u = (
-            obj.score(
+            obj.value(
                 *projected_bounds(
                     kp,
                     kq,
@@ -289,7 +290,7 @@ def choose_events(
     candidates are the width events of `output_width` (`for_outputs`)."""
     if max_events < 1:
         raise ValueError("max_events must be ≥ 1")
-    dists = for_outputs(BASE_DISTINGUISHERS if distinguishers is None else distinguishers, a, b)
+    dists = for_outputs(members(DEFAULT, cost=CHEAP) if distinguishers is None else distinguishers, a, b)
     proposals = [(d.name, d.propose(a, b)) for d in dists]
     out = []
     for obj in objectives:
@@ -324,7 +325,7 @@ def choose_event(
 ) -> Selection:
     """Pick the (event, direction) whose projected certified interval maximises `objective`
     (default: ε at `delta`) among the candidates of `distinguishers` (default:
-    `BASE_DISTINGUISHERS`; the runner passes `distinguishers.DEFAULT_DISTINGUISHERS`). With
+    `sets.base_distinguishers()`; the runner passes `sets.default_distinguishers()`). With
     `max_events` > 1 the runners-up to certify as well are in `Selection.also` (see
     `choose_events`).
 

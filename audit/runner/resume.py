@@ -16,7 +16,7 @@ from typing import Any
 
 from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.checkpoint import audit_key as checkpoint_key
-from dpaudit.engine.estimators import Selection, event_from_spec, event_spec
+from dpaudit.engine.distinguishers import Selection, event_from_spec, event_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair
 from dpaudit.engine.types import AuditConfig

@@ -50,8 +50,10 @@ seen ≥ `MIN_REPEATS` times on average), so scalar and small discrete audits pa
 
 from __future__ import annotations
 
-from dpaudit.engine.estimators_base import HistogramDistinguisher
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Distinguisher
+from dpaudit.engine.distinguishers.learned.fitted import (
+    DEFAULT_MAX_FEATURES,
+    DEFAULT_MAX_FIT,
     MIN_REPEATS,
     MIN_SAMPLES_PER_SIDE,
     FittedEvent,
@@ -62,17 +64,18 @@ from dpaudit.engine.learned.fitted import (
     single_threaded_blas,
     top_columns,
 )
-from dpaudit.engine.learned.logistic import (
+from dpaudit.engine.distinguishers.learned.logistic import (
     IRLS_MAX_ITER,
     NEWTON_MAX_ITER,
     LogisticDistinguisher,
     fit_logistic,
     irls_logistic,
 )
-from dpaudit.engine.learned.projection import ProjectionDistinguisher, projection_directions
-from dpaudit.engine.learned.quadratic import QuadraticDistinguisher
-from dpaudit.engine.learned.support import SupportDistinguisher
-from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher
+from dpaudit.engine.distinguishers.learned.projection import ProjectionDistinguisher, projection_directions
+from dpaudit.engine.distinguishers.learned.quadratic import QuadraticDistinguisher
+from dpaudit.engine.distinguishers.learned.support import SupportDistinguisher
+from dpaudit.engine.distinguishers.learned.trajectory import TrajectoryDistinguisher
+from dpaudit.engine.distinguishers.registry import DEFAULT, capabilities_of, members
 
 __all__ = [  # the runner's defaults; the distinguishers and their parts are re-exported
     "DEFAULT_MAX_FEATURES",
@@ -100,19 +103,6 @@ __all__ = [  # the runner's defaults; the distinguishers and their parts are re-
     "top_columns",
 ]
 
-DEFAULT_MAX_FIT = 10_000
-"""Rows per side the default learned distinguishers fit on (the cost cap of the runner's
-defaults); the logistic scores' candidate counts are then taken on the held-out half of the
-selection split, however large."""
-
-DEFAULT_MAX_FEATURES = 32
-"""Coordinates the default learned distinguishers use (screened by |standardised mean
-difference| on the fit rows; the squared-feature logistic uses half as many, i.e. 32 features
-with their squares). A Newton step costs O(rows × features²): with 256 features and 2 × 20 000
-rows a fit on DP-Winnow's 300-wide no-cap twin took 1–15 s (the spread is multithreaded BLAS on
-a loaded machine); at 2 × 10 000 rows and ≤ 32 features a fit is a few tens of ms."""
-
-
 LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, ...] = (
     LogisticDistinguisher(),
     LogisticDistinguisher(name="logistic-squared", squared=True),
@@ -121,37 +111,13 @@ LEARNED_DISTINGUISHERS: tuple[LogisticDistinguisher | ProjectionDistinguisher, .
 """The learned distinguishers with their class defaults (no distinct-value gate)."""
 
 
-def default_learned_distinguishers() -> tuple[
-    LogisticDistinguisher
-    | ProjectionDistinguisher
-    | TrajectoryDistinguisher
-    | SupportDistinguisher
-    | QuadraticDistinguisher,
-    ...,
-]:
-    """The learned part of `distinguishers.DEFAULT_DISTINGUISHERS`: logistic (linear and
-    squared features), fixed projections, the trajectory mixture log-likelihood ratio
-    (`learned.trajectory`), the thin-support residual events (`learned.support`) and the
-    diagonal-Gaussian quadratic discriminant (`learned.quadratic`; the last three issue 35; the
-    quadratic one cost 0.99× the main job's CPU), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side
-    and silent when the histogram applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
+def default_learned_distinguishers() -> tuple[Distinguisher, ...]:
+    """The learned part of `sets.DEFAULT_DISTINGUISHERS`: the registered default-set members that
+    fit a statistic (`registry`), in rank order: logistic (linear and squared features), fixed
+    projections, the trajectory mixture log-likelihood ratio (`learned.trajectory`), the
+    thin-support residual events (`learned.support`) and the diagonal-Gaussian quadratic
+    discriminant (`learned.quadratic`; the last three issue 35; the quadratic one cost 0.99× the
+    main job's CPU), each fitted on ≤ `DEFAULT_MAX_FIT` rows per side and silent when the histogram
+    applies (≤ its `max_bins` distinct outputs) or outputs are 1-D.
     """
-    bins = HistogramDistinguisher().max_bins
-    return (
-        LogisticDistinguisher(
-            max_train=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
-        ),
-        LogisticDistinguisher(
-            name="logistic-squared",
-            squared=True,
-            max_train=DEFAULT_MAX_FIT,
-            max_features=DEFAULT_MAX_FEATURES // 2,
-            skip_if_distinct_at_most=bins,
-        ),
-        ProjectionDistinguisher(
-            max_fit=DEFAULT_MAX_FIT, max_features=DEFAULT_MAX_FEATURES, skip_if_distinct_at_most=bins
-        ),
-        TrajectoryDistinguisher(skip_if_distinct_at_most=bins),
-        SupportDistinguisher(skip_if_distinct_at_most=bins),
-        QuadraticDistinguisher(skip_if_distinct_at_most=bins),
-    )
+    return tuple(d for d in members(DEFAULT) if (c := capabilities_of(d)) is not None and c.fits)

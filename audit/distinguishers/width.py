@@ -31,8 +31,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, Distinguisher
-from dpaudit.engine.events import EVENT_TYPES, Array, Event
+from dpaudit.engine.distinguishers.base import Candidates, Distinguisher
+from dpaudit.engine.distinguishers.registry import CHEAP, distinguisher
+from dpaudit.engine.events import Array, Event, event_type
 
 __all__ = ["WidthDistinguisher", "WidthEvent", "columns", "for_outputs", "width_of", "width_text"]
 
@@ -51,6 +52,7 @@ def width_text(on_dataset: int, on_neighbor: int) -> str:
     return f"the output has {columns(on_dataset)} on D and {on_neighbor} on D′"
 
 
+@event_type("width")
 @dataclass(frozen=True, slots=True)
 class WidthEvent:
     """{the output has `width` columns}; `on_dataset` / `on_neighbor` are the widths the selection
@@ -86,9 +88,7 @@ class WidthEvent:
         return f"{what} ({width_text(self.on_dataset, self.on_neighbor)})"
 
 
-EVENT_TYPES["width"] = WidthEvent.from_spec
-
-
+@distinguisher(cost=CHEAP, event_types=("width",))  # alone, for a split of two widths: `for_outputs`
 @dataclass(frozen=True, slots=True)
 class WidthDistinguisher:
     """The width event of the dataset side's width, with selection counts (n_a, 0), for a split

@@ -7,12 +7,12 @@ log-likelihood ratio, `support` the thin-support residual events, `distinguisher
 their default set. This module is the wing's only door.
 """
 
-from dpaudit.engine.learned.distinguishers import default_learned_distinguishers
-from dpaudit.engine.learned.logistic import LogisticDistinguisher
-from dpaudit.engine.learned.projection import ProjectionDistinguisher
-from dpaudit.engine.learned.quadratic import QuadraticDistinguisher, QuadraticEvent
-from dpaudit.engine.learned.support import ResidualEvent, SupportDistinguisher
-from dpaudit.engine.learned.trajectory import TrajectoryDistinguisher, TrajectoryEvent
+from dpaudit.engine.distinguishers.learned.defaults import default_learned_distinguishers
+from dpaudit.engine.distinguishers.learned.logistic import LogisticDistinguisher
+from dpaudit.engine.distinguishers.learned.projection import ProjectionDistinguisher
+from dpaudit.engine.distinguishers.learned.quadratic import QuadraticDistinguisher, QuadraticEvent
+from dpaudit.engine.distinguishers.learned.support import ResidualEvent, SupportDistinguisher
+from dpaudit.engine.distinguishers.learned.trajectory import TrajectoryDistinguisher, TrajectoryEvent
 
 __all__ = [
     "LogisticDistinguisher",

@@ -43,7 +43,7 @@ class Objective(Protocol):
     @property
     def parameter(self) -> float | None: ...
 
-    def score(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]: ...
+    def value(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]: ...
 
     def label(self) -> str: ...
 
@@ -60,7 +60,7 @@ class EpsilonAt:
     def parameter(self) -> float:
         return self.delta
 
-    def score(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
+    def value(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
         return epsilon_from_bounds(p_lo, q_hi, delta=self.delta)
 
     def label(self) -> str:
@@ -83,7 +83,7 @@ class DeltaAt:
     def parameter(self) -> float:
         return self.epsilon
 
-    def score(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
+    def value(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
         return delta_from_bounds(p_lo, q_hi, epsilon=self.epsilon)
 
     def label(self) -> str:
@@ -104,7 +104,7 @@ class GaussianMu:
     def parameter(self) -> None:
         return None
 
-    def score(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
+    def value(self, p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
         p = np.clip(np.asarray(p_lo, dtype=float), 0.0, 1.0)
         q = np.clip(np.asarray(q_hi, dtype=float), 0.0, 1.0)
         with np.errstate(divide="ignore", invalid="ignore"):

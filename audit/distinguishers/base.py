@@ -14,11 +14,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
 
+from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, distinguisher, members
 from dpaudit.engine.events import Event, SetEvent, ThresholdEvent, row_keys
 
 
@@ -96,6 +97,7 @@ def tail_candidates(
     return Candidates(np.concatenate(ca), np.concatenate(cb), make)
 
 
+@distinguisher(cost=CHEAP, event_types=("threshold",), sets=(DEFAULT,), rank=20)
 @dataclass(frozen=True, slots=True)
 class ThresholdDistinguisher:
     """Tail events {s ≥ t}, {s ≤ t} on each coordinate, and on the standardised mean-difference
@@ -127,6 +129,7 @@ class ThresholdDistinguisher:
         return tail_candidates([(sa, sb) for sa, sb, _, _ in scores], make, grid=self.grid, tails=self.tails)
 
 
+@distinguisher(cost=CHEAP, event_types=("set",), sets=(DEFAULT,), rank=10)
 @dataclass(frozen=True, slots=True)
 class HistogramDistinguisher:
     """Events = sets of exact output values ranked by selection-split likelihood ratio.
@@ -192,8 +195,8 @@ class HistogramDistinguisher:
         return Candidates(ca, cb, make)
 
 
-BASE_DISTINGUISHERS: tuple[Distinguisher, ...] = (
-    HistogramDistinguisher(),
-    ThresholdDistinguisher(),
-)
-"""The distinguishers that need no fitting: exact-value histogram and tail thresholds."""
+def __getattr__(name: str) -> Any:
+    """`BASE_DISTINGUISHERS`, kept for importers: the registry's cheap default members."""
+    if name == "BASE_DISTINGUISHERS":
+        return members(DEFAULT, cost=CHEAP)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -23,8 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates, tail_counts, threshold_grid
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width, row_keys
+from dpaudit.engine.distinguishers.base import Candidates, HistogramDistinguisher, tail_counts, threshold_grid
+from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width, row_keys
 
 Floats = NDArray[np.float64]
 
@@ -33,6 +33,24 @@ MIN_SAMPLES_PER_SIDE = 20
 
 MIN_REPEATS = 100
 """The histogram's case: on average at least this many pooled selection rows per distinct value."""
+
+
+DEFAULT_MAX_FIT = 10_000
+"""Rows per side the default learned distinguishers fit on (the cost cap of the runner's
+defaults); the logistic scores' candidate counts are then taken on the held-out half of the
+selection split, however large."""
+
+DEFAULT_MAX_FEATURES = 32
+"""Coordinates the default learned distinguishers use (screened by |standardised mean
+difference| on the fit rows; the squared-feature logistic uses half as many, i.e. 32 features
+with their squares). A Newton step costs O(rows × features²): with 256 features and 2 × 20 000
+rows a fit on DP-Winnow's 300-wide no-cap twin took 1–15 s (the spread is multithreaded BLAS on
+a loaded machine); at 2 × 10 000 rows and ≤ 32 features a fit is a few tens of ms."""
+
+
+HISTOGRAM_BINS = HistogramDistinguisher().max_bins
+"""The histogram's reach: the default learned distinguishers stay silent on outputs with at most
+this many distinct values (the histogram already ranks every event there)."""
 
 
 @functools.cache
@@ -126,6 +144,7 @@ def guarded_propose(
             return None
 
 
+@event_type("learned-statistic", legacy=("score",))  # "score" until issue 43
 @dataclass(frozen=True, slots=True)
 class FittedEvent:
     """{s(x) ≥ t} (upper) or {s(x) ≤ t}, with s(x) = Σ_k weights[k] · φ_k(x).
@@ -166,7 +185,7 @@ class FittedEvent:
     def to_spec(self) -> dict[str, Any]:
         """JSON-able description; `FittedEvent.from_spec` rebuilds the event exactly."""
         return {
-            "type": "score",
+            "type": "learned-statistic",
             "weights": list(self.weights),
             "columns": list(self.columns),
             "center": list(self.center),
@@ -198,7 +217,6 @@ class FittedEvent:
 
 
 # Results, checkpoints and baselines store events by spec (`events.event_from_spec`).
-EVENT_TYPES.setdefault("score", FittedEvent.from_spec)
 
 
 def features(z: Floats, squared_columns: NDArray[np.intp]) -> Floats:

@@ -39,15 +39,17 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, as_rows, require_width
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
+    HISTOGRAM_BINS,
     Floats,
     guarded_propose,
     score_candidates,
     split_half,
     usable_columns,
 )
+from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
+from dpaudit.engine.events import Array, as_rows, event_type, require_width
 
 __all__ = [
     "EVIDENCE",
@@ -73,6 +75,7 @@ VAR_FLOOR = 1e-6
 """Each fitted variance is at least this fraction of its coordinate's pooled variance."""
 
 
+@event_type("quadratic-llr")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class QuadraticEvent:
     """{Λ ≥ threshold} (upper) or {Λ ≤ threshold}, Λ(x) = log N(x; μ_b, σ_b²) − log N(x; μ_a, σ_a²)
@@ -123,7 +126,6 @@ class QuadraticEvent:
 
 
 _FIELDS = ("columns", "mean_a", "var_a", "mean_b", "var_b", "threshold", "upper")
-EVENT_TYPES.setdefault("quadratic-llr", QuadraticEvent.from_spec)
 
 
 def quadratic_llr(rows: Floats, m: QuadraticEvent) -> Floats:
@@ -179,6 +181,14 @@ class _ModelScore:
         return dataclasses.replace(self.model, threshold=float(threshold), upper=bool(upper))
 
 
+@distinguisher(
+    cost=FITTED,
+    event_types=("quadratic-llr",),
+    sets=(DEFAULT,),
+    rank=70,
+    fits=True,
+    instances=lambda: (QuadraticDistinguisher(skip_if_distinct_at_most=HISTOGRAM_BINS),),
+)
 @dataclass(frozen=True, slots=True)
 class QuadraticDistinguisher:
     """Threshold events on the learned diagonal-Gaussian log-likelihood ratio (module docstring);

@@ -38,7 +38,7 @@ from typing import Any
 import numpy as np
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
-from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, PairResult
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbors.base import NeighborPair

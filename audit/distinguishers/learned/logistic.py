@@ -17,8 +17,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
+    DEFAULT_MAX_FEATURES,
+    DEFAULT_MAX_FIT,
+    HISTOGRAM_BINS,
     Floats,
     Score,
     features,
@@ -27,6 +30,7 @@ from dpaudit.engine.learned.fitted import (
     split_half,
     usable_columns,
 )
+from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
 
 
 def _expit(x: Floats) -> Floats:
@@ -113,6 +117,27 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     return np.concatenate([[0.0], np.nan_to_num(np.asarray(diff, dtype=float))]), "mean-difference"
 
 
+@distinguisher(
+    cost=FITTED,
+    event_types=("learned-statistic",),
+    sets=(DEFAULT,),
+    rank=30,
+    fits=True,
+    instances=lambda: (
+        LogisticDistinguisher(
+            max_train=DEFAULT_MAX_FIT,
+            max_features=DEFAULT_MAX_FEATURES,
+            skip_if_distinct_at_most=HISTOGRAM_BINS,
+        ),
+        LogisticDistinguisher(
+            name="logistic-squared",
+            squared=True,
+            max_train=DEFAULT_MAX_FIT,
+            max_features=DEFAULT_MAX_FEATURES // 2,
+            skip_if_distinct_at_most=HISTOGRAM_BINS,
+        ),
+    ),
+)
 @dataclass(frozen=True, slots=True)
 class LogisticDistinguisher:
     """Thresholds on a logistic-regression score fitted on half of the selection split.

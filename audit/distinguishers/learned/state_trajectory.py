@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2
 
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats
-from dpaudit.engine.learned.steps import (
+from dpaudit.engine.distinguishers.learned.fitted import Floats
+from dpaudit.engine.distinguishers.learned.steps import (
     EVIDENCE,
     mixture_log,
     projected_sides,
     projected_updates,
     variance_se,
 )
+from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
 __all__ = ["BINS", "StateScore", "StateTrajectoryEvent", "fit_state_model", "state_dependent", "state_llr"]
 
@@ -67,6 +67,7 @@ steps of one run share a bin's samples, so the standard errors are optimistic; a
 keeps stationary loops out."""
 
 
+@event_type("state-trajectory-llr")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class StateTrajectoryEvent:
     """{Λ ≥ threshold} (upper) or {Λ ≤ threshold}, Λ the state-dependent mixture log-likelihood
@@ -118,9 +119,6 @@ class StateTrajectoryEvent:
             threshold=float(spec["threshold"]),
             upper=bool(spec["upper"]),
         )
-
-
-EVENT_TYPES.setdefault("state-trajectory-llr", StateTrajectoryEvent.from_spec)
 
 
 def _states(y: Floats) -> Floats:

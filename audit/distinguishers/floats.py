@@ -30,8 +30,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.registry import CHEAP, FLOAT, distinguisher
+from dpaudit.engine.events import Array, Event, as_rows, event_type
 
 __all__ = ["FloatDistinguisher", "LatticeEvent", "UlpResidueEvent", "float_bits", "valuations"]
 
@@ -83,6 +84,7 @@ def _pow2(k: int) -> str:
     return f"{2.0**k:g}" if -4 <= k <= 16 else f"2^{k}"
 
 
+@event_type("float_lattice")
 @dataclass(frozen=True, slots=True)
 class LatticeEvent:
     """{x in the window |x| < 2^bound (of a sign) and x is (not) a multiple of 2^lattice}."""
@@ -124,6 +126,7 @@ class LatticeEvent:
         )
 
 
+@event_type("float_ulp")
 @dataclass(frozen=True, slots=True)
 class UlpResidueEvent:
     """{|x| < 2^bound and the last `zeros` bits of x's significand are (not all) zero}."""
@@ -163,10 +166,6 @@ class UlpResidueEvent:
         )
 
 
-EVENT_TYPES.setdefault("float_lattice", LatticeEvent.from_spec)
-EVENT_TYPES.setdefault("float_ulp", UlpResidueEvent.from_spec)
-
-
 def _cumulative(
     codes_e: NDArray[np.intp], codes_v: NDArray[np.intp], ne: int, nv: int
 ) -> NDArray[np.float64]:
@@ -183,6 +182,7 @@ def _witness_note(ca: float, cb: float) -> str:
     return ""
 
 
+@distinguisher(cost=CHEAP, event_types=("float_lattice", "float_ulp"), sets=(FLOAT,), rank=80)
 @dataclass(frozen=True, slots=True)
 class FloatDistinguisher:
     """Lattice and ulp-residue events on scalar float outputs (see the module docstring).

@@ -12,8 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import special, stats
 
-from dpaudit.engine.bounds import cp_lower, cp_upper
-from dpaudit.engine.gdp import (
+from benchmarks.gdp import (
     ASSUMPTION,
     gdp_audit,
     gdp_delta,
@@ -22,6 +21,7 @@ from dpaudit.engine.gdp import (
     gdp_mu_lower_bound,
     projected_gdp_mu,
 )
+from dpaudit.engine.bounds import cp_lower, cp_upper
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.reference import GaussianSum

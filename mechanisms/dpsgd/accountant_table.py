@@ -1,8 +1,8 @@
-"""Writes and checks `accountant_table.json` (see `accountant_table`): the registered DP-SGD
+"""Writes and checks `accountants/accountant_table.json` (see `accountants/table.py`): the registered DP-SGD
 presets' accountant curves, recomputed with the installed dp_accounting.
 
-    python -m dpaudit.mechanisms.accountants.build --write
-    python -m dpaudit.mechanisms.accountants.build --check   # exit 1 on a difference
+    python -m dpaudit.mechanisms.dpsgd.accountant_table --write
+    python -m dpaudit.mechanisms.dpsgd.accountant_table --check   # exit 1 on a difference
 """
 
 from __future__ import annotations

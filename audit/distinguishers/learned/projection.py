@@ -14,8 +14,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.learned.fitted import (
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import (
+    DEFAULT_MAX_FEATURES,
+    DEFAULT_MAX_FIT,
+    HISTOGRAM_BINS,
     Floats,
     Score,
     guarded_propose,
@@ -24,6 +27,7 @@ from dpaudit.engine.learned.fitted import (
     top_columns,
     usable_columns,
 )
+from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
 
 
 def projection_directions(a: Floats, b: Floats) -> list[tuple[str, Floats]]:
@@ -60,6 +64,20 @@ def projection_directions(a: Floats, b: Floats) -> list[tuple[str, Floats]]:
     return keep
 
 
+@distinguisher(
+    cost=FITTED,
+    event_types=("learned-statistic",),
+    sets=(DEFAULT,),
+    rank=40,
+    fits=True,
+    instances=lambda: (
+        ProjectionDistinguisher(
+            max_fit=DEFAULT_MAX_FIT,
+            max_features=DEFAULT_MAX_FEATURES,
+            skip_if_distinct_at_most=HISTOGRAM_BINS,
+        ),
+    ),
+)
 @dataclass(frozen=True, slots=True)
 class ProjectionDistinguisher:
     """Thresholds on a few linear projections: mean difference, Fisher direction Σ⁻¹Δμ and the

@@ -21,9 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.estimators_base import Candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import Floats, guarded_propose, split_half
+from dpaudit.engine.distinguishers.base import Candidates
+from dpaudit.engine.distinguishers.learned.fitted import HISTOGRAM_BINS, Floats, guarded_propose, split_half
+from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
+from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
 __all__ = ["RANK_TOL", "ResidualEvent", "SupportDistinguisher", "thin_direction"]
 
@@ -35,6 +36,7 @@ MAX_FIT = 2_000
 MAX_WIDTH = 64
 
 
+@event_type("residual")
 @dataclass(frozen=True, slots=True, kw_only=True)
 class ResidualEvent:
     """{|w·(x − μ)| ≤ τ}: the outputs within τ of the hyperplane through μ normal to w."""
@@ -75,9 +77,6 @@ class ResidualEvent:
         )
 
 
-EVENT_TYPES.setdefault("residual", ResidualEvent.from_spec)
-
-
 def thin_direction(rows: Floats) -> tuple[Floats, Floats, float] | None:
     """(w, μ, τ) when `rows` lie on a hyperplane (module docstring), else None."""
     mu = rows.mean(axis=0)
@@ -94,6 +93,14 @@ def thin_direction(rows: Floats) -> tuple[Floats, Floats, float] | None:
     return w, mu, tau
 
 
+@distinguisher(
+    cost=FITTED,
+    event_types=("residual",),
+    sets=(DEFAULT,),
+    rank=60,
+    fits=True,
+    instances=lambda: (SupportDistinguisher(skip_if_distinct_at_most=HISTOGRAM_BINS),),
+)
 @dataclass(frozen=True, slots=True)
 class SupportDistinguisher:
     """Events {residual ≤ τ} for a side whose selection outputs lie on a hyperplane."""
