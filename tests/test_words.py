@@ -17,7 +17,7 @@ import dataclasses
 import re
 from pathlib import Path
 
-from dpaudit.app.cli.one_run_summary import _fdp_line
+from dpaudit.app.one_run_summary import _fdp_line
 from dpaudit.reports.comparisons import index_ratios, white_box_words
 from dpaudit.reports.html import render_html
 from dpaudit.reports.markdown import render_markdown
