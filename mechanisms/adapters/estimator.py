@@ -79,11 +79,13 @@ def from_estimator(
     chunk_size: int | None = None,
     n_jobs: int = 1,
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
+    no_answer: bool = False,
 ) -> CallableMechanism:
     """A `Mechanism` whose release is `make(rng).fit(X, y)`'s `output` attributes (or methods on
     `probe`). `claim` is the ε the user built the estimator with under the relation the library
     documents (`ClaimKind.STATED` where it documents none); `exceptions` are raises that are
-    outputs, not failures."""
+    outputs, not failures; `no_answer=True` makes a fit whose published values hold a NaN (a
+    diverged solver) an outcome of its own too."""
     names = (output,) if isinstance(output, str) else tuple(output)
     if not names:
         raise ValueError("output names no attribute")
@@ -101,5 +103,6 @@ def from_estimator(
         n_jobs=n_jobs,
         exceptions=exceptions,
         payload_width=payload_width,
+        no_answer=no_answer,
         threat_model=f"the fitted estimator's {outs}",
     )
