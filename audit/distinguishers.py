@@ -33,9 +33,14 @@ from typing import Any
 from dpaudit.engine.estimators import BASE_DISTINGUISHERS, Distinguisher
 from dpaudit.engine.float_events import FloatDistinguisher
 from dpaudit.engine.learned import default_learned_distinguishers
+from dpaudit.engine.magnitude import MagnitudeDistinguisher
 from dpaudit.engine.statistic_events import with_statistics
 
-DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*BASE_DISTINGUISHERS, *default_learned_distinguishers())
+DEFAULT_DISTINGUISHERS: tuple[Distinguisher, ...] = (
+    *BASE_DISTINGUISHERS,
+    *default_learned_distinguishers(),
+    MagnitudeDistinguisher(),  # heavy-tailed outputs: tails of log |x_j|, max / min_j |x_j| (magnitude.py)
+)
 
 FLOAT_DISTINGUISHERS: tuple[Distinguisher, ...] = (*DEFAULT_DISTINGUISHERS, FloatDistinguisher())
 """`DEFAULT_DISTINGUISHERS` plus the floating-point lattice events."""
