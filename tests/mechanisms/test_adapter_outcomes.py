@@ -10,6 +10,7 @@ answer) with the same probability on both sides, so the outcome column carries n
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -153,3 +154,34 @@ def test_outcome_codes_of_events() -> None:
     assert outcome_codes(ThresholdEvent(threshold=0.5, upper=True, coordinate=2), coding) is None
     assert outcome_codes(SetEvent(((2.0, 0, 0, 0, 0, 0),)), coding) == (2,)
     assert outcome_codes(SetEvent(((0.0, 1, 3, 0, 0, 0),)), coding) is None  # reads the payload
+
+
+def _dpl_mean(table: Any, rng: np.random.Generator) -> np.ndarray:
+    from diffprivlib.tools import mean
+
+    v = np.asarray(table["v"], dtype=np.float64)
+    return np.array([mean(v, epsilon=1.0, bounds=(0.0, 1.0), random_state=int(rng.integers(2**31)))])
+
+
+def test_real_diffprivlib_mean_gives_no_answer_on_a_nan_record() -> None:
+    """diffprivlib's `tools.mean` clips to its bounds (np.clip keeps a NaN), so one NaN record
+    makes the release NaN with probability 1: declared `no_answer`, that is an outcome on one side
+    only, found blind once NaN is a declared record value; over numbers only, nothing is found."""
+    pytest.importorskip("diffprivlib")
+    claim = PrivacyClaim(
+        epsilon=1.0, relation=Relation.REPLACE_ONE, reference="diffprivlib", kind=ClaimKind.STATED
+    )
+    with_nan = (NumericColumn(name="v", low=0.0, high=1.0, specials=(float("nan"),)),)
+    mech = dpaudit.from_release(
+        _dpl_mean, columns=with_nan, claim=claim, name="dpl", max_size=8, no_answer=True
+    )
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = dpaudit.audit(mech, num_samples=1000, seed=0)
+        assert result.verdict is Verdict.VIOLATION_FOUND
+        assert "returned no answer (NaN)" in result.pairs[0].estimate.event
+        numbers = (NumericColumn(name="v", low=0.0, high=1.0),)
+        clean = dpaudit.from_release(
+            _dpl_mean, columns=numbers, claim=claim, name="dpl", max_size=8, no_answer=True
+        )
+        assert dpaudit.audit(clean, num_samples=1000, seed=0).verdict is Verdict.NO_VIOLATION_FOUND
