@@ -41,8 +41,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.estimators_base import Candidates, HistogramDistinguisher, tail_candidates
-from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width
-from dpaudit.engine.learned.fitted import few_distinct
+from dpaudit.engine.events import EVENT_TYPES, Array, Event, as_rows, require_width, row_keys
 
 __all__ = ["MagnitudeDistinguisher", "MagnitudeEvent"]
 
@@ -52,6 +51,9 @@ HEAVY_RATIO = 8.0
 """A coordinate is heavy-tailed on a side when its 99th percentile of |x − median| exceeds this
 many interquartile ranges (module docstring)."""
 REDUCTIONS = ("max", "min")
+MIN_REPEATS = 100
+"""The histogram's case: at most `max_bins` distinct rows, each seen this often on average (the
+rule of the learned scores, `learned.fitted.few_distinct`)."""
 
 
 def log_magnitude(
@@ -132,7 +134,7 @@ class MagnitudeDistinguisher:
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
         d = min(a.shape[1], self.max_coordinates)
         both = [j for j in range(d) if _two_signed(a[:, j], b[:, j]) and _heavy(a[:, j], b[:, j])]
-        if not both or few_distinct(a, b, self.max_bins):
+        if not both or _few_distinct(a, b, self.max_bins):
             return None
         keys: list[tuple[int | None, str | None]] = [(j, None) for j in both]
         if a.shape[1] > 1:
@@ -166,3 +168,13 @@ def _heavy(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
         if far > HEAVY_RATIO * float(q3 - q1):
             return True
     return False
+
+
+def _few_distinct(a: NDArray[np.float64], b: NDArray[np.float64], limit: int) -> bool:
+    """Whether the pooled rows take at most `limit` distinct values, each seen `MIN_REPEATS` times
+    on average (a prefix first, so continuous outputs are recognised cheaply)."""
+    pooled = np.concatenate([a, b])
+    cap = min(limit, pooled.shape[0] // MIN_REPEATS)
+    if np.unique(row_keys(pooled[: 2 * (limit + 1)])).size > cap:
+        return False
+    return bool(np.unique(row_keys(pooled)).size <= cap)

@@ -160,6 +160,7 @@ from pathlib import Path
 from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
 from dpaudit.engine.float_events import FloatDistinguisher
+from dpaudit.engine.magnitude import MagnitudeDistinguisher
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search.candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
@@ -460,9 +461,16 @@ def _check_arguments(
 def _pilot_distinguishers(
     distinguishers: Sequence[Distinguisher], pilot: Sequence[Distinguisher] | None
 ) -> Sequence[Distinguisher]:
-    """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds)."""
+    """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds,
+    magnitudes)."""
     if pilot is not None:
         return pilot
-    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher | StatisticDistinguisher
+    no_fit = (
+        HistogramDistinguisher
+        | ThresholdDistinguisher
+        | FloatDistinguisher
+        | StatisticDistinguisher
+        | MagnitudeDistinguisher
+    )
     cheap = [d for d in distinguishers if isinstance(d, no_fit)]
     return cheap or list(distinguishers)
