@@ -18,6 +18,7 @@ a list of independent audits at 0.05 each, as `run --all`).
 
 from __future__ import annotations
 
+import functools
 import inspect
 import json
 import time
@@ -143,19 +144,25 @@ def _exported(module: Any) -> list[str]:
     return sorted(names)
 
 
+def _preset(name: str) -> Any:
+    from dpaudit.mechanisms.registry import resolve
+
+    return resolve(name)[0]
+
+
 def diffprivlib_targets() -> list[ScanTarget]:
     """The installed diffprivlib's one-array tools and its models that have a preset."""
     import diffprivlib.models as models
 
-    from dpaudit.mechanisms.registry import entries, resolve
+    from dpaudit.mechanisms.registry import entries
 
-    out = [ScanTarget(f"tools.{n}", "tool", lambda n=n: _tool_mechanism(n)) for n in _tools()]
+    out = [ScanTarget(f"tools.{n}", "tool", functools.partial(_tool_mechanism, n)) for n in _tools()]
     known = entries()
     presets = {k.removeprefix("diffprivlib_model_").replace("_", ""): k for k in known}
     for model in _exported(models):
         preset = presets.get(model.lower())
         if preset is not None and preset.startswith("diffprivlib_model_"):
-            out.append(ScanTarget(f"models.{model}", "model", lambda p=preset: resolve(p)[0]))
+            out.append(ScanTarget(f"models.{model}", "model", functools.partial(_preset, preset)))
     return out
 
 
