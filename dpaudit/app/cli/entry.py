@@ -51,7 +51,6 @@ from dpaudit.app.cli.parser import (
 )
 from dpaudit.app.cli.pool import pool_size, run_side_by_side
 from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
-from dpaudit.app.scan import cmd_scan
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.runner import AuditInputError
 from dpaudit.engine.sampling import AuditTimeout
@@ -347,7 +346,6 @@ def main(argv: Sequence[str] | None = None) -> int:
             "one-run": cmd_one_run,
             "scores": cmd_scores,
             "sampler": cmd_sampler,
-            "scan": cmd_scan,
         }[args.command]
         return int(handler(args))
     except (

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import NoReturn
 
 from dpaudit.app.cli.one_run_parser import add_one_run_commands
-from dpaudit.app.scan import add_scan_command
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
@@ -113,7 +112,6 @@ def build_parser() -> argparse.ArgumentParser:
     _add_plan(sub)
     _add_gate(sub)
     _add_report(sub)
-    add_scan_command(sub)
     add_one_run_commands(sub, {"int": _positive_int, "probability": _probability, "seed": _seed})
     for command in sub.choices.values():  # `dpaudit run X --debug` as well as `dpaudit --debug run X`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
