@@ -73,6 +73,10 @@ class AuditConfig:
     """Also propose the floating-point lattice events (`distinguishers.FLOAT_DISTINGUISHERS`) for a
     mechanism that does not declare `floating_point = True`: audit the bits its implementation
     releases, not the mechanism over the reals (`dpaudit run --floating-point`)."""
+    sequential: bool = False
+    """Certify on a confidence sequence (`audit.sequential`) and stop as soon as a violation is
+    certified or can no longer be reached at the cap: `num_samples` is then a cap. False: the
+    fixed-n certification, identical to before the option existed."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -227,7 +231,8 @@ class AuditResult:
     command: str = ""
     seedable: bool = True
     profile: tuple[ProfilePoint, ...] = ()
-    """Per extra objective, the best certified value over pairs."""
+    """Per extra objective, the best certified value over the pairs the verdict claim decides (its
+    relation's profile; each pair keeps its own points in `PairResult.profile`)."""
     extra: dict[str, object] = field(default_factory=dict)
     threat_model: str = ""
     """What the adversary sees, as the mechanism declares it (`threat_model`: e.g. every DP-SGD

@@ -41,6 +41,7 @@ def audit(
     timeout: float | None = None,
     floating_point: bool = False,
     sweep_max_count: int | None = None,
+    sequential: bool = False,
 ) -> AuditResult:
     """Audit `mechanism` (an object, a registered name, or "module:attribute") and return the
     result. `num_samples` defaults to the registered budget (10^6 for an unregistered one).
@@ -48,7 +49,8 @@ def audit(
     `floating_point=True` (as `dpaudit run --floating-point`) adds the floating-point lattice
     events for a mechanism that does not declare `floating_point` (`AuditConfig.floating_point`).
     `sweep_max_count` (as `--sweep-max-count`) is the largest k of the search's count sweeps
-    (0: none).
+    (0: none). `sequential=True` (as `dpaudit run --sequential`) certifies on the confidence
+    sequence and stops once decided, `num_samples` then a cap (`AuditConfig.sequential`).
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
@@ -70,6 +72,7 @@ def audit(
         jobs=jobs,
         timeout=timeout,
         floating_point=floating_point,
+        sequential=sequential,
     )
     command = _command(
         spec, raw, n, seed=seed, failure_probability=failure_probability, floating_point=floating_point
@@ -78,6 +81,8 @@ def audit(
         if sweep_max_count < 0:
             raise ValueError(f"sweep_max_count must be ≥ 0 (0: no sweeps), got {sweep_max_count}")
         command += f" --sweep-max-count {sweep_max_count}"
+    if sequential:
+        command += " --sequential"
     route = dataclasses.replace(_route(pairs), sweep_max_count=sweep_max_count)
     return certify(mech, config, route, parameters=tuple(raw.items()), command=command)
 

@@ -232,9 +232,14 @@ class MechanismError(Exception):
 
 @runtime_checkable
 class Mechanism(Protocol):
-    """The black-box contract every audited mechanism satisfies.
+    """The black-box contract every audited mechanism satisfies: `name`, `claims` (every claim it
+    makes, the headline first), `domain`, `seedable`, `sample`.
 
-    Optional extras, looked up with getattr: `claims` (all claims; default `(claim,)`),
+    `claim` (the headline claim) comes from `ClaimFromClaims` (`claims[0]`); a user's mechanism
+    may give a single `claim` instead of `claims` (the README's form): `claims_of` reads both, and
+    `is_mechanism` is the runtime check that accepts both.
+
+    Optional extras, looked up with getattr:
     `neighbor_pairs()` (registered worst-case pairs), `output_kind` ("continuous" or
     "discrete", a hint for the distinguisher), `exact_epsilon(pair, delta=...)` (a white-box
     oracle used by tests and benchmarks, never by the audit itself), `max_block` (the most
@@ -247,7 +252,7 @@ class Mechanism(Protocol):
     def name(self) -> str: ...
 
     @property
-    def claim(self) -> PrivacyClaim: ...
+    def claims(self) -> tuple[PrivacyClaim, ...]: ...
 
     @property
     def domain(self) -> Domain: ...
@@ -256,6 +261,30 @@ class Mechanism(Protocol):
     def seedable(self) -> bool: ...
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]: ...
+
+
+class ClaimFromClaims:
+    """Mixin: the headline `claim` is the first of `claims` (the contract asks for `claims` only)."""
+
+    __slots__ = ()
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        claims: tuple[PrivacyClaim, ...] = self.claims  # type: ignore[attr-defined]
+        if not claims:
+            raise AttributeError(f"{type(self).__name__} has no claims")
+        return claims[0]
+
+
+def primary_first(primary: PrivacyClaim, claims: Iterable[PrivacyClaim]) -> tuple[PrivacyClaim, ...]:
+    """`primary`, then the other claims in their order (how `claims_of` orders them)."""
+    return (primary, *(c for c in claims if c != primary))
+
+
+def is_mechanism(obj: object) -> bool:
+    """Whether `obj` meets the contract at runtime: `Mechanism`, or its single-`claim` form."""
+    basics = all(hasattr(obj, a) for a in ("name", "domain", "seedable", "sample"))
+    return basics and (hasattr(obj, "claims") or hasattr(obj, "claim"))
 
 
 def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
@@ -270,14 +299,11 @@ def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
     return [int(block)] * full + ([rest] if rest else [])
 
 
-def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
-    """Every claim a mechanism carries; the primary `claim` first. A `claim` (or an entry of
-    `claims`) that is not a PrivacyClaim is a MechanismError naming the mechanism."""
+def claims_of(mechanism: Any) -> tuple[PrivacyClaim, ...]:
+    """Every claim a mechanism carries, the headline `claim` first: its `claims` (the contract),
+    with a `claim` it also carries put first, or its single `claim` (a user's simple form). A claim
+    that is not a PrivacyClaim is a MechanismError naming the mechanism."""
     name = getattr(mechanism, "name", type(mechanism).__name__)
-    primary = getattr(mechanism, "claim", None)
-    if not isinstance(primary, PrivacyClaim):
-        got = "no 'claim' attribute" if not hasattr(mechanism, "claim") else type(primary).__name__
-        raise MechanismError(f"mechanism {name!r}: claim must be a PrivacyClaim, got {got}")
     raw = getattr(mechanism, "claims", ()) or ()
     if isinstance(raw, dict | str | bytes) or not isinstance(raw, Iterable):
         raise MechanismError(
@@ -289,9 +315,11 @@ def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
         raise MechanismError(
             f"mechanism {name!r}: every claim must be a PrivacyClaim, got {type(bad).__name__}"
         )
-    out = [primary]
-    out.extend(c for c in extra if c != mechanism.claim)
-    return tuple(out)
+    primary = getattr(mechanism, "claim", None) if hasattr(mechanism, "claim") or not extra else extra[0]
+    if not isinstance(primary, PrivacyClaim):
+        got = "no 'claim' attribute" if not hasattr(mechanism, "claim") else type(primary).__name__
+        raise MechanismError(f"mechanism {name!r}: claim must be a PrivacyClaim, got {got}")
+    return primary_first(primary, extra)
 
 
 def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> PrivacyClaim | None:

@@ -30,11 +30,9 @@ from dpaudit.engine.types import (
     PrivacyClaim,
     Verdict,
 )
-from dpaudit.reports.comparisons import (
-    profile_lead,
-    white_box_words,
-)
+from dpaudit.reports.comparisons import white_box_words
 from dpaudit.reports.numbers import fmt
+from dpaudit.reports.relations import delta_words, is_inconclusive, relation_rows, relation_words
 from dpaudit.reports.search_record import (
     SEARCH_NOTE,
     search_record,
@@ -194,10 +192,11 @@ def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
     if isinstance(fdp, dict):
         verdict = "rejected" if fdp["claim_rejected"] else "not rejected"
         adjusted = fdp.get("claim_tail_bound_adjusted", fdp["claim_tail_bound"])
+        union = fdp.get("union_designs", len(fdp["designs"]))
         facts.append(
             (
                 "f-DP test of the claim",
-                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {len(fdp['designs'])} designs, "
+                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {union} designs, "
                 f"at level {fmt(fdp['failure_probability'])})",
             )
         )
@@ -209,6 +208,36 @@ PAIR_HEADER = [
     "| exact ε (white-box) | certified ε | certified δ at claim |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ]
+
+
+def relation_table(r: AuditResult) -> list[str]:
+    """The verdict's leading table: certified against claimed ε(δ) within each relation, the
+    verdict claim's rows first, each naming its pair (`relations.relation_rows`)."""
+    rows = relation_rows(r)
+    if not rows:
+        return []
+    lines = [
+        "| relation (claim) | δ | claimed ε(δ) | certified ε(δ) | certified / claimed | pair |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ratio = row.ratio
+        pair = row.pair
+        other = "" if pair.relation == row.claim.relation else f", {relation_words(pair.relation)}"
+        certified = fmt(row.certified) if row.certified > 0 else "0 (no evidence)"
+        relation = relation_words(row.claim.relation) + (" (verdict)" if row.verdict else "")
+        delta = delta_words(row.delta) + (" (claim's δ)" if row.headline and row.claim.curve else "")
+        shown = f"**{certified}** exceeds" if row.exceeds else certified
+        ratio_text = "—" if ratio is None else "∞" if math.isinf(ratio) else f"{ratio:.2f}"
+        cells = [relation, delta, fmt(row.claimed), shown, ratio_text, f"pair {pair.index + 1}{other}"]
+        lines.append(f"| {' | '.join(cells)} |")
+    return [
+        *lines,
+        "",
+        "Certified against claimed ε(δ) within one relation: each row is the best certified ε of the pairs "
+        "audited under one claim, beside that claim's own ε(δ).",
+        "",
+    ]
 
 
 def _header_lines(r: AuditResult, fam: str) -> list[str]:
@@ -225,8 +254,8 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         f"**Verdict: {verdict_words(r)}.** {verdict}"
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
+        *relation_table(r),
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
-        *([f"- Privacy profile: {lead}"] if (lead := profile_lead(r)) else []),
         *([f"- Threat model (what the adversary sees): {_cell(r.threat_model)}"] if r.threat_model else []),
         *[f"- Canary: {_cell(c, 300)}" for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)],
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
@@ -372,10 +401,17 @@ def render_index_markdown(
         "|---|---|---|---|---|",
     ]
     rows = []
-    for i in order:
+    apart = [i for i in order if is_inconclusive(results[i])]
+    order = [i for i in order if i not in apart]
+    for i in order + apart:
+        if i in apart and i == apart[0]:
+            rows.append(
+                "\n**Inconclusive** (the design or budget could not have refuted the claim):\n\n"
+                + "\n".join(head[-2:])
+            )
         r = results[i]
         link = links[i] if links is not None else f"{r.mechanism}.md"
-        verdict = verdict_words(r)
+        verdict = "`inconclusive`" if i in apart else verdict_words(r)
         rows.append(
             f"| [{_cell(r.mechanism, 80)}]({link}) | {_cell(family_of(r, families) or '-', 60)} | "
             f"{_cell(claim_words(r.claim, reference=False), 90)} | {bound_words(r.epsilon_lower_bound)} | "

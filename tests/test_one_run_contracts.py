@@ -1,7 +1,7 @@
 """Issue 37: one-run audits keep the contracts `run` keeps. A stated claim exceeded is a finding
-(exit 0), a proved one a violation (exit 1), in `one-run`, `scores` and the gate; a design given on
-`scores FILE` joins the union unless declared fixed in advance; score CSVs are read row by row; the
-gate's `--resume` key follows the training function's code."""
+(exit 0), a proved one a violation (exit 1), in `one-run`, `scores` and the gate; a design given to
+`one-run` is declared before the bits (designs on `scores FILE`: test_one_run_designs.py); score
+CSVs are read row by row; the gate's `--resume` key follows the training function's code."""
 
 from __future__ import annotations
 
@@ -14,8 +14,7 @@ import pytest
 
 from dpaudit.app.cli.entry import main
 from dpaudit.app.gate.one_run import code_fingerprint
-from dpaudit.engine.one_run import default_design, inclusion_bits, joined_designs
-from dpaudit.engine.one_run.bound import Design
+from dpaudit.engine.one_run import inclusion_bits
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Relation
 
@@ -95,29 +94,6 @@ def test_gate_stated_claim_exits_0_proved_exits_1(
 
 
 # --------------------------------------------------------------------------- designs after the scores
-def test_a_design_given_on_scores_joins_the_union(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    f = str(_rr3_file(tmp_path / "rr3.csv"))
-    design = ("--k-plus", "30", "--k-minus", "30")
-    code, out, _ = run(capsys, "scores", f, "--epsilon", "5", *design, "--json")
-    posthoc = json.loads(out)
-    k = len(default_design(1000)) + 1
-    info = posthoc["extra"]["one_run"]
-    assert info["per_design_failure_probability"] == pytest.approx(0.05 / k)
-    assert "after the scores existed" in info["choice_of_k"] and len(info["fdp"]["designs"]) == k
-    code, out, _ = run(capsys, "scores", f, "--epsilon", "5", *design, "--design-fixed-in-advance", "--json")
-    fixed = json.loads(out)["extra"]["one_run"]
-    assert fixed["per_design_failure_probability"] == pytest.approx(0.05)
-    assert "declared before the scores existed" in fixed["choice_of_k"] and len(fixed["fdp"]["designs"]) == 1
-    code, _, err = run(capsys, "scores", f, "--epsilon", "5", "--design-fixed-in-advance")
-    assert code == 2 and "--k-plus" in err
-
-
-def test_joined_designs_adds_the_design_once() -> None:
-    grid = default_design(1000)
-    assert joined_designs(1000, grid[0]) == grid
-    assert joined_designs(1000, Design(k_plus=3, k_minus=4)) == (*grid, Design(k_plus=3, k_minus=4))
-
-
 def test_one_run_design_is_declared_before_the_bits(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys, "one-run", f"{HERE}:rr3", "--canaries", "500", "--epsilon", "9", "--k-plus", "50", "--json"

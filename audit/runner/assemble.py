@@ -18,9 +18,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.estimators import Selection, event_spec
+from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.objectives import Objective
 from dpaudit.engine.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
@@ -29,8 +28,9 @@ from dpaudit.engine.runner.certificates import (
     certify_test,
     trajectory,
 )
-from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
+from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.whitebox import white_box_reference
 from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
@@ -40,7 +40,6 @@ from dpaudit.engine.types import (
     Verdict,
     canary_of,
 )
-from dpaudit.engine.whitebox import white_box_reference
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
 from dpaudit.neighbors.base import NeighborPair
 
@@ -89,7 +88,7 @@ def profile_tests(
         extra = with_outcome_text(mechanism, sels[k].certified[shown].event, planned.pair, extra)
         if len(records) > 1:
             multi.append({"pair": index, "test": obj.label(), "events": records})
-        value = float(obj.score(extra.p_lower, extra.q_upper))
+        value = float(obj.value(extra.p_lower, extra.q_upper))
         claimed = claimed_value(planned.claim, obj)
         points.append(
             ProfilePoint(
@@ -237,7 +236,11 @@ def stated_findings(
 
 
 def best_profile(pair_results: Sequence[PairResult]) -> tuple[ProfilePoint, ...]:
-    """The highest certified value of each profile test over all pairs (first pair on ties)."""
+    """The highest certified value of each profile test over `pair_results` (first pair on ties).
+
+    `assemble` passes the pairs the verdict claim decides, so the run-level profile compares like
+    with like: a point of a pair under another relation is a point of another claim's profile and
+    stays with its pair (`PairResult.profile`)."""
     best: dict[tuple[str, float | None], ProfilePoint] = {}
     for pt in (pt for pr in pair_results for pt in pr.profile):
         key = (pt.objective, pt.parameter)
@@ -303,7 +306,7 @@ def assemble(
         parameters=tuple(parameters),
         command=command,
         seedable=mechanism.seedable,
-        profile=best_profile(pair_results),
+        profile=best_profile([pr for pr in pair_results if pr.claim == plan.verdict_claim]),
         threat_model=str(getattr(mechanism, "threat_model", "") or ""),
         extra={
             "chunk_size": layout.chunk,

@@ -16,9 +16,8 @@ import math
 import numpy as np
 import pytest
 
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, MagnitudeDistinguisher, MagnitudeEvent
 from dpaudit.engine.events import event_from_spec
-from dpaudit.engine.magnitude import MagnitudeDistinguisher, MagnitudeEvent
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim, from_callable

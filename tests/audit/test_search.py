@@ -298,7 +298,7 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
     selection split and certifies on audit-seed draws only, so the two never share a sample."""
     import dpaudit.engine.runner.procedure as runner_module
-    import dpaudit.engine.search.sampling as search_module
+    import dpaudit.engine.search.pilot_samples as search_module
     from dpaudit.engine.sampling import Phase
 
     pilot_calls: list[int] = []

@@ -23,9 +23,9 @@ from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
 from dpaudit.app.gate import GateIO
 from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.plan import plan
+from dpaudit.engine.runner import sample_size_plan as plan
 from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.mechanisms.base import ClaimKind, claims_of
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.reports.html import render_html
@@ -44,11 +44,24 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def formats(text: str) -> list[str]:
-    fmts = [f.strip() for f in text.split(",") if f.strip()]
+DEFAULT_FORMATS = "json,md,html"
+
+
+def formats(text: str | None) -> list[str]:
+    """The formats `--format` names (all of `DEFAULT_FORMATS` when not given)."""
+    fmts = [f.strip() for f in (DEFAULT_FORMATS if text is None else text).split(",") if f.strip()]
     bad = [f for f in fmts if f not in FORMATS]
     if bad:
         raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
+    return fmts
+
+
+def output_formats(args: argparse.Namespace) -> list[str]:
+    """The formats to write under `--out`; `--format` without `--out` is a usage error (the files
+    would go nowhere)."""
+    fmts = formats(args.format)
+    if args.format is not None and not args.out:
+        raise UsageError("--format needs --out DIR (the report files are written there)")
     return fmts
 
 
@@ -68,10 +81,23 @@ def summary(r: AuditResult) -> str:
         f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
         f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
         + "".join(f"\n  {line}" for line in _exceeded_lines(r))
+        + "".join(f"\n  {line}" for line in sequential_lines(r))
         + "".join(f"\n  {line}" for line in witness_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
     )
+
+
+def sequential_lines(r: AuditResult) -> list[str]:
+    """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
+    against the cap and why (empty for a fixed-n audit)."""
+    seq = r.extra.get("sequential")
+    if not isinstance(seq, dict):
+        return []
+    return [
+        f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
+        f"side ({seq['reason']})"
+    ]
 
 
 def _exceeded_lines(r: AuditResult) -> list[str]:
@@ -154,7 +180,7 @@ def _list_rows(wide: bool) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for e in entries().values():
         try:
-            c = e.build().claim
+            c = claims_of(e.build())[0]
             relation = c.relation.value if wide else _SHORT_RELATION.get(c.relation.value, c.relation.value)
             claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {relation}"
         except Exception as exc:  # a broken entry should not hide the others

@@ -33,7 +33,7 @@ def summary(r: AuditResult) -> str:
         )
         fdp = design.get("fdp")
         if isinstance(fdp, dict):
-            lines.append(_fdp_line(fdp))
+            lines.append(_fdp_line(fdp, r.failure_probability))
     else:
         e = r.pairs[0].estimate
         lines.append(
@@ -48,15 +48,20 @@ def summary(r: AuditResult) -> str:
     return "\n".join(lines)
 
 
-def _fdp_line(fdp: dict[str, Any]) -> str:
-    """The f-DP test in one line: the claim's verdict, μ̂ (GDP family) and ε̂ ((ε, δ) family)."""
+def _fdp_line(fdp: dict[str, Any], beta: float) -> str:
+    """The f-DP test in one line: the claim's verdict, μ̂ (GDP family) and ε̂ ((ε, δ) family). The
+    p-value (smallest per-design tail bound ×N, N designs of the union) is compared with the level
+    the test ran at: β, or β/2 when it shared β with SNJ (`--method both`)."""
     verdict = "REJECTED" if fdp["claim_rejected"] else "not rejected"
     implied = fdp["epsilon_from_mu"]
     under = f", ε ≥ {fmt(implied)} at δ if the mechanism is GDP" if implied else ""
+    level = float(fdp["failure_probability"])
+    against = "β" if level == beta else f"β/{beta / level:.3g}"
     return (
         f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
         f"(p ≤ {fdp.get('claim_tail_bound_adjusted', fdp['claim_tail_bound']):.3g} over the "
-        f"{len(fdp['designs'])} designs, against β); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
+        f"{fdp.get('union_designs', len(fdp['designs'])):,} designs, against {against} = {level:.3g}, "
+        f"the level it ran at); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
         f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
         f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
     )

@@ -113,6 +113,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub)
     _add_report(sub)
     add_one_run_commands(sub, {"int": _positive_int, "probability": _probability, "seed": _seed})
+    _add_scan(sub)
     for command in sub.choices.values():  # `dpaudit run X --debug` as well as `dpaudit --debug run X`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
     return p
@@ -127,7 +128,26 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="audit every registered correct mechanism (not the DP-library family, audited by name)",
     )
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
-    r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
+    r.add_argument(
+        "--num-samples",
+        type=_positive_int,
+        help="samples per side and pair (with --sequential, a cap); default: the registered "
+        "mechanism's budget, or for a user mechanism the budget its measured cost fits in --time-budget",
+    )
+    r.add_argument(
+        "--time-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="without --num-samples: time a few samples and size the budget to this much sampling "
+        "(default 300 for a user mechanism; registered ones keep their budget unless it is given)",
+    )
+    r.add_argument(
+        "--sequential",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="certify on a confidence sequence and stop once a violation is certified or out of reach "
+        "(--num-samples becomes a cap); default on when the budget comes from --time-budget, else off",
+    )
     r.add_argument("--seed", type=_seed, default=0, help="seed of every sample stream (default 0)")
     r.add_argument(
         "--jobs",
@@ -142,22 +162,13 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="probability that the certified bound is wrong, split over the tests (default 0.05)",
     )
     r.add_argument("--out", type=Path, help="directory for result files")
-    r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
+    r.add_argument(
+        "--format",
+        default=None,
+        help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
+    )
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
-    r.add_argument(
-        "--profile-deltas",
-        type=_float_list,
-        default=(),
-        metavar="D1,D2",
-        help="also certify ε at each δ (privacy profile)",
-    )
-    r.add_argument(
-        "--profile-epsilons",
-        type=_float_list,
-        default=(),
-        metavar="E1,E2",
-        help="also certify δ at each ε (privacy profile)",
-    )
+    _add_profile_options(r)
     _add_search_options(r)
     _add_event_options(r)
     r.add_argument(
@@ -176,6 +187,24 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
+
+
+def _add_profile_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s privacy-profile tests (each one more certified test under the one β split)."""
+    r.add_argument(
+        "--profile-deltas",
+        type=_float_list,
+        default=(),
+        metavar="D1,D2",
+        help="also certify ε at each δ (privacy profile)",
+    )
+    r.add_argument(
+        "--profile-epsilons",
+        type=_float_list,
+        default=(),
+        metavar="E1,E2",
+        help="also certify δ at each ε (privacy profile)",
+    )
 
 
 def _add_search_options(r: argparse.ArgumentParser) -> None:
@@ -266,6 +295,27 @@ def _add_gate(sub: argparse._SubParsersAction[_Parser]) -> None:
     g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
     g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
     g.add_argument("--jobs", type=int, default=None, help="parallel workers (-1 or default: all cores)")
+
+
+def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
+    s = sub.add_parser(
+        "scan",
+        help="audit every export of an installed DP library, blind; exit 1 if any is flagged",
+        description="Audit every export of an installed DP library (diffprivlib, opendp) through the "
+        "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
+    )
+    s.add_argument("library", help="diffprivlib or opendp")
+    s.add_argument("--only", action="append", default=[], metavar="TEXT",
+                   help="scan only exports whose name contains TEXT (repeatable)")
+    s.add_argument("--budget", type=_positive_int, default=1000, metavar="N",
+                   help="samples per side for each audit (default 1,000)")
+    s.add_argument("--seed", type=_seed, default=0)
+    s.add_argument("--confidence", type=_probability, default=0.95,
+                   help="for the whole table (β is split over the audits; default 0.95)")
+    s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="per export: one not decided by then is a 'timed out' row (default 300)")
+    s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")
+    s.add_argument("--out", type=Path, help="directory for scan.json and scan.txt")
 
 
 def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:

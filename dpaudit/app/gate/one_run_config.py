@@ -15,7 +15,7 @@
     name = "sgd-canaries"            # plus the usual seed, failure_probability, timeout
 
 The keys mirror `dpaudit one-run`'s options. Keys of mechanism audits (`params`, `num_samples`,
-`pairs`, `witnesses`, `floating_point`) are rejected on a one-run audit and vice versa, and the
+`pairs`, `witnesses`, `floating_point`, `sequential`) are rejected on a one-run audit and vice versa, and the
 claim is built and the training function imported here, before any audit runs. This module does
 not import `gate_config` (which imports it): errors are raised through the `error` callable the
 caller hands in, which formats them as `<file>: [[audit]] #i: <problem>`.
@@ -49,7 +49,15 @@ ONE_RUN_KEYS = (
     "k_minus",
 )
 """Keys only a one-run audit (`train`) takes."""
-MECHANISM_KEYS = ("mechanism", "params", "num_samples", "pairs", "witnesses", "floating_point")
+MECHANISM_KEYS = (
+    "mechanism",
+    "params",
+    "num_samples",
+    "pairs",
+    "witnesses",
+    "floating_point",
+    "sequential",
+)
 """Keys only a mechanism audit takes."""
 CLAIM_KINDS = tuple(k.value for k in ClaimKind)
 RELATIONS = tuple(r.value for r in (Relation.ADD_REMOVE_ONE, Relation.REPLACE_ONE))

@@ -56,6 +56,7 @@ from dpaudit.app.baseline import (
     RegressionReport,
     baseline_audit_from_result,
     read_baseline,
+    recount_samples,
     regression_checks,
     stale_message,
     write_baseline,
@@ -113,6 +114,8 @@ def _command(spec: AuditSpec, beta_v: float) -> str:
     parts += ["--pairs", spec.pairs]  # always: `dpaudit run` defaults to "all"
     if spec.floating_point:
         parts.append("--floating-point")
+    if spec.sequential:
+        parts.append("--sequential")
     return shlex.join(parts)
 
 
@@ -132,6 +135,7 @@ def _key(spec: AuditSpec) -> str:
             "pairs": spec.pairs,
             "version": package_version(),
             **({"floating_point": True} if spec.floating_point else {}),
+            **({"sequential": True} if spec.sequential else {}),
         }
     )
 
@@ -201,6 +205,7 @@ class _Runner:
             backend=self.options.backend,
             timeout=spec.timeout,
             floating_point=spec.floating_point,
+            sequential=spec.sequential,
         )
         command = _command(spec, beta_v)
         if spec.pairs == "registered":
@@ -240,7 +245,7 @@ class _Runner:
         reused = self.reuse(spec.name, key)
         if reused is not None:
             return reused, True
-        return run_one_run(spec, key=key, config_path=self.config.path), False
+        return run_one_run(spec, key=key, config_path=self.config.path, out=self.out), False
 
     def write_result(self, spec: AuditSpec | OneRunSpec, result: AuditResult) -> None:
         if self.out is None:
@@ -269,7 +274,7 @@ class _Runner:
         report = regression_checks(
             spec.mechanism,
             entry,
-            num_samples=result.certification_samples,
+            num_samples=recount_samples(result),
             seed=spec.seed,
             failure_probability=spec.failure_probability * (1 - VIOLATION_SHARE),
             jobs=self.options.jobs,
