@@ -28,7 +28,7 @@ Validity: as for every distinguisher, the event is chosen on the selection split
 certified on fresh samples (Clopper–Pearson); a magnitude event is a fixed measurable set, for
 which (ε, δ)-DP bounds P[M(D) ∈ S] ≤ e^ε P[M(D′) ∈ S] + δ.
 
-One file of the distinguisher wing: `@distinguisher(cost=CHEAP, sets=(DEFAULT,), rank=25)` puts it
+One file of the distinguisher wing: `@distinguisher(cost=CHEAP, sets=(DEFAULT,), rank=28)` puts it
 in the default set (after the histogram and thresholds, before the learned scores), in the base
 set and in the search's pilot (cheap: no fitting).
 """
@@ -121,7 +121,7 @@ class MagnitudeEvent:
         )
 
 
-@distinguisher(cost=CHEAP, event_types=("magnitude",), sets=(DEFAULT,), rank=25)
+@distinguisher(cost=CHEAP, event_types=("magnitude",), sets=(DEFAULT,), rank=28)
 @dataclass(frozen=True, slots=True)
 class MagnitudeDistinguisher:
     """Both tails of log |x_j| per two-signed coordinate, and of max_j / min_j |x_j| (module
