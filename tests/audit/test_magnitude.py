@@ -12,11 +12,17 @@ is not flagged."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Sequence
 
 import numpy as np
 import pytest
 
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, MagnitudeDistinguisher, MagnitudeEvent
+from dpaudit.engine.distinguishers import (
+    DEFAULT_DISTINGUISHERS,
+    Distinguisher,
+    MagnitudeDistinguisher,
+    MagnitudeEvent,
+)
 from dpaudit.engine.events import event_from_spec
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
@@ -41,9 +47,13 @@ def _twin(ds: Dataset, rng: np.random.Generator) -> np.ndarray:
     return np.array([ds.X[:, 0].mean() + rng.standard_cauchy()])
 
 
-def _audit(fn: object, distinguishers: object, seed: int) -> float:
-    mech = from_callable(fn, name="fit", claim=CLAIM, domain=DOMAIN)  # type: ignore[arg-type]
-    result = run_audit(mech, [PAIR], AuditConfig(num_samples=1000, seed=seed), distinguishers=distinguishers)  # type: ignore[arg-type]
+def _audit(
+    fn: Callable[[Dataset, np.random.Generator], np.ndarray],
+    distinguishers: Sequence[Distinguisher],
+    seed: int,
+) -> float:
+    mech = from_callable(fn, name="fit", claim=CLAIM, domain=DOMAIN)
+    result = run_audit(mech, [PAIR], AuditConfig(num_samples=1000, seed=seed), distinguishers=distinguishers)
     assert (result.verdict is Verdict.VIOLATION_FOUND) == (result.epsilon_lower_bound > CLAIM.epsilon)
     return result.epsilon_lower_bound
 
