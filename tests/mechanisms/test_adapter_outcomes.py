@@ -26,6 +26,8 @@ from dpaudit.mechanisms.base import MechanismError, from_callable
 from dpaudit.mechanisms.outcomes import NO_ANSWER, OutcomeCoding, encode_outcome
 from dpaudit.neighbors.base import Dataset, NeighborPair
 from dpaudit.neighbors.tabular import TabularSpace
+from dpaudit.reports.html import render_html
+from dpaudit.reports.markdown import render_markdown
 
 COLUMNS = (
     CategoricalColumn(name="colour", categories=("a", "b")),
@@ -74,6 +76,8 @@ def test_from_release_declared_raise_is_a_witness_said_as_a_raise() -> None:
     assert text.startswith("raised ValueError: a value lies outside the bounds")
     assert text.endswith("on D′ in 1,000 of 1,000, never on D")
     assert "…" in text and len(text) < 160  # the message is truncated
+    for rendered in (render_markdown(result), render_html(result)):  # every report says it
+        assert "raised ValueError: a value lies outside the bounds" in rendered
 
 
 def test_from_release_without_declaration_fails() -> None:
