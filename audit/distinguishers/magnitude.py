@@ -8,10 +8,10 @@ distributions of much the same sign balance and tail mass; what separates them i
 *magnitude*: {|x_j| ≤ t} (near zero: almost never on the diverging side) and {|x_j| ≥ t}
 (both heavy tails at once), and over a vector max_j |x_j| ≥ t (some coefficient blew up) and
 min_j |x_j| ≤ t (some coefficient near zero). None of these is a one-sided threshold of a
-coordinate, and on a heavy-tailed coordinate the learned scores' fits are dominated by its
+coordinate, and on a heavy-tailed coordinate the learned statistics' fits are dominated by its
 outliers.
 
-`MagnitudeDistinguisher` proposes both tails of each score s = log max(|x|, `TINY`) on the
+`MagnitudeDistinguisher` proposes both tails of each statistic s = log max(|x|, `TINY`) on the
 quantile grid of `ThresholdDistinguisher` (log scale, so the grid resolves both the tails and the
 neighbourhood of zero of a heavy-tailed output; a threshold on s is a threshold on |x|). Only on
 heavy-tailed coordinates where a sign is dropped: a coordinate is proposed when its pooled
@@ -20,7 +20,7 @@ events already proposed) and, on at least one side, the 99th percentile of |x_j 
 exceeds `HEAVY_RATIO` interquartile ranges (Gaussian 1.9, Laplace 3.3, Student t₂ 6.1, Cauchy 32,
 1/Z for a standard normal Z 27); max/min are proposed for vector outputs with such a coordinate.
 So light-tailed outputs (every textbook mechanism, DP-SGD's iterates) get no extra candidate and
-keep their events and numbers. Silent, like the learned scores, when the histogram applies (few
+keep their events and numbers. Silent, like the learned statistics, when the histogram applies (few
 distinct outputs: every event is then a set of values the histogram ranks). Whether to propose
 is decided on the selection split too.
 
@@ -29,7 +29,7 @@ certified on fresh samples (Clopper–Pearson); a magnitude event is a fixed mea
 which (ε, δ)-DP bounds P[M(D) ∈ S] ≤ e^ε P[M(D′) ∈ S] + δ.
 
 One file of the distinguisher wing: `@distinguisher(cost=CHEAP, sets=(DEFAULT,), rank=28)` puts it
-in the default set (after the histogram and thresholds, before the learned scores), in the base
+in the default set (after the histogram and thresholds, before the learned statistics), in the base
 set and in the search's pilot (cheap: no fitting).
 """
 
@@ -56,7 +56,7 @@ many interquartile ranges (module docstring)."""
 REDUCTIONS = ("max", "min")
 MIN_REPEATS = 100
 """The histogram's case: at most `max_bins` distinct rows, each seen this often on average (the
-rule of the learned scores, `learned.fitted.few_distinct`)."""
+rule of the learned statistics, `learned.fitted.few_distinct`)."""
 
 
 def log_magnitude(
@@ -141,7 +141,7 @@ class MagnitudeDistinguisher:
         keys: list[tuple[int | None, str | None]] = [(j, None) for j in both]
         if a.shape[1] > 1:
             keys += [(None, r) for r in REDUCTIONS]
-        scores = [
+        stats = [
             (log_magnitude(a, coordinate=j, reduce=r), log_magnitude(b, coordinate=j, reduce=r))
             for j, r in keys
         ]
@@ -150,7 +150,7 @@ class MagnitudeDistinguisher:
             j, r = keys[k]
             return MagnitudeEvent(threshold=t, upper=upper, coordinate=j, reduce=r)
 
-        return tail_candidates(scores, make, grid=self.grid, tails=self.tails)
+        return tail_candidates(stats, make, grid=self.grid, tails=self.tails)
 
 
 def _two_signed(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
