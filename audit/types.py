@@ -1,8 +1,10 @@
 """Audit configuration and result types (docs/DESIGN.md, "Contracts": `audit.types`).
 
 All frozen, slotted, keyword-only dataclasses, validated at construction. The verdict is
-`VIOLATION_FOUND` or `NO_VIOLATION_FOUND`: a lower bound below the claim proves nothing more
-than "no violation found at this power", so there is no "passed".
+`VIOLATION_FOUND`, `NO_VIOLATION_FOUND` (a lower bound below the claim proves nothing more than
+"no violation found at this power", so there is no "passed") or `INCONCLUSIVE` (no violation, and
+the audit could not have judged the claim: no power or no evidence, `runner.verdict`; the reason
+in `AuditResult.inconclusive_reason`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ reports show such warnings beside the verdict."""
 class Verdict(enum.StrEnum):
     VIOLATION_FOUND = "violation_found"
     NO_VIOLATION_FOUND = "no_violation_found"
+    INCONCLUSIVE = "inconclusive"
+    """No violation, and the claim was beyond what the audit could judge (exit code 0)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -238,7 +242,13 @@ class AuditResult:
     """What the adversary sees, as the mechanism declares it (`threat_model`: e.g. every DP-SGD
     iterate, the last iterate only, a canary score); the verdict holds for that view only.
     Empty for a mechanism that declares none (its released output is the view)."""
+    inconclusive_reason: str | None = None
+    """Why the verdict is `INCONCLUSIVE` (None otherwise): no power or no evidence."""
 
     @property
     def violation(self) -> bool:
         return self.verdict is Verdict.VIOLATION_FOUND
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.verdict is Verdict.INCONCLUSIVE

@@ -12,9 +12,11 @@ is then audited there with
 
     python -m dpaudit run known_bugs_rows.<row>:mechanism --json --seed 0 --num-samples N
 
-and the script prints a Markdown table: package, version, issue, expected, verdict, certified ε
-against the claim, samples per side, seconds, install seconds and disk. Needs only the standard
-library (it reads the rows' constants with `ast`), so it runs from a fresh clone.
+and the script prints a Markdown table: package, version, issue, expected, verdict (labelled
+"(stated claim)" when the verdict claim is the library's statement, not a proved claim: the one
+verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, samples
+per side, seconds, install seconds and disk. Needs only the standard library (it reads the rows'
+constants with `ast`), so it runs from a fresh clone.
 """
 
 from __future__ import annotations
@@ -138,7 +140,10 @@ def line(
         claim = result["claim"]
         assert isinstance(claim, dict)
         bound = f"{float(result['epsilon_lower_bound']):.2f} vs {float(claim['epsilon']):.2f}"  # type: ignore[arg-type]
-        if verdict != expected:
+        unexpected = verdict != expected
+        if claim.get("kind") == "stated":  # the one verdict rule: a lone stated claim decides, said so
+            verdict += " (stated claim)"
+        if unexpected:
             verdict += " (unexpected)"
     cells = [
         str(row["PACKAGE"]),

@@ -38,8 +38,7 @@ import numpy as np
 
 from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.runner import run_audit
-from dpaudit.engine.sequential import LookSchedule, look_schedule, sequence_bounds
+from dpaudit.engine.runner import LookSchedule, look_schedule, run_audit, sequence_bounds
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import resolve
 

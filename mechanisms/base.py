@@ -325,12 +325,13 @@ def claims_of(mechanism: Any) -> tuple[PrivacyClaim, ...]:
 def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> PrivacyClaim | None:
     """The claim that decides the verdict for a pair under `relation`.
 
-    Proved claims win over stated ones; among them the tightest: the smallest ε each allows at
-    the audited δ, taken as the largest δ among them (where every one of them allows a finite
-    ε, `PrivacyClaim.epsilon_at`). A pure (T·ε̂, 0) composition claim thus beats a looser
-    (2ε, δ) one, and a claim with a smaller headline ε but a much larger δ does not win by its
-    headline alone. Ties: the smaller δ (the stronger statement), then an exact relation match
-    over a covering one (a replace-one claim covers relabel-one pairs).
+    The verdict rule (`decides_verdict`): proved claims win over stated ones, a STATED claim
+    deciding only where no PROVED claim covers the relation; among them the tightest: the
+    smallest ε each allows at the audited δ, taken as the largest δ among them (where every one
+    of them allows a finite ε, `PrivacyClaim.epsilon_at`). A pure (T·ε̂, 0) composition claim
+    thus beats a looser (2ε, δ) one, and a claim with a smaller headline ε but a much larger δ
+    does not win by its headline alone. Ties: the smaller δ (the stronger statement), then an
+    exact relation match over a covering one (a replace-one claim covers relabel-one pairs).
     """
     covering = [c for c in claims if c.covers(relation)]
     if not covering:
@@ -338,6 +339,28 @@ def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> Priv
     proved = [c for c in covering if c.kind is ClaimKind.PROVED] or covering
     audited = max(c.delta for c in proved)
     return min(proved, key=lambda c: (c.epsilon_at(audited), c.delta, c.relation is not relation))
+
+
+def verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
+    """The claim a mechanism's headline verdict is about (`run`'s report, `dpaudit list`): the
+    `applicable_claim` for its primary claim's relation (the tightest PROVED, else STATED)."""
+    claims = claims_of(mechanism)
+    return applicable_claim(claims, claims[0].relation) or claims[0]
+
+
+def decides_verdict(claim: PrivacyClaim, claims: Sequence[PrivacyClaim], relation: Relation) -> bool:
+    """The one verdict rule (`run`, `one-run` and its file re-check, the gate, the pytest plugin): is
+    exceeding `claim` on a `relation` pair a violation?
+
+    Yes for a PROVED claim. A STATED claim decides only when no PROVED claim among `claims` covers
+    `relation` (a library model audited at its documented ε, a one-run claim given as stated): the
+    mechanism then has nothing else to be held to, so its statement is the claim, and the report
+    says so (`reports.markdown.stated_verdict_words`). A STATED claim beside a PROVED one is a
+    finding about the statement when exceeded, never a violation. `applicable_claim` picks the
+    verdict claim by the same rule (the tightest PROVED, else the tightest STATED)."""
+    if claim.kind is ClaimKind.PROVED:
+        return True
+    return not any(c.kind is ClaimKind.PROVED and c.covers(relation) for c in claims)
 
 
 def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:

@@ -54,16 +54,19 @@ from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, 
 from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
 from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
 from dpaudit.reports.markdown import (
+    INCONCLUSIVE_NOTE,
     STATED_FINDING,
     VERDICT_WORDS,
     assumption_words,
     bound_words,
+    decided_by_stated,
     exact_words,
     family_of,
     fmt,
     one_run_facts,
     selection_candidates,
     stated_exceeded,
+    stated_verdict_words,
     verdict_rank,
     verdict_words,
     weakened,
@@ -78,10 +81,11 @@ from dpaudit.reports.relations import (
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
 
 VERDICT_DETAIL = {
-    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the proved "
-    "claim, so the claim is refuted with the stated confidence.",
+    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the "
+    "claim deciding the verdict, so the claim is refuted with the stated confidence.",
     Verdict.NO_VIOLATION_FOUND: "No violation found at this power: no certified lower bound exceeds the "
     "proved claim at this sample budget.",
+    Verdict.INCONCLUSIVE: INCONCLUSIVE_NOTE,
 }
 LOWER_BOUND_NOTE = (
     "A certified lower bound below the claim proves nothing more than that no violation was found at "
@@ -103,7 +107,7 @@ def _claim_text(c: PrivacyClaim) -> str:
 
 
 def verdict_class(r: AuditResult) -> str:
-    return ("violation", "finding", "no-violation")[verdict_rank(r)]
+    return ("violation", "finding", "no-violation", "inconclusive")[verdict_rank(r)]
 
 
 def _minus(text: str) -> str:
@@ -282,6 +286,11 @@ def _white_box_label(worst: PairResult | None) -> str:
     return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
 
 
+def _stated_verdict(r: AuditResult) -> str:
+    """The words of a violation a lone STATED claim decided ("" otherwise)."""
+    return stated_verdict_words(next(p.claim for p in r.pairs if p.violation)) if decided_by_stated(r) else ""
+
+
 def _strong_fact(facts: Sequence[tuple[str, str]], r: AuditResult) -> int | None:
     """The position of the certified ε bound among the facts, set in bold when it is evidence."""
     if not _is_evidence(r.epsilon_lower_bound):
@@ -300,6 +309,8 @@ def _verdict_context(r: AuditResult) -> dict[str, Any]:
         "has_exact": exact is not None,
         "stated": stated_exceeded(r),
         "stated_finding": STATED_FINDING,
+        "stated_verdict": _stated_verdict(r),
+        "inconclusive_reason": r.inconclusive_reason if r.inconclusive else "",
         "detail": VERDICT_DETAIL[r.verdict],
         "lower_bound_note": LOWER_BOUND_NOTE,
         "weakened": weakened(r),

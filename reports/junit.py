@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.reports.markdown import (
+    INCONCLUSIVE_NOTE,
     STATED_FINDING,
     bound_words,
     claim_words,
@@ -88,7 +89,9 @@ def _details(r: AuditResult) -> str:
         )
     lines += [f"finding: {f}" for f in r.findings]
     lines += [f"warning: {w}" for w in r.warnings]
-    if not r.violation:
+    if r.inconclusive:
+        lines.append(INCONCLUSIVE_NOTE)
+    elif not r.violation:
         lines.append(LOWER_BOUND_NOTE)
     return "\n".join(lines)
 
@@ -111,6 +114,7 @@ def render_junit(
     suite = ET.Element("testsuite", {"name": SUITE_NAME})
     props = _sub(suite, "properties")
     failures = 0
+    skipped = 0
     total_time = 0.0
     keys = [r.mechanism for r in results] if names is None else list(names)
     for key, r in zip(keys, results, strict=True):
@@ -134,6 +138,9 @@ def render_junit(
             failures += 1
             failure = _sub(case, "failure", message=failure_message(r), type=FAILURE_TYPE)
             failure.text = details
+        elif r.inconclusive:  # not a pass: skipped, with the reason (no power or no evidence)
+            skipped += 1
+            _sub(case, "skipped", message=f"inconclusive: {r.inconclusive_reason or 'no reason recorded'}")
         out = _sub(case, "system-out")
         out.text = details
     summary = _sub(suite, "system-out")
@@ -145,7 +152,7 @@ def render_junit(
     suite.set("tests", str(len(results)))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
-    suite.set("skipped", "0")
+    suite.set("skipped", str(skipped))
     suite.set("time", f"{total_time:.3f}")
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

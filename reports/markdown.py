@@ -11,8 +11,10 @@
   rest; the run index never shows them.
 
 The verdict wording is shared with the HTML and JUnit renderers (`verdict_words`): "violation
-found", "no violation found at this power" (a lower bound below the claim proves nothing more),
-and "finding about the paper's statement" when only a STATED claim is exceeded.
+found" ("violation of a stated claim …" when a lone STATED claim decided it), "no violation found
+at this power" (a lower bound below the claim proves nothing more), "inconclusive (reason)" when
+the audit could not have judged the claim, and "finding about the paper's statement" when only a
+STATED claim beside a proved one is exceeded.
 """
 
 from __future__ import annotations
@@ -43,8 +45,13 @@ from dpaudit.reports.search_record import (
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",
     Verdict.NO_VIOLATION_FOUND: "no violation found at this power",
+    Verdict.INCONCLUSIVE: "inconclusive",
 }
 STATED_FINDING = "finding about the paper's statement"
+INCONCLUSIVE_NOTE = (
+    "This audit could not have judged the claim (the reason is in the verdict): it is neither "
+    "a violation nor evidence of no violation; audit again with more samples or another design."
+)
 GITHUB_COMMENT_LIMIT = 65_536
 INDEX_BUDGET = 50_000
 """Characters the run index may use (well under GitHub's comment limit)."""
@@ -56,19 +63,49 @@ def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
     return [c for c in r.claims if c.exceeded and c.claim.kind is ClaimKind.STATED]
 
 
+def stated_verdict_words(claim: PrivacyClaim) -> str:
+    """How every report words a violation decided by a STATED claim (the one verdict rule,
+    `mechanisms.base.decides_verdict`: no PROVED claim covers the relation, so the statement
+    decides): what was violated, under which relation, and the claim's note when it has one."""
+    relation = claim.relation.value.replace("_", "-")
+    note = f" ({claim.note})" if claim.note else ""
+    return (
+        f"violation of a stated claim: the relation {relation} was assumed and no proved claim "
+        f"covers it, so the statement decides{note}"
+    )
+
+
+def decided_by_stated(r: AuditResult) -> bool:
+    """A violation whose violating pairs all break a STATED claim (no PROVED claim covers them)."""
+    bad = [pr for pr in r.pairs if pr.violation]
+    return r.violation and bool(bad) and all(pr.claim.kind is ClaimKind.STATED for pr in bad)
+
+
 def verdict_words(r: AuditResult) -> str:
-    """The verdict as worded in every report, with the stated-claim finding when there is one."""
+    """The verdict as worded in every report, with the stated-claim finding when there is one and
+    the words of a violation a STATED claim decided."""
     words = VERDICT_WORDS[r.verdict]
-    if not r.violation and stated_exceeded(r):
+    if r.inconclusive:
+        return words + (f" ({r.inconclusive_reason})" if r.inconclusive_reason else "")
+    if decided_by_stated(r):
+        words += f" ({stated_verdict_words(_stated_claim(r))})"
+    elif not r.violation and stated_exceeded(r):
         words += f"; {STATED_FINDING}"
     return words
 
 
+def _stated_claim(r: AuditResult) -> PrivacyClaim:
+    return next(pr.claim for pr in r.pairs if pr.violation)
+
+
 def verdict_rank(r: AuditResult) -> int:
-    """Sort key: violations first, then stated-claim findings, then the rest."""
+    """Sort key: violations first, then stated-claim findings, then no violation, then
+    inconclusive audits (3)."""
     if r.violation:
         return 0
-    return 1 if stated_exceeded(r) else 2
+    if stated_exceeded(r):
+        return 1
+    return 3 if r.inconclusive else 2
 
 
 def family_of(r: AuditResult, families: Mapping[str, str] | None = None) -> str:
@@ -243,8 +280,10 @@ def relation_table(r: AuditResult) -> list[str]:
 def _header_lines(r: AuditResult, fam: str) -> list[str]:
     """The title, the verdict with its claim and bounds, the budget, the seed and the command."""
     verdict = (
-        "The certified lower bound on the realised privacy loss exceeds the proved claim."
+        "The certified lower bound on the realised privacy loss exceeds the claim."
         if r.violation
+        else INCONCLUSIVE_NOTE
+        if r.inconclusive
         else "A certified lower bound below the claim proves nothing more than that no violation "
         "was found at this power."
     )

@@ -25,7 +25,8 @@ from dpaudit.engine.types import (
     Verdict,
 )
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: the verdict "inconclusive" and its `inconclusive_reason` (issue 42); older files read as before."""
 
 REQUIRED_KEYS = (
     "schema_version",
@@ -186,6 +187,7 @@ def to_json_dict(r: AuditResult) -> dict[str, Any]:
         "package_version": r.package_version,
         "extra": _strict(r.extra),
         "threat_model": r.threat_model,
+        **({"inconclusive_reason": r.inconclusive_reason} if r.inconclusive_reason is not None else {}),
     }
 
 
@@ -199,6 +201,10 @@ def _strict(x: Any) -> Any:
     if isinstance(x, float):
         return json_number(x)
     return x
+
+
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _optional_number(value: Any) -> float | None:
@@ -268,6 +274,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             profile=tuple(_profile_from_dict(x) for x in d.get("profile", ())),
             extra=dict(d.get("extra", {})),
             threat_model=str(d.get("threat_model", "")),
+            inconclusive_reason=_optional_text(d.get("inconclusive_reason")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaError(f"malformed dpaudit result: {type(exc).__name__}: {exc}") from None

@@ -276,3 +276,38 @@ def test_the_door_checks_catch_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from dpaudit.engine.search.pilot import Pilot\nfrom dpaudit.mechanisms.dpsgd import x\n")
     assert {"dpaudit.engine.search.pilot", "dpaudit.mechanisms.dpsgd"} <= _imports(bad)
+
+
+ENTRY_POINTS = (
+    "dpaudit.app.cli.entry",
+    "dpaudit.api",
+    "dpaudit.app.gate.procedure",
+    "dpaudit.app.pytest_plugin",
+    "dpaudit.app.scan.procedure",
+)
+"""`dpaudit run`, `dpaudit.audit()`/`gate()`, the gate, the pytest plugin and `dpaudit scan`
+(issue 43, item 3)."""
+ROUTE_BYPASS = {"dpaudit.engine.runner.run_audit", "dpaudit.engine.search.search_and_certify"}
+
+
+def test_only_the_cli_wing_and_main_import_the_cli() -> None:
+    """The API and the pytest plugin reach the route, the gate's IO and the summaries without
+    importing the command-line wing (issue 43, item 3)."""
+    importers = {
+        name
+        for name, (_, path) in _modules().items()
+        if not name.startswith("dpaudit.app.cli")
+        and name != "dpaudit.__main__"
+        and any(m == "dpaudit.app.cli" or m.startswith("dpaudit.app.cli.") for m in _imports(path))
+    }
+    assert not importers, importers
+
+
+def test_every_entry_point_reaches_the_one_route() -> None:
+    """Each entry point certifies through `app.route.certify` (its budget guard included), never
+    through the runner or the search directly."""
+    modules = _modules()
+    for name in ENTRY_POINTS:
+        imported = _imports(modules[name][1])
+        assert "dpaudit.app.route.certify" in imported, name
+        assert not imported & ROUTE_BYPASS, (name, imported & ROUTE_BYPASS)

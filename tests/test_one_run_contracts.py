@@ -1,7 +1,8 @@
-"""Issue 37: one-run audits keep the contracts `run` keeps. A stated claim exceeded is a finding
-(exit 0), a proved one a violation (exit 1), in `one-run`, `scores` and the gate; a design given to
-`one-run` is declared before the bits (designs on `scores FILE`: test_one_run_designs.py); score
-CSVs are read row by row; the gate's `--resume` key follows the training function's code."""
+"""Issue 37: one-run audits keep the contracts `run` keeps. The audit's only claim exceeded is a
+violation (exit 1), proved or stated (issue 42: `run`'s one verdict rule), in `one-run`, `scores`
+and the gate; a design given to `one-run` is declared before the bits (designs on `scores FILE`:
+test_one_run_designs.py); score CSVs are read row by row; the gate's `--resume` key follows the
+training function's code."""
 
 from __future__ import annotations
 
@@ -56,38 +57,40 @@ def _rr3_file(path: Path, m: int = 1000) -> Path:
 
 # --------------------------------------------------------------------------- stated and proved claims
 @pytest.mark.parametrize("method", ["snj", "fdp", "both"])
-def test_scores_stated_claim_exceeded_is_a_finding_and_proved_a_violation(
+def test_scores_lone_claim_exceeded_is_a_violation_stated_or_proved(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, method: str
 ) -> None:
+    """Issue 42: the one verdict rule of `run`: the audit's only claim decides, even when stated."""
     f = str(_rr3_file(tmp_path / "rr3.csv"))
     code, out, _ = run(
         capsys, "scores", f, "--epsilon", "1", "--claim-kind", "stated", "--method", method, "--json"
     )
     data = json.loads(out)
-    assert code == 0 and data["verdict"] == "no_violation_found"
+    assert code == 1 and data["verdict"] == "violation_found"
     assert data["claims"][0]["exceeded"] is True and data["claims"][0]["kind"] == "stated"
-    assert any("stated claim" in finding for finding in data["findings"])
     code, out, _ = run(capsys, "scores", f, "--epsilon", "1", "--method", method, "--json")
     assert code == 1 and json.loads(out)["verdict"] == "violation_found"
 
 
-def test_one_run_stated_claim_attribute_is_a_finding(capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_run_stated_claim_attribute_is_a_violation_of_a_stated_claim(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, _ = run(capsys, "one-run", f"{HERE}:rr3_stated", "--canaries", "1000")
-    assert code == 0 and "finding:" in out and "stated claim" in out
+    assert code == 1 and "VIOLATION FOUND (violation of a stated claim" in out
     code, out, _ = run(capsys, "one-run", f"{HERE}:rr3_stated", "--canaries", "1000", "--epsilon", "1")
-    assert code == 1 and "VIOLATION FOUND" in out  # a claim given as --epsilon is proved by default
+    assert code == 1 and "VIOLATION FOUND" in out and "stated claim" not in out  # --epsilon: proved
 
 
-def test_gate_stated_claim_exits_0_proved_exits_1(
+def test_gate_stated_claim_exits_1_as_a_proved_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     base = f'[[audit]]\ntrain = "{HERE}:rr3"\ncanaries = 1000\nepsilon = 1\nname = "rr3"\n'
     (tmp_path / "dpaudit.toml").write_text(base + 'claim_kind = "stated"\n')
     code, out, _ = run(capsys, "gate", "--out", "out")
-    assert code == 0, out
+    assert code == 1, out
     result = json.loads((tmp_path / "out" / "rr3.json").read_text())
-    assert result["claims"][0]["exceeded"] and any("stated claim" in f for f in result["findings"])
+    assert result["claims"][0]["exceeded"] and result["verdict"] == "violation_found"
     assert "--claim-kind stated" in result["command"]
     (tmp_path / "dpaudit.toml").write_text(base)
     assert run(capsys, "gate", "--out", "out2")[0] == 1

@@ -1,14 +1,13 @@
 """What one-run results say in words: a design declared before the bits were drawn, the f-DP
 claim test's p-value adjusted for the N designs of the union (Mahloujifar, Melis & Chaudhuri
-2024, Auditing f-Differential Privacy in One Run, the union bound over designs of `fdp.py`),
-and the finding for a STATED claim a certificate exceeds.
+2024, Auditing f-Differential Privacy in One Run, the union bound over designs of `fdp.py`). A
+claim exceeded is a violation whatever its kind (the one verdict rule, `decides_verdict`).
 """
 
 from __future__ import annotations
 
 from dpaudit.engine.one_run.bound import Design
 from dpaudit.engine.one_run.fdp import FdpCertificate
-from dpaudit.engine.types import PrivacyClaim
 
 
 def adjusted_tail_bound(cert: FdpCertificate) -> float:
@@ -28,15 +27,6 @@ def declared_design_note(design: Design) -> str:
     return (
         f"one design (k₊ = {design.k_plus}, k₋ = {design.k_minus}) declared before the scores existed, "
         "certified at the whole β"
-    )
-
-
-def stated_finding(claim: PrivacyClaim, epsilon: float) -> str:
-    """The finding for a STATED claim the one-run certificate exceeds (not a violation, as in `run`)."""
-    return (
-        f"certified bound (ε ≥ {epsilon:.4g} at δ = {claim.delta:g}) exceeds the stated claim "
-        f"(ε = {claim.epsilon:g}, δ = {claim.delta:g}, {claim.reference}): the claim is the paper's or "
-        "library's statement, not a proved one, so this is a finding about the statement, not a violation"
     )
 
 

@@ -42,13 +42,12 @@ from dpaudit.engine.one_run.notes import (
     adjusted_tail_bound,
     declared_design_note,
     rejection_findings,
-    stated_finding,
     union_size,
 )
-from dpaudit.engine.runner import package_version
-from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
+from dpaudit.engine.runner import inconclusive_reason, package_version, verdict_for
+from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.base import MechanismError, decides_verdict
 from dpaudit.neighbors.base import Relation
 
 INCLUSION_PHASE = 130
@@ -297,6 +296,7 @@ def one_run_result(
         tags=("one_run",),
         extra={"one_run": info},
         rejected=bool(fdp is not None and fdp.claim_rejected),
+        refutable=bool(fdp is not None and fdp.claim_refutable),
         findings=findings,
     )
 
@@ -443,18 +443,23 @@ def assemble(
     extra: dict[str, object],
     selection_samples: int = 0,
     rejected: bool = False,
+    refutable: bool = False,
     findings: tuple[str, ...] = (),
 ) -> AuditResult:
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
     the claim is exceeded iff the certified ε exceeds the ε the claim allows at that δ, or `rejected`
     (another test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`).
-    Exceeding a PROVED claim is a violation; exceeding a STATED one is a finding (as in `run`)."""
+    A violation by `run`'s one verdict rule (`decides_verdict`): the only claim decides even if STATED."""
     eps = estimate.epsilon_lower_bound
     allowed = claim.epsilon_at(claim.delta)
     exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
-    violation = exceeded and claim.kind is ClaimKind.PROVED  # a stated claim exceeded: a finding
-    if exceeded and not violation:
-        findings = (*findings, stated_finding(claim, eps))
+    # the one verdict rule: a lone claim decides whatever its kind (a STATED one is said so)
+    violation = exceeded and decides_verdict(claim, (claim,), claim.relation)
+    reason = None
+    if not violation:  # `refutable`: the f-DP test could reject the claim above the ε ceiling
+        reason = inconclusive_reason(
+            claim, epsilon_lower_bound=eps, ceiling=ceiling, pair_bounds=(eps,), refutable=refutable
+        )
     pair = PairResult(
         index=0,
         description=description,
@@ -476,7 +481,8 @@ def assemble(
         delta_lower_bound=0.0,
         failure_probability=failure_probability,
         per_test_failure_probability=estimate.failure_probability,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
+        inconclusive_reason=reason,
         num_samples=num_samples,
         selection_samples=selection_samples,
         certification_samples=num_samples - selection_samples,

@@ -30,6 +30,7 @@ from dpaudit.engine.runner.certificates import (
 )
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
 from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.verdict import inconclusive_reason, verdict_for
 from dpaudit.engine.runner.whitebox import white_box_reference
 from dpaudit.engine.types import (
     AuditConfig,
@@ -37,10 +38,9 @@ from dpaudit.engine.types import (
     ClaimCheck,
     PairResult,
     ProfilePoint,
-    Verdict,
     canary_of,
 )
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim, decides_verdict
 from dpaudit.neighbors.base import NeighborPair
 
 
@@ -115,12 +115,12 @@ def profile_findings(
     """One finding per claim the pair's certified profile exceeds (a violation if it is proved)."""
     findings = []
     for kc, points_text in exceeded.items():
-        is_proved = claims[kc].kind is ClaimKind.PROVED
+        decides = decides_verdict(claims[kc], claims, pair.relation)
         findings.append(
             f"pair {index + 1} ({pair.description}): the certified privacy profile exceeds the "
-            f"{'proved' if is_proved else 'stated'} claim {claim_label(claims[kc])} at "
+            f"{claims[kc].kind.value} claim {claim_label(claims[kc])} at "
             + "; ".join(points_text)
-            + (": a violation" if is_proved else ": a finding about the paper's statement, not a violation")
+            + (": a violation" if decides else ": a finding about the paper's statement, not a violation")
         )
     return findings
 
@@ -161,7 +161,9 @@ def assemble_pair(
     interval = (est.p_lower, est.q_upper)
     prof = profile_tests(plan, counts, selected, index=index, mechanism=mechanism)
     findings = profile_findings(plan.claims, prof.exceeded, index=index, pair=planned.pair)
-    profile_violation = any(plan.claims[kc].kind is ClaimKind.PROVED for kc in prof.exceeded)
+    profile_violation = any(
+        decides_verdict(plan.claims[kc], plan.claims, planned.pair.relation) for kc in prof.exceeded
+    )
     reference = white_box_reference(mechanism, planned.pair, delta=c.delta)
     event: Selection = sels[0].certified[reported]
     result = PairResult(
@@ -284,15 +286,25 @@ def assemble(
     primary = [pr for pr in pair_results if pr.claim == plan.verdict_claim] or pair_results
     violation = any(pr.violation for pr in pair_results)
     n_sel, n_cert = plan.selection_samples, plan.certification_samples
+    eps = max(pr.estimate.epsilon_lower_bound for pr in primary)
+    reason = None
+    if not violation:
+        reason = inconclusive_reason(
+            plan.verdict_claim,
+            epsilon_lower_bound=eps,
+            ceiling=plan.epsilon_ceiling,
+            pair_bounds=[pr.estimate.epsilon_lower_bound for pr in pair_results],
+        )
     return AuditResult(
         mechanism=mechanism.name,
         claim=plan.verdict_claim,
         claims=tuple(checks),
-        epsilon_lower_bound=max(pr.estimate.epsilon_lower_bound for pr in primary),
+        epsilon_lower_bound=eps,
         delta_lower_bound=max(pr.estimate.delta_lower_bound for pr in primary),
         failure_probability=config.failure_probability,
         per_test_failure_probability=plan.beta_t,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
+        inconclusive_reason=reason,
         num_samples=n_sel + n_cert,
         selection_samples=n_sel,
         certification_samples=n_cert,

@@ -22,8 +22,8 @@ from dpaudit.engine.runner.certificates import (
     chunk_cuts,
     prefix_counts,
 )
-from dpaudit.engine.runner.resume import recorded_chunk
 from dpaudit.engine.runner.plan import AuditPlan
+from dpaudit.engine.runner.resume import recorded_chunk
 from dpaudit.engine.runner.stopping import SequentialLayout, Stop, decide
 from dpaudit.engine.sampling import Phase, Side, Task, count_events_segmented, run_tasks
 from dpaudit.engine.types import AuditConfig

@@ -96,7 +96,6 @@ from dpaudit.engine.runner.resume import (
     open_checkpoint,
     package_version,
     record_selections,
-    recorded_chunk,
     resumed_selections,
 )
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed

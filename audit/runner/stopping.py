@@ -8,7 +8,7 @@ the look's n (`at_look`), and the audit stops
 - on a **violation** (`violation`: the same rule as `assemble.assemble_pair`: a pair's
   primary δ bound above its claim's δ, or a profile point above a PROVED claim), or
 - for **futility** (`futile`): even the optimistic projection of every event's counts to the cap
-  (`sequential.optimistic_counts`) certifies no violation at the cap's level, or
+  (`sequence.optimistic_counts`) certifies no violation at the cap's level, or
 - at the cap.
 
 Validity: whatever the reason, the result is assembled from the bounds at the stopping look,
@@ -30,8 +30,8 @@ from dpaudit.engine.bounds import epsilon_ceiling
 from dpaudit.engine.runner.assemble import profile_tests
 from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
 from dpaudit.engine.runner.plan import AuditPlan
+from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, optimistic_counts
 from dpaudit.engine.sampling import chunk_sizes
-from dpaudit.engine.sequential import LookSchedule, look_schedule, optimistic_counts
 from dpaudit.mechanisms.base import ClaimKind
 
 VIOLATION, FUTILITY, CAP = "violation certified", "claim out of reach at the cap", "cap reached"

@@ -197,7 +197,7 @@ from dpaudit.engine.search.result import (
 )
 from dpaudit.engine.search.sweeps import SWEEP_SHARE
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
+from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, claims_of, verdict_claim
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
@@ -397,8 +397,7 @@ def prepare(
 
 
 def _verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
-    claims = claims_of(mechanism)
-    return applicable_claim(claims, claims[0].relation) or claims[0]
+    return verdict_claim(mechanism)
 
 
 def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:

@@ -1,6 +1,6 @@
 """Certificates that stop when decided (issue 44, item 3): the confidence sequence
-(audit/sequential.py), the runner's stopping rule (audit/runner/stopping.py), the budget fitted
-to a mechanism's cost (audit/budget.py) and their CLI and gate faces.
+(audit/runner/sequence.py), the runner's stopping rule (audit/runner/stopping.py), the budget fitted
+to a mechanism's cost (audit/runner/budget.py) and their CLI and gate faces.
 
 Statistical statements: the buggy randomized-response twin (true ε = ln 3 · 2 vs claim 1 here:
 p = 0.75 against 0.25 … see mechanisms) is certified above its claim by a wide margin at a few
@@ -23,16 +23,16 @@ import pytest
 from dpaudit.app.baseline import recount_samples
 from dpaudit.app.cli.entry import main
 from dpaudit.app.route import pairs_for
-from dpaudit.engine import budget as budget_module
 from dpaudit.engine.bounds import cp_lower, cp_upper
-from dpaudit.engine.budget import CostBudget, budget_from_cost, duration, round_down
 from dpaudit.engine.distinguishers import default_distinguishers
 from dpaudit.engine.progress import Progress
+from dpaudit.engine.runner import budget as budget_module
 from dpaudit.engine.runner import run_audit
+from dpaudit.engine.runner.budget import CostBudget, budget_from_cost, duration, round_down
 from dpaudit.engine.runner.plan import plan_audit
 from dpaudit.engine.runner.procedure import certify_sequential, probe_layout, select_events
+from dpaudit.engine.runner.sequence import look_schedule, optimistic_counts, sequence_bounds
 from dpaudit.engine.runner.stopping import CAP, FUTILITY, VIOLATION, sequential_layout
-from dpaudit.engine.sequential import look_schedule, optimistic_counts, sequence_bounds
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim
 from dpaudit.mechanisms.registry import resolve

@@ -98,3 +98,19 @@ def test_opacus_small_n_preset_is_registered_with_opacus() -> None:
     mech, entry = resolve("opacus_make_private_small_n")
     assert entry is not None and entry.family == "opacus"
     assert mech.claim.relation.value == "add_remove_one" and not mech.neighbor_pairs()
+
+
+def test_a_stated_claim_violation_is_flagged_and_labelled() -> None:
+    """Issue 42: the diffprivlib rows' claims are the library's statements (STATED, the only
+    claim): the one verdict rule still flags them, and the table says they are stated claims."""
+    row = {"PACKAGE": "diffprivlib", "ROW": "diffprivlib_nb_blind", "ISSUE": "#80", "NUM_SAMPLES": 2000}
+    claim = {"epsilon": 1.0, "kind": "stated"}
+    flagged = {"verdict": "violation_found", "claim": claim, "epsilon_lower_bound": 3.0}
+    text = known_bugs.line(row, "0.6.3", "violation", flagged, 1.0, 1.0, "1 MiB")
+    assert "| violation (stated claim) |" in text and "unexpected" not in text
+    missed = {"verdict": "no_violation_found", "claim": claim, "epsilon_lower_bound": 0.5}
+    assert "no violation (stated claim) (unexpected)" in known_bugs.line(
+        row, "0.6.3", "violation", missed, 1.0, 1.0, "1 MiB"
+    )
+    proved = {**flagged, "claim": {"epsilon": 1.0, "kind": "proved"}}
+    assert "| violation |" in known_bugs.line(row, "0.6.3", "violation", proved, 1.0, 1.0, "1 MiB")

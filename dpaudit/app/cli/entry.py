@@ -35,8 +35,6 @@ from dpaudit.app.cli.commands import (
     parse_params,
     write_outputs,
 )
-from dpaudit.app.cli.commands import summary as _summary
-from dpaudit.app.cli.commands import write_result as _write_result
 from dpaudit.app.cli.indexes import has_index, write_indexes
 from dpaudit.app.cli.one_run import cmd_one_run, cmd_sampler, cmd_scores
 from dpaudit.app.cli.parser import (
@@ -52,10 +50,11 @@ from dpaudit.app.cli.parser import (
 )
 from dpaudit.app.cli.pool import pool_size, run_side_by_side
 from dpaudit.app.cli.scan_command import cmd_scan
+from dpaudit.app.gate_io import write_result as _write_result
 from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
-from dpaudit.engine.budget import DEFAULT_TIME_BUDGET, budget_from_cost
+from dpaudit.app.summary import summary as _summary
 from dpaudit.engine.outfiles import safe_stem
-from dpaudit.engine.runner import AuditInputError
+from dpaudit.engine.runner import DEFAULT_TIME_BUDGET, AuditInputError, budget_from_cost
 from dpaudit.engine.sampling import AuditTimeout, audit_session
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
@@ -126,7 +125,7 @@ def _budget(mechanism: Mechanism, entry: RegistryEntry | None, args: argparse.Na
     """(samples per side, whether the budget was fitted to the measured cost). Without
     --num-samples, a registered mechanism keeps its budget unless --time-budget is given; a user
     mechanism's budget fits its measured cost in --time-budget (default `DEFAULT_TIME_BUDGET`),
-    stated up front on stderr (audit/budget.py)."""
+    stated up front on stderr (audit/runner/budget.py)."""
     if args.num_samples:
         return args.num_samples, False
     if entry is not None and args.time_budget is None:
@@ -153,7 +152,8 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
     if mode == "registered" and not has_registered_pairs(mechanism):
         raise UsageError(
             f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
-            "registered to search its domain, or give it neighbor_pairs()"
+            "registered to search its domain, use --pairs templates for its boundary templates, or "
+            "give it neighbor_pairs()"
         )
     n, fitted = _budget(mechanism, entry, args)
     sequential = fitted if args.sequential is None else args.sequential
@@ -186,7 +186,7 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         command=_command(spec, params, args, n, sequential=sequential),
         checkpoint_path=checkpoint,
         resume=args.resume,
-    )
+    ).result
     lost = weakened(result)
     if args.strict and lost:
         raise UsageError(f"{mechanism.name}: {lost[0]} (--strict)")
@@ -320,7 +320,7 @@ def _finished(entry: RegistryEntry, args: argparse.Namespace) -> AuditResult | N
     base = _command(entry.name, {}, args, n, sequential=bool(args.sequential))
     same = {f"{base} --pairs {args.pairs or DEFAULT_PAIRS}"}
     if any(FALLBACK in w for w in result.warnings):  # the default route fell back to registered pairs
-        same.add(f"{base} --pairs registered")
+        same |= {f"{base} --pairs registered", f"{base} --pairs templates"}
     return result if result.mechanism == entry.name and result.command in same else None
 
 

@@ -8,8 +8,8 @@ registered designs (else the default grid; a design given after the scores is ch
 every design, audit/one_run/design_choice.py), with "in" and
 "out" scores of independent runs by one threshold event chosen on a split and certified with
 Clopper–Pearson bounds (audit/one_run/score_split.py). Both give an `AuditResult` (same JSON, reports and
-exit codes as `run`: 1 only when the certified ε exceeds a proved claim at its δ; a stated
-claim exceeded is a finding, exit 0). `sampler` tests a
+exit codes as `run`: 1 when the certified ε exceeds the claim at its δ, by `run`'s one verdict
+rule: the audit's only claim decides, proved or stated). `sampler` tests a
 batch sampler against the Poisson sampling an accountant assumes (audit/one_run/sampler_check.py).
 `one-run --out DIR` checks DIR is writable before training and saves the scores, bits and
 registered designs there before any analysis (audit/one_run/saved.py), printing the `dpaudit
@@ -31,9 +31,9 @@ import numpy as np
 
 from dpaudit.app.claim_text import ClaimText, parse_claim
 from dpaudit.app.cli.commands import output_formats, write_outputs
-from dpaudit.app.cli.one_run_summary import summary
 from dpaudit.app.cli.parser import EXIT_OK, EXIT_VIOLATION, UsageError
 from dpaudit.app.cli.score_files import ScoreFile, ScoreFileError, load_scores
+from dpaudit.app.one_run_summary import summary
 from dpaudit.engine.one_run import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,

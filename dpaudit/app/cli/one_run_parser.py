@@ -38,8 +38,9 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         "--claim-kind",
         choices=["proved", "stated"],
         default=None,
-        help="proved (default: exceeding it is a violation, exit 1) or stated (the paper's or "
-        "library's statement: exceeding it is a finding, exit 0), as in `dpaudit run`",
+        help="proved (default) or stated (the paper's or library's statement); exceeding either is "
+        "a violation, exit 1: the audit's only claim decides, as in `dpaudit run` (the report "
+        "says 'violation of a stated claim')",
     )
     p.add_argument(
         "--seed", type=types["seed"], default=0, help="seed of the inclusion bits and splits (default 0)"

@@ -211,12 +211,13 @@ def _add_search_options(r: argparse.ArgumentParser) -> None:
     """`run`'s options that choose the pairs: --pairs and the search's budget and sweeps."""
     r.add_argument(
         "--pairs",
-        choices=["registered", "search", "all"],
+        choices=["registered", "search", "all", "templates"],
         default=None,
-        help="registered: the mechanism's registered worst-case pairs; search: a pilot search over "
-        "pairs generated from its domain, certifying the best; all: that search with the registered "
-        "pairs in its pool; the same total budget either way (default: all; registered, with a note, "
-        "when the mechanism declares no domain or the budget is too small to search)",
+        help="registered: the mechanism's registered worst-case pairs; templates: its domain's "
+        "boundary templates; search: a pilot search over pairs generated from its domain, certifying "
+        "the best; all: that search with the registered pairs in its pool; the same total budget "
+        "(default: all; registered, or templates without them, with a note, when the mechanism "
+        "declares no domain or the budget is too small to search)",
     )
     r.add_argument(
         "--pilot-fraction",

@@ -7,7 +7,7 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     num_samples = 200_000          # defaults for every audit (all optional)
     seed = 0
     failure_probability = 0.05     # per audit: violation tests + regression tests (see audit/gate.py)
-    pairs = "registered"           # registered | search | all (as `dpaudit run --pairs`)
+    pairs = "registered"           # registered | search | all | templates (as `dpaudit run --pairs`)
     timeout = 600                  # seconds one audit may take (as `dpaudit run --timeout`; default none)
     witnesses = "reported"         # baseline witnesses per pair: reported | certified (every
                                    # event the pair's test certified; β_reg split across them)
@@ -69,7 +69,7 @@ from dpaudit.mechanisms.registry import RegistryError, resolve
 
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
-PAIR_MODES = ("registered", "search", "all")
+PAIR_MODES = ("registered", "search", "all", "templates")
 DEFAULT_KEYS = (
     "num_samples",
     "seed",

@@ -7,7 +7,7 @@
     # accountant = "1.0,0.01,1000"   #   dp_accounting's ε(δ) for σ, q, T (δ: `delta`, default 1e-5), or
     # gdp = 2.0                      #   μ-GDP (headline point at `delta`, default 1e-5);
                                      #   none of them: the function's `claim` attribute
-    claim_kind = "proved"            # or stated: exceeding it is a finding, not a failure (`--claim-kind`)
+    claim_kind = "proved"            # or stated: still a failure when exceeded, worded as a stated claim
     relation = "add_remove_one"      # or replace_one (as `--relation`)
     method = "fdp"                   # fdp (default) | snj | both (as `--method`)
     k_plus = 50                      # optional, with k_minus: one fixed design (as `--k-plus/--k-minus`)

@@ -88,7 +88,8 @@ def audit_target(target: Target, config: ScanConfig, beta: float, index: int) ->
             failure_probability=beta,
             timeout=config.timeout,
         )
-        result = certify(mechanism, audit_config, Route(mode="all"), command=_command(target, config, index))
+        command = _command(target, config, index)
+        result = certify(mechanism, audit_config, Route(mode="all"), command=command).result
     except AuditTimeout:
         return _failed(target, "timed out", f"no decision within {config.timeout:g} s", start)
     except (MechanismError, ValueError, TypeError, ArithmeticError, RuntimeError) as exc:
