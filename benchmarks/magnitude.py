@@ -1,8 +1,8 @@
 """The magnitude distinguisher on a diverging fit and its twin (issue 44, item 6).
 
-`python benchmarks/magnitude.py` (`PYTHONPATH=.` from a checkout: the tree's dpaudit) audits, on one registered pair, at 1,000 / 2,000 / 4,000 samples
-per side and seeds 1–3, with the default distinguishers and with the defaults minus the magnitude
-family:
+`python benchmarks/magnitude.py` (`PYTHONPATH=.` from a checkout: the tree's dpaudit) audits, on one
+registered pair, at 1,000 / 2,000 / 4,000 samples per side and seeds 1–3, with the default
+distinguishers and with the defaults minus the magnitude family:
 
 - `diverging`: on the degenerate design D the fitted slope is 1/Z (Z standard normal: heavy tails
   of either sign, almost never near zero); on D′ a Cauchy-noised slope (density 1/π at zero);
@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim, from_callable
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
