@@ -88,7 +88,7 @@ def test_no_banned_words_in_messages() -> None:
         f"{path.relative_to(ROOT)}:{line}: {text[:100]!r}"
         for path in _source_files()
         for line, text in _messages(path)
-        if text not in ALLOWED and _banned(text)
+        if not text.startswith(tuple(ALLOWED)) and _banned(text)
     ]
     assert not hits, hits
 
