@@ -252,3 +252,20 @@ class AuditResult:
     @property
     def inconclusive(self) -> bool:
         return self.verdict is Verdict.INCONCLUSIVE
+
+    def to_json(self) -> str:
+        """The result file's JSON (what `dpaudit run --out` writes; `reports.schema.read_json`
+        reads it back)."""
+        from dpaudit.engine.jsonnum import dumps
+
+        return dumps(self)
+
+    def __repr__(self) -> str:
+        """One line: what was audited, the verdict, the certified bound against the claim."""
+        c = self.claim
+        return (
+            f"AuditResult({self.mechanism}: {self.verdict.value}, "
+            f"certified ε ≥ {self.epsilon_lower_bound:.4g} against {c.kind.value} "
+            f"ε={c.epsilon_at(c.delta):.4g} δ={c.delta:.3g} ({c.relation.value}), "
+            f"{len(self.pairs)} pair(s), {self.num_samples:,} samples/side, seed {self.seed})"
+        )

@@ -17,13 +17,20 @@ import enum
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH, check_exceptions, run_coded
+from dpaudit.mechanisms.outcomes import (
+    DEFAULT_PAYLOAD_WIDTH,
+    NoAnswerError,
+    OutcomeCoding,
+    OutcomeLog,
+    check_exceptions,
+    run_logged,
+)
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
@@ -369,7 +376,10 @@ def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:
         raise MechanismError(f"mechanism {name!r} returned non-numeric dtype {out.dtype}")
     if np.issubdtype(out.dtype, np.inexact) and not np.all(np.isfinite(out)):
         bad = int(np.size(out) - np.count_nonzero(np.isfinite(out)))
-        raise MechanismError(f"mechanism {name!r} returned {bad} NaN/infinite values")
+        raise MechanismError(
+            f"mechanism {name!r} returned {bad} NaN/infinite values (if a NaN is its way of giving no "
+            "answer, declare it an outcome: from_callable(..., no_answer=True))"
+        )
     return out
 
 
@@ -390,7 +400,10 @@ class CallableMechanism:
     gradient-canary `MixtureLLR`), offered to the audit as Neyman–Pearson events.
     `exceptions` declares exception types that are outputs, not failures: each release is then
     the fixed-width row of `mechanisms/outcomes.py` ([outcome, size, first `payload_width`
-    values]); only with `fn` (a raise must be attributable to one release).
+    values]); only with `fn` (a raise must be attributable to one release). `no_answer=True`
+    declares that a release of None (or with a NaN) is an answer of its own, coded −1 in the same
+    rows. The first message of each such outcome per dataset is kept in `outcome_log`, for the
+    witness text only.
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -409,13 +422,15 @@ class CallableMechanism:
     statistics: tuple[Any, ...] = ()
     exceptions: tuple[type[BaseException], ...] = ()
     payload_width: int = DEFAULT_PAYLOAD_WIDTH
+    no_answer: bool = False
+    outcome_log: OutcomeLog = field(default_factory=OutcomeLog, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.batch_fn is None):
             raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
         check_exceptions(self.exceptions, self.payload_width)
-        if self.exceptions and self.fn is None:
-            raise ValueError("exceptions need fn (one release per call), not batch_fn")
+        if (self.exceptions or self.no_answer) and self.fn is None:
+            raise ValueError("exceptions and no_answer need fn (one release per call), not batch_fn")
         if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError("chunk_size must be ≥ 1")
 
@@ -425,19 +440,48 @@ class CallableMechanism:
             return validate_output(self.name, out, num_samples)
         fn = self.fn
         assert fn is not None
-        if self.exceptions:
-            rows = [
-                run_coded(lambda: fn(dataset, rng), self.exceptions, self.payload_width)
-                for _ in range(num_samples)
-            ]
-            return np.stack(rows) if rows else np.empty((0, 2 + self.payload_width))
+        if self.outcome_coding is not None:
+            return self._draw_coded(fn, dataset, num_samples, rng)
         outs = [np.asarray(fn(dataset, rng)) for _ in range(num_samples)]
+        if any(o.dtype == object and o.ndim == 0 and o.item() is None for o in outs):
+            raise MechanismError(
+                f"mechanism {self.name!r} returned None: if no answer is its answer on such data, "
+                "declare it an outcome: from_callable(..., no_answer=True)"
+            )
         if not outs:
             return np.empty((0,))
         try:
             return np.stack(outs)
         except ValueError as exc:
             raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
+
+    @property
+    def outcome_coding(self) -> OutcomeCoding | None:
+        """What the coded rows hold, or None when releases are not coded (nothing declared)."""
+        if not (self.exceptions or self.no_answer):
+            return None
+        return OutcomeCoding(self.exceptions, self.no_answer, self.payload_width)
+
+    def _draw_coded(
+        self,
+        fn: Callable[[Dataset, np.random.Generator], Any],
+        dataset: Dataset,
+        num_samples: int,
+        rng: np.random.Generator,
+    ) -> NDArray[np.float64]:
+        rows, key = [], None
+        for _ in range(num_samples):
+            try:
+                row, said = run_logged(
+                    lambda: fn(dataset, rng), self.exceptions, self.payload_width, no_answer=self.no_answer
+                )
+            except NoAnswerError as exc:
+                raise MechanismError(f"mechanism {self.name!r} {exc}") from None
+            if said is not None:
+                key = key or dataset.key()
+                self.outcome_log.note(key, int(row[0]), said)
+            rows.append(row)
+        return np.stack(rows) if rows else np.empty((0, 2 + self.payload_width))
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         if self.chunk_size is None and self.n_jobs == 1:
@@ -482,11 +526,13 @@ def from_callable(
     statistics: Sequence[Any] = (),
     exceptions: Sequence[type[BaseException]] = (),
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
+    no_answer: bool = False,
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
     `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers.
     `exceptions=(ValueError,)` makes a raise of those types an output of its own (a category
-    certified like any event) instead of a failure (exit 2); see `mechanisms/outcomes.py`."""
+    certified like any event) instead of a failure (exit 2), and `no_answer=True` does the same for a
+    release of None or NaN; see `mechanisms/outcomes.py`."""
     return CallableMechanism(
         fn=fn,
         name=name,
@@ -504,4 +550,5 @@ def from_callable(
         statistics=tuple(statistics),
         exceptions=tuple(exceptions),
         payload_width=payload_width,
+        no_answer=no_answer,
     )

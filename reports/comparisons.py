@@ -50,7 +50,8 @@ def white_box_words(r: AuditResult) -> str | None:
         ):
             ratio = f"; certified/white-box = {max(r.epsilon_lower_bound, 0.0) / exact:.2f}"
         parts.append(
-            f"ε = {fmt(exact)} under {worst.relation.value} (the claim's relation) on pair {worst.index + 1} "
+            f"ε {'≤' if is_upper_bound(worst) else '='} {fmt(exact)} under {worst.relation.value} "
+            f"(the claim's relation) on pair {worst.index + 1} "
             f"({worst.exact_epsilon_method or 'oracle'}){ratio}"
         )
     if other is not None and other.exact_epsilon is not None:

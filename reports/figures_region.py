@@ -241,7 +241,7 @@ def _marker_handles(r: AuditResult) -> list[Any]:
     kinds = [
         (any(not p.violation for p in pairs), "o", OK_COLOUR, f"certified corner, {relation} pair (#)"),
         (any(p.violation for p in pairs), "o", VIOLATION_COLOUR, f"violating {relation} pair"),
-        (any(p.estimate.infinite_witness for p in pairs), "^", "#57606a", "infinite witness (Q count 0)"),
+        (any(p.estimate.infinite_witness for p in pairs), "^", "#57606a", "one-sided witness (Q count 0)"),
     ]
     handles += [
         Line2D([], [], marker=m, color=c, linestyle="none", label=label)

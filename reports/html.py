@@ -48,7 +48,7 @@ import jinja2
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim, Verdict
-from dpaudit.reports.comparisons import white_box_words, white_box_worst
+from dpaudit.reports.comparisons import is_upper_bound, white_box_words, white_box_worst
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
 from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
@@ -79,6 +79,7 @@ from dpaudit.reports.relations import (
     view,
 )
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
+from dpaudit.reports.words import witness_words
 
 VERDICT_DETAIL = {
     Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the "
@@ -153,6 +154,7 @@ def environment() -> jinja2.Environment:
         claim_text=_claim_text,
         exact_words=exact_words,
         assumption_words=assumption_words,
+        witness_words=witness_words,
     )
     return env
 
@@ -283,7 +285,8 @@ def _white_box_label(worst: PairResult | None) -> str:
     """The verdict bars' white-box label, naming the relation (short enough for the label column)."""
     if worst is None:
         return ""
-    return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
+    kind = "upper bound" if is_upper_bound(worst) else "white-box"
+    return f"{kind} ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
 
 
 def _stated_verdict(r: AuditResult) -> str:

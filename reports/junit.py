@@ -27,6 +27,7 @@ from dpaudit.reports.markdown import (
     stated_exceeded,
     verdict_words,
 )
+from dpaudit.reports.words import witness_words
 
 SUITE_NAME = "dpaudit"
 FAILURE_TYPE = "PrivacyViolation"
@@ -45,7 +46,7 @@ def _clean(text: str) -> str:
 
 def _pair_words(p: PairResult) -> str:
     e = p.estimate
-    witness = " (infinite witness)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"pair {p.index + 1} “{p.description}”: certified ε ≥ {fmt(e.epsilon_lower_bound)}{witness}, "
         f"δ ≥ {fmt(e.delta_lower_bound)} at the claimed ε, exceeds the claim {claim_words(p.claim)} "

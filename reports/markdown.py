@@ -41,6 +41,7 @@ from dpaudit.reports.search_record import (
     search_shown,
     search_summary,
 )
+from dpaudit.reports.words import white_box_value, witness_words
 
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",
@@ -175,8 +176,9 @@ def weakened(r: AuditResult) -> list[str]:
 
 
 def exact_words(p: PairResult) -> str:
-    """A pair's white-box ε as shown in tables ("-" without an oracle value)."""
-    return "-" if p.exact_epsilon is None else fmt(p.exact_epsilon)
+    """A pair's white-box ε as shown in tables ("-" without an oracle value, "≤ x" for an analytic
+    upper bound)."""
+    return white_box_value(p)
 
 
 def _cell(text: str, limit: int = MAX_CELL) -> str:
@@ -187,7 +189,7 @@ def _cell(text: str, limit: int = MAX_CELL) -> str:
 
 def _pair_line(p: PairResult) -> str:
     e = p.estimate
-    witness = " (infinite witness)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"| {p.index + 1} | {_cell(p.description)}{' **violation**' if p.violation else ''} | "
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
@@ -242,7 +244,7 @@ def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
 
 PAIR_HEADER = [
     "| # | pair | relation | tags | estimator | assumption | event | P (lower) | Q (upper) | claim ε "
-    "| exact ε (white-box) | certified ε | certified δ at claim |",
+    "| white-box ε (≤: upper bound) | certified ε | certified δ at claim |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ]
 

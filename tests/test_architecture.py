@@ -89,7 +89,8 @@ def test_only_the_applications_import_reports() -> None:
 
 
 REPORT_IMPORTS = {"dpaudit.engine.types", "dpaudit.engine.jsonnum"}
-"""What reports/ may import from the engine: the result types and their JSON number encoding."""
+"""What reports/ may import from the engine: the result types and their JSON encoding (numbers, and
+the result writer behind `AuditResult.to_json()`)."""
 
 
 def test_reports_use_only_result_types() -> None:

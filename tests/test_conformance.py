@@ -59,6 +59,9 @@ def _cases() -> list[tuple[str, Any, Any]]:
             cases.append((name, entry.cls(), [(rng.normal(size=(50, 1)), rng.normal(size=(50, 2)))]))
             continue
         samples = [_thin(400)] if name == "SupportDistinguisher" else None
+        if name == "MagnitudeDistinguisher":  # heavy tails of both signs (a diverging fit's 1/Z)
+            rng = np.random.default_rng(0)
+            samples = [(1.0 / rng.normal(size=(400, 2)), rng.standard_cauchy((400, 2)))]
         for d in entry.instances() or (entry.cls(),):
             cases.append((f"{name}:{d.name}", d, samples))
     return cases

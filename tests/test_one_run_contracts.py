@@ -121,6 +121,9 @@ def test_one_run_design_is_declared_before_the_bits(capsys: pytest.CaptureFixtur
         ("score,included\nabc,1\n", 2, "not a number"),
         ("in_score,out_score\n1,2\n,3\n4,5\n", 4, "after its empty cell on line 3"),
         ("in_score,out_score\n1,2\nnan,3\n", 3, "not a finite number"),
+        ("score,included\n1.0,1\n\n2.0,0\n", 3, "is blank"),  # a fully blank row is not dropped
+        ("score,included\n1.0,1\n , \n2.0,0\n", 3, "is blank"),
+        ("in_score,out_score\n1,2\n\n3,4\n\n", 3, "is blank"),
     ],
 )
 def test_score_csv_defects_exit_2_naming_the_line(
@@ -130,6 +133,18 @@ def test_score_csv_defects_exit_2_naming_the_line(
     code, out, err = run(capsys, "scores", str(tmp_path / "s.csv"), "--epsilon", "1")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "s.csv" in err and f"line {line}" in err and needle in err, err
+
+
+def test_blank_lines_after_the_last_row_are_the_files_end(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = "".join(f"{i},{i % 2}\n" for i in range(40))
+    (tmp_path / "a.csv").write_text("score,included\n" + rows)
+    (tmp_path / "b.csv").write_text("score,included\n" + rows + "\n\n")
+    first = run(capsys, "scores", str(tmp_path / "a.csv"), "--epsilon", "1", "--json")
+    second = run(capsys, "scores", str(tmp_path / "b.csv"), "--epsilon", "1", "--json")
+    assert first[0] == second[0] == 0
+    assert json.loads(first[1])["epsilon_lower_bound"] == json.loads(second[1])["epsilon_lower_bound"]
 
 
 def test_header_only_score_csv_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

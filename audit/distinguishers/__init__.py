@@ -5,11 +5,12 @@ candidate events with their selection counts (`base.Candidates`); `selection.cho
 among them by the certified value they are projected to reach (`objectives`), and the runner
 certifies the pick on fresh samples. Members, one module each: `base` (the protocol, the tail
 helpers, the histogram and threshold distinguishers that need no fitting), `floats` (Mironov's
-lattice events), `statistic` (a mechanism's declared likelihood ratios), `width` (outputs whose
-width depends on the data) and `learned/` (statistics fitted on the selection split). Each class
-registers itself with `@distinguisher` (`registry`: its capabilities and rank) and each event class
-with `@event_type` (`events`); `sets` holds the base, default, float, learned and pilot sets as
-queries over the registry. This module is the wing's only door.
+lattice events), `magnitude` (tails of log |x_j| for heavy-tailed outputs), `statistic` (a
+mechanism's declared likelihood ratios), `width` (outputs whose width depends on the data) and
+`learned/` (statistics fitted on the selection split). Each class registers itself with
+`@distinguisher` (`registry`: its capabilities and rank) and each event class with `@event_type`
+(`events`); `sets` holds the base, default, float, learned and pilot sets as queries over the
+registry. This module is the wing's only door.
 """
 
 from dpaudit.engine.distinguishers.base import (
@@ -39,6 +40,7 @@ from dpaudit.engine.distinguishers.learned import (
     TrajectoryEvent,
     default_learned_distinguishers,
 )
+from dpaudit.engine.distinguishers.magnitude import MagnitudeDistinguisher, MagnitudeEvent
 from dpaudit.engine.distinguishers.objectives import (
     DIRECT_ASSUMPTION,
     GDP_ASSUMPTION,
@@ -136,6 +138,8 @@ __all__ = [
     "HistogramDistinguisher",
     "LatticeEvent",
     "LogisticDistinguisher",
+    "MagnitudeDistinguisher",
+    "MagnitudeEvent",
     "Objective",
     "ProjectionDistinguisher",
     "QuadraticDistinguisher",

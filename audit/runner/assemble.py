@@ -20,6 +20,7 @@ from typing import Any
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
 from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
     ChunkLayout,
@@ -70,7 +71,7 @@ def claim_label(claim: PrivacyClaim) -> str:
 
 
 def profile_tests(
-    plan: AuditPlan, counts: CertifiedCounts, selected: Selected, *, index: int
+    plan: AuditPlan, counts: CertifiedCounts, selected: Selected, *, index: int, mechanism: Any = None
 ) -> ProfileOutcome:
     """Certify pair `index`'s profile tests (every test after the primary) and compare each
     point with every claim covering the pair."""
@@ -81,9 +82,10 @@ def profile_tests(
     for k in range(1, len(sels)):
         obj = plan.objectives[index][k]
         rows = counts.counts[index][starts[k] : starts[k + 1]]
-        extra, records, _ = certify_test(
+        extra, records, shown = certify_test(
             sels[k], rows, plan.certification_samples, plan.beta_t, planned.claim, obj
         )
+        extra = with_outcome_text(mechanism, sels[k].certified[shown].event, planned.pair, extra)
         if len(records) > 1:
             multi.append({"pair": index, "test": obj.label(), "events": records})
         value = float(obj.value(extra.p_lower, extra.q_upper))
@@ -153,10 +155,11 @@ def assemble_pair(
     primary = counts.counts[index][: selected.starts(index)[1]]
     obj: Objective = plan.objectives[index][0]
     est, records, reported = certify_test(sels[0], primary, plan.certification_samples, plan.beta_t, c, obj)
+    est = with_outcome_text(mechanism, sels[0].certified[reported].event, planned.pair, est)
     primary_test = {"pair": index, "test": obj.label(), "primary": True, "events": records}
     multi = [primary_test] if len(records) > 1 else []
     interval = (est.p_lower, est.q_upper)
-    prof = profile_tests(plan, counts, selected, index=index)
+    prof = profile_tests(plan, counts, selected, index=index, mechanism=mechanism)
     findings = profile_findings(plan.claims, prof.exceeded, index=index, pair=planned.pair)
     profile_violation = any(
         decides_verdict(plan.claims[kc], plan.claims, planned.pair.relation) for kc in prof.exceeded

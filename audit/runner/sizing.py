@@ -254,7 +254,11 @@ class Plan:
         if best is not None and min(best.p_count, best.q_count) < 30:
             caveats.append(
                 f"The estimate rests on few pilot counts (P: {best.p_count}, Q: {best.q_count}) and is noisy"
-                + ("; Q = 0 plans for an infinite witness and is optimistic." if best.q_count == 0 else ".")
+                + (
+                    "; Q = 0 plans for a one-sided witness (0 on the Q side) and is optimistic."
+                    if best.q_count == 0
+                    else "."
+                )
             )
         return " ".join([pilot, main, *self._time_text(), ceiling + ".", *caveats])
 

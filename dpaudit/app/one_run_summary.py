@@ -51,19 +51,22 @@ def summary(r: AuditResult) -> str:
 
 
 def _fdp_line(fdp: dict[str, Any], beta: float) -> str:
-    """The f-DP test in one line: the claim's verdict, μ̂ (GDP family) and ε̂ ((ε, δ) family). The
-    p-value (smallest per-design tail bound ×N, N designs of the union) is compared with the level
-    the test ran at: β, or β/2 when it shared β with SNJ (`--method both`)."""
+    """The f-DP test in one line: the claim's verdict, the certified ε̂ ((ε, δ) family), the μ-GDP
+    claims it refutes, and ε(μ̂) at δ, which is an estimate under the unchecked assumption that the
+    mechanism is GDP (never called certified: ARCHITECTURE.md, "Glossary"). The p-value (smallest
+    per-design tail bound ×N, N designs of the union) is compared with the level the test ran at:
+    β, or β/2 when it shared β with SNJ (`--method both`)."""
     verdict = "REJECTED" if fdp["claim_rejected"] else "not rejected"
     implied = fdp["epsilon_from_mu"]
-    under = f", ε ≥ {fmt(implied)} at δ if the mechanism is GDP" if implied else ""
+    mu = fdp["mu_lower_bound"]
+    refuted = f"; μ-GDP refuted for every μ ≤ {fmt(mu)}" if mu > 0 else ""
+    estimate = f"; GDP estimate ε ≈ {fmt(implied)} at δ (assumes GDP; not certified)" if implied else ""
     level = float(fdp["failure_probability"])
     against = "β" if level == beta else f"β/{beta / level:.3g}"
     return (
         f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
         f"(p ≤ {fdp.get('claim_tail_bound_adjusted', fdp['claim_tail_bound']):.3g} over the "
         f"{fdp.get('union_designs', len(fdp['designs'])):,} designs, against {against} = {level:.3g}, "
-        f"the level it ran at); certified μ ≥ {fmt(fdp['mu_lower_bound'])}{under}; "
-        f"ε ≥ {fmt(fdp['epsilon_lower_bound'])} at δ={fmt(fdp['delta'])} "
-        f"(ceiling {fmt(fdp['epsilon_ceiling'])})"
+        f"the level it ran at); certified ε ≥ {fmt(fdp['epsilon_lower_bound'])} "
+        f"at δ={fmt(fdp['delta'])} (ceiling {fmt(fdp['epsilon_ceiling'])}){refuted}{estimate}"
     )

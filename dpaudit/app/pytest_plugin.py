@@ -155,8 +155,10 @@ def _resolve(
 
 
 def _pair_text(pr: PairResult) -> str:
+    from dpaudit.reports.words import witness_words
+
     e = pr.estimate
-    witness = " (infinite witness: the event never occurred on the other side)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"  pair {pr.index + 1}: {pr.description!r} ({pr.relation.value})\n"
         f"    breaks claim {_claim_text(pr.claim)}\n"

@@ -30,13 +30,37 @@ def summary(r: AuditResult) -> str:
         f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
         f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} "
         f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
-        f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
-        f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
+        f"confidence {1 - r.failure_probability:g}, {len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s\n"
+        f"  samples: {samples_sentence(r)}"
         + "".join(f"\n  {line}" for line in _exceeded_lines(r))
         + "".join(f"\n  {line}" for line in sequential_lines(r))
         + "".join(f"\n  {line}" for line in witness_lines(r))
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
+    )
+
+
+def samples_sentence(r: AuditResult) -> str:
+    """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
+    each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
+    search (registered pairs), each pair spends what was asked, split into choosing its event and
+    certifying it. A sequential audit was asked its selection plus the certification cap."""
+    seq = r.extra.get("sequential")
+    asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
+    search = r.extra.get("search")
+    pairs = len(r.pairs)
+    each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
+    if isinstance(search, dict) and "total_samples" in search:
+        certified = int(search["certification_samples"])
+        total = int(search["total_samples"])
+        pilot = total - certified * pairs
+        return (
+            f"{asked}; {certified:,} per side spent certifying {each}, {pilot:,} on the pilot "
+            f"(selection included); {total:,} per side in all"
+        )
+    return (
+        f"{asked}; {r.selection_samples + r.certification_samples:,} per side spent on {each} "
+        f"({r.selection_samples:,} choosing the event, {r.certification_samples:,} certifying it)"
     )
 
 

@@ -40,7 +40,7 @@ def test_the_worked_example_joins_the_default_set_and_the_pilot(tmp_path: Path) 
         names = [d.name for d in wing.default_distinguishers()]
         assert names[:3] == ["histogram", "threshold", "parity"]  # rank 25: after the thresholds
         pilot = [d.name for d in _pilot_distinguishers(wing.default_distinguishers(), None)]
-        assert pilot == ["histogram", "threshold", "parity"]
+        assert pilot == ["histogram", "threshold", "parity", "magnitude"]
         assert wing.is_cheap(example.ParityDistinguisher())
         event = event_from_spec({"type": "parity", "even": True})
         assert event.indicator(np.array([0.0, 1.0, 2.0, 2.6])).tolist() == [True, False, True, False]
@@ -67,10 +67,11 @@ def test_the_sets_keep_the_order_of_the_former_lists() -> None:
         "thin-support",
         "quadratic-llr",
     ]
-    assert [d.name for d in wing.base_distinguishers()] == ["histogram", "threshold"]
+    base = ["histogram", "threshold", "magnitude"]  # magnitude (issue 44): rank 28, before the learned
+    assert [d.name for d in wing.base_distinguishers()] == base
     assert [d.name for d in wing.learned_distinguishers()] == learned
-    assert [d.name for d in wing.DEFAULT_DISTINGUISHERS] == ["histogram", "threshold", *learned]
-    assert [d.name for d in wing.FLOAT_DISTINGUISHERS] == ["histogram", "threshold", *learned, "float_bits"]
+    assert [d.name for d in wing.DEFAULT_DISTINGUISHERS] == [*base, *learned]
+    assert [d.name for d in wing.FLOAT_DISTINGUISHERS] == [*base, *learned, "float_bits"]
     assert wing.default_distinguishers(floating_point=True) == wing.FLOAT_DISTINGUISHERS
 
 
@@ -86,6 +87,7 @@ def test_the_pilot_takes_the_cheap_ones_only() -> None:
     assert [d.name for d in wing.pilot_distinguishers(given)] == [
         "histogram",
         "threshold",
+        "magnitude",
         "float_bits",
         "np_statistic",
     ]

@@ -418,7 +418,8 @@ def test_pair_markers_in_the_first_column() -> None:
     (attrs0, cells0), (_, cells1), (_, cells2) = rows
     assert 'class="violation"' in attrs0
     assert cell_text(cells0[0]) == "1 violation" and 'class="badge violation"' in cells0[0]
-    assert cell_text(cells1[0]) == "2 infinite witness" and 'class="badge witness"' in cells1[0]
+    assert cell_text(cells1[0]) == "2 one-sided witness (0 of 90,000 on D′)"
+    assert 'class="badge witness"' in cells1[0]
     assert cell_text(cells2[0]) == "3"
     assert all("badge" not in c for _, cells in rows for c in cells[1:])
 

@@ -40,6 +40,7 @@ from dpaudit.app.cli.one_run import cmd_one_run, cmd_sampler, cmd_scores
 from dpaudit.app.cli.parser import (
     DEBUG_HELP,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     EXIT_VIOLATION,
@@ -382,12 +383,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dpaudit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("dpaudit: interrupted", file=sys.stderr)
-        return 130
+        print(f"dpaudit: interrupted{_resume_words(raw)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:
         if "--debug" in raw:
             raise
         return _internal_error(exc)
+
+
+RESUMABLE = ("run", "gate")
+"""Commands that checkpoint under --out and continue with --resume."""
+
+
+def _resume_words(raw: Sequence[str]) -> str:
+    """After Ctrl-C: "; continue with: dpaudit … --resume" for a command that checkpoints under
+    --out (the same command line, so the same seed and options); "" otherwise."""
+    command = next((a for a in raw if not a.startswith("-")), None)
+    has_out = any(a == "--out" or a.startswith("--out=") for a in raw)
+    if command not in RESUMABLE or not has_out:
+        return ""
+    return f"; continue with: {shlex.join(['dpaudit', *raw, *([] if '--resume' in raw else ['--resume'])])}"
 
 
 def _silence_stdout() -> None:

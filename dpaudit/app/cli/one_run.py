@@ -337,7 +337,7 @@ def cmd_sampler(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "sampler": args.sampler,
-                    "conforms": check.conforms,
+                    "departure_found": check.departure_found,
                     "num_examples": check.num_examples,
                     "steps": check.steps,
                     "sample_rate": check.sample_rate,
@@ -362,4 +362,4 @@ def cmd_sampler(args: argparse.Namespace) -> int:
         )
     else:
         print(f"{args.sampler}: {check.describe()}")
-    return EXIT_OK if check.conforms else EXIT_VIOLATION
+    return EXIT_VIOLATION if check.departure_found else EXIT_OK

@@ -122,6 +122,6 @@ def add_one_run_commands(sub: argparse._SubParsersAction[Any], types: Types) -> 
         "--failure-probability",
         type=types["probability"],
         default=0.05,
-        help="probability of flagging a conforming sampler (default 0.05)",
+        help="probability of flagging a Poisson sampler (false alarm) (default 0.05)",
     )
     sm.add_argument("--json", action="store_true", help="print the check as JSON")

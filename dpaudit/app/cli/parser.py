@@ -16,9 +16,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
 
+from dpaudit import __version__
 from dpaudit.app.cli.one_run_parser import add_one_run_commands
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+"""After Ctrl-C (128 + SIGINT), as shells report it."""
 DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
 FORMATS = ("json", "md", "html")
 
@@ -105,6 +108,7 @@ def _float_list(text: str) -> tuple[float, ...]:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Certified empirical privacy audits of DP mechanisms.")
     p.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    p.add_argument("--version", action="version", version=f"dpaudit {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ls = sub.add_parser("list", help="list registered mechanisms, estimators and pair generators")
     ls.add_argument("--wide", action="store_true", help="every column in full (family, buggy twins)")
@@ -122,11 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r = sub.add_parser("run", help="audit a mechanism (or --all registered correct mechanisms)")
     r.add_argument("mechanism", nargs="?", help="registered name or package.module:attribute")
-    r.add_argument(
-        "--all",
-        action="store_true",
-        help="audit every registered correct mechanism (not the DP-library family, audited by name)",
-    )
+    every = "audit every registered correct mechanism (not the DP-library family, audited by name)"
+    r.add_argument("--all", action="store_true", help=every)
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
     r.add_argument(
         "--num-samples",

@@ -7,7 +7,8 @@
 
 CSV: a header naming the columns (`score,included` or `in_score,out_score`), then one row per canary
 (one run: every cell present) or per run (many runs: the shorter column may end in empty cells, to
-the end of the file); a missing, non-finite or malformed cell is an error naming the line.
+the end of the file); a missing, non-finite or malformed cell, or a blank line before the last
+data row, is an error naming the line (blank lines after it are the file's end).
 NPZ: arrays with those names (plural). JSON: an object with the plural names as keys, each a list
 of numbers. Any problem is a `ScoreFileError` naming the file.
 
@@ -133,9 +134,11 @@ def _read_csv(path: Path) -> dict[str, Any]:
     names = [_CSV_NAMES[h] for h in header]
     columns: dict[str, list[Any]] = {name: [] for name in names}
     ended: dict[str, int] = {}
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in row):
-            continue
+    blank = [not any(c.strip() for c in row) for row in rows]
+    last = max((i for i, b in enumerate(blank) if not b), default=0)  # blank lines after it: the file's end
+    for line, row in enumerate(rows[1 : last + 1], start=2):
+        if blank[line - 1]:
+            raise ScoreFileError(f"{path}: line {line} is blank (every row is one canary or run; no gaps)")
         if len(row) != len(header):
             raise ScoreFileError(f"{path}: line {line} has {len(row)} fields, the header {len(header)}")
         for name, cell in zip(names, (c.strip() for c in row), strict=True):

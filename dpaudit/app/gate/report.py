@@ -191,7 +191,7 @@ def print_verdict(io: GateIO, outcome: GateOutcome) -> None:
     inconclusive = sum(o.result.inconclusive for o in outcome.outcomes)
     io.say(
         f"gate: {len(outcome.outcomes)} audit(s), {violations} violation(s), {regressions} regression(s)"
-        + (f", {inconclusive} inconclusive (not passed: no power or no evidence)" if inconclusive else "")
+        + (f", {inconclusive} inconclusive (no power or no evidence: not a pass)" if inconclusive else "")
         + f" → exit {outcome.exit_code}; the gate exits 1 wrongly with probability "
         f"≤ {outcome.failure_probability:g} ({_budget_words(outcome)})"
     )
