@@ -42,10 +42,10 @@ from typing import Any
 import numpy as np
 
 from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
-from dpaudit.mechanisms.adapters import from_synthesizer
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, from_callable
+from dpaudit.mechanisms.adapters import from_release, from_synthesizer
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim
 from dpaudit.neighbors.base import Relation
-from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn, TabularSpace
+from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn
 
 LIBRARY = "smartnoise-synth"
 EPSILON, DELTA = 1.0, 1e-5
@@ -245,19 +245,19 @@ class RegressionRelease:
 
 
 def linear_regression() -> Mechanism:
-    """`from_release`'s table release through `from_callable`, for `exceptions=(ValueError,)`:
-    the fit raises "Matrix is not positive definite" when the noisy covariance is not, which a
-    user sees, so a raise is an output of its own (`from_release` takes no `exceptions=`)."""
-    from dpaudit.mechanisms.adapters.synthesizer import TableRelease
+    """`from_release` with `exceptions=(ValueError,)`: the fit raises "Matrix is not positive
+    definite" when the noisy covariance is not, which a user sees, so a raise is an output of its
+    own; a NaN coefficient is the declared "no answer" (`no_answer=True`)."""
     from dpaudit.mechanisms.libraries.smartnoise_adapters import covariance_claim
 
-    space = TabularSpace(columns=REGRESSION)
-    return from_callable(
-        TableRelease(RegressionRelease(EPSILON), space),
-        name="smartnoise_scan_DPLinearRegression",
+    return from_release(
+        RegressionRelease(EPSILON),
+        columns=REGRESSION,
         claim=covariance_claim(EPSILON),
-        domain=space.domain(min_size=MIN_SIZE, max_size=32),
+        name="smartnoise_scan_DPLinearRegression",
+        min_size=MIN_SIZE,
+        max_size=32,
         seedable=False,
-        threat_model="the release only",
         exceptions=(ValueError,),
+        no_answer=True,
     )
