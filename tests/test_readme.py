@@ -69,6 +69,8 @@ NOT_RUN = {
 
 LINES_NOT_RUN = {
     "dpaudit scan diffprivlib --budget 1000": "scans 47 exports (4 min 30 s measured): over budget",
+    "dpaudit scan smartnoise-synth": "needs smartnoise-synth, not in the test extras "
+    "(tests/test_scan_smartnoise.py scans a fake registry; benchmarks/scan_versions.py the real one)",
 }
 """Lines of a run block that are not run, and why (the block's other lines are)."""
 
@@ -87,6 +89,8 @@ RUN = {
     "dpaudit run my_nb:mechanism": "test_estimator",
     "# my_synth.py": "test_synthesizer",
     "dpaudit run my_synth:mechanism": "test_synthesizer",
+    "# my_mean.py": "test_raises_and_no_answers",
+    "dpaudit run my_mean:mechanism": "test_raises_and_no_answers",
     "# my_dpsgd.py": "test_dpsgd",
     "dpaudit run my_dpsgd:mechanism": "test_dpsgd",
     "dpaudit one-run mypkg.train:train": "test_one_run",
@@ -256,9 +260,21 @@ def test_scan(tmp_path: Path) -> None:
     pytest.importorskip("opendp", reason='needs pip install "dpaudit[opendp]"')
     text = block("Scanning a whole library (`dpaudit scan`)", "bash").text
     lines = [line for line in text.splitlines() if not any(line.startswith(k) for k in LINES_NOT_RUN)]
-    assert len(lines) == len(text.splitlines()) - 1
+    assert len(lines) == len(text.splitlines()) - 2
     (done,) = run_lines("\n".join(lines), tmp_path)
     assert "make_laplace" in done.stdout and "0 flagged" in done.stdout
+
+
+def test_raises_and_no_answers(tmp_path: Path) -> None:
+    pytest.importorskip("diffprivlib", reason='needs pip install "dpaudit[diffprivlib]"')
+    heading = "Raises, no answers, non-numbers and continuous targets"
+    _write_named_block(tmp_path, block(heading, "python"))
+    command, comment = block(heading, "bash").text.strip().splitlines()  # the comment states exit and figures
+    done = shell_line(f"{command}   {comment}", tmp_path)
+    assert "returned no answer (NaN) on D′ in 500 of 500, never on D" in done.stdout
+    stated = re.search(r"certified ε ≥ ([\d.]+)", comment)
+    printed = re.search(r"certified ε ≥ ([\d.]+)", done.stdout)
+    assert stated is not None and printed is not None and _close(stated.group(1), printed.group(1))
 
 
 def test_estimator(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
 from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.outcome_witness import with_outcome_text
+from dpaudit.engine.runner.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
     ChunkLayout,

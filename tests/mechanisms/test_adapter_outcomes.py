@@ -19,7 +19,7 @@ import pytest
 import dpaudit
 from dpaudit import CategoricalColumn, ClaimKind, NumericColumn, PrivacyClaim, Relation
 from dpaudit.engine.events import SetEvent, ThresholdEvent
-from dpaudit.engine.outcome_witness import outcome_codes
+from dpaudit.engine.runner.outcome_witness import outcome_codes
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.base import MechanismError, from_callable
