@@ -20,7 +20,6 @@ from typing import Any
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
 from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.runner.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
     ChunkLayout,
@@ -28,6 +27,7 @@ from dpaudit.engine.runner.certificates import (
     certify_test,
     trajectory,
 )
+from dpaudit.engine.runner.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
 from dpaudit.engine.runner.resume import package_version
 from dpaudit.engine.runner.verdict import inconclusive_reason, verdict_for
