@@ -295,6 +295,7 @@ def search_and_certify(
         max_rows=max_rows,
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
         sweep_max_count=sweep_max_count,
+        small=not registered,
     )
     if registered:  # the registered route cuts its selection split in these chunks
         setup = dataclasses.replace(
@@ -353,6 +354,7 @@ def prepare(
     max_rows: int,
     pilot_distinguishers: Sequence[Distinguisher],
     sweep_max_count: int = DEFAULT_MAX_COUNT,
+    small: bool = True,
 ) -> SearchSetup:
     """Check the arguments and the claims' amplification, plan the budget, build the pilot's
     sampler, proposer and scorer (raises as `search_and_certify`)."""
@@ -384,6 +386,7 @@ def prepare(
         max_candidates=max_candidates,
         min_pilot_samples=min_pilot_samples,
         sweep_share=SWEEP_SHARE if sweep_max_count > 0 and proposer.sweeps() else 0.0,
+        small=small,
     )
     return SearchSetup(
         plan=plan,
