@@ -42,14 +42,17 @@ from dpaudit.neighbors.admissible import admitted_pairs
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair, farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
-from dpaudit.neighbors.sweep_locations import LOCATIONS, sweep_locations
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS, LOCATIONS, design_locations, sweep_locations
 
-__all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "CountSweeps", "count_grid"]
+__all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "DESIGN_MAX_COUNT", "CountSweeps", "count_grid"]
 
 DEFAULT_MAX_COUNT = 64
 """The largest k of the default grid (records at one extreme)."""
 DENSE_UP_TO = 10
 """Every k up to this is on the grid."""
+DESIGN_MAX_COUNT = 20
+"""The largest k swept at the space-filling design's points (every k from 1, within the
+domain's size limit and `max_count`)."""
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 _RELATION_WORDS = {
     Relation.REPLACE_ONE: "replace-one",
@@ -93,6 +96,11 @@ class CountSweeps:
     max_count: int = DEFAULT_MAX_COUNT
     targets: int = 4
     locations: int = LOCATIONS
+    rng: np.random.Generator | None = None
+    """Seeds the space-filling design (`neighbors.sweep_locations.design_locations`); None: no
+    design points."""
+    design: int = DESIGN_POINTS
+    """Points of the design."""
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         space = Space.of(domain, self.max_count + 1)
@@ -108,6 +116,7 @@ class CountSweeps:
         # other changes (mass, size), then every change of the other targets
         yield from self._counting(space, relation, grid, targets[:2])
         yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
+        yield from self._design(space, relation)
         for group, counting in ((targets[:2], False), (targets[2:], None)):
             for k in grid:
                 for name_r, r, name_o, o in group:
@@ -136,6 +145,19 @@ class CountSweeps:
         for _, r, o in sweep_locations(space, skip)[: self.locations]:
             for pair in self._counting(space, relation, grid, [(words(space, r), r, words(space, o), o)]):
                 yield replace(pair, tags=(*pair.tags, "anywhere")) if pair is not None else None
+
+
+    def _design(self, space: Space, relation: Relation) -> Iterator[NeighborPair | None]:
+        """The counting changes at every point of the space-filling design for k = 1 …
+        min(`DESIGN_MAX_COUNT`, `max_count`), k by k (a budget taking a prefix covers every
+        point at the small counts first), tagged "anywhere" and "design"."""
+        if self.rng is None or self.design <= 0:
+            return
+        places = design_locations(space, self.rng, self.design)
+        for k in range(1, min(DESIGN_MAX_COUNT, self.max_count) + 1):
+            for _, r, o in places:
+                for pair in self._counting(space, relation, (k,), [(words(space, r), r, words(space, o), o)]):
+                    yield replace(pair, tags=(*pair.tags, "anywhere", "design")) if pair is not None else None
 
 
 def sweep_targets(space: Space) -> list[tuple[str, F64, str, F64]]:

@@ -30,6 +30,8 @@ from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
 
 PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""
+DESIGN_SPAWN_KEY = 10
+"""SeedSequence spawn key of the sweeps' space-filling design (`neighbors.sweep_locations`)."""
 
 
 def proposal_rng(seed: int) -> np.random.Generator:
@@ -69,6 +71,11 @@ class Proposer:
     seen: set[tuple[str, str, str]] = field(default_factory=set)
     max_count: int = DEFAULT_MAX_COUNT
     """The largest k of the count sweeps (`neighbors.sweeps`)."""
+    sweep_cache: list[tuple[NeighborPair, PrivacyClaim]] | None = None
+    """The admissible sweep pairs and their claims (`sweeps`, built once)."""
+    design_seed: int | None = None
+    """The audit seed the sweeps' space-filling design derives from (spawn key
+    `DESIGN_SPAWN_KEY`: never a stream any sample is drawn from); None: no design points."""
 
     def admit(self, pair: NeighborPair, source: str, batch: list[Entry]) -> bool:
         """Append `pair` to `batch` as a new entry if it is new, covered by a claim, admissible."""
@@ -90,18 +97,33 @@ class Proposer:
         """The count and mass sweep candidates of every relation (`neighbors.sweeps.CountSweeps`,
         priority order, relations interleaved) that a claim covers and that are admissible, as
         fresh entries (source "sweep"). They are not marked as seen: only the finalists of the
-        sweep screen become candidates (`initial(front=...)`)."""
-        gens = [CountSweeps(max_count=self.max_count).pairs(self.domain, r) for r in self.relations]
-        out: list[Entry] = []
-        seen: set[tuple[str, str, str]] = set()
-        for pair in _interleave(gens):
-            claim = applicable_claim(self.claims, pair.relation)
-            key = pair_key(pair)
-            if claim is None or key in seen or key in self.seen or not admissible(pair, self.domain):
-                continue
-            seen.add(key)
-            out.append(Entry(pair, "sweep", claim.epsilon, claim.delta))
-        return out
+        sweep screen become candidates (`initial(front=...)`). Built once per proposer."""
+        if self.sweep_cache is None:
+            gens = [
+                CountSweeps(max_count=self.max_count, rng=self._design_rng()).pairs(self.domain, r)
+                for r in self.relations
+            ]
+            cache: list[tuple[NeighborPair, PrivacyClaim]] = []
+            seen: set[tuple[str, str, str]] = set()
+            for pair in _interleave(gens):
+                claim = applicable_claim(self.claims, pair.relation)
+                key = pair_key(pair)
+                if claim is None or key in seen or not admissible(pair, self.domain):
+                    continue
+                seen.add(key)
+                cache.append((pair, claim))
+            self.sweep_cache = cache
+        return [
+            Entry(pair, "sweep", claim.epsilon, claim.delta)
+            for pair, claim in self.sweep_cache
+            if pair_key(pair) not in self.seen
+        ]
+
+    def _design_rng(self) -> np.random.Generator | None:
+        """A fresh generator of the design (the same design at every call)."""
+        if self.design_seed is None:
+            return None
+        return np.random.default_rng(np.random.SeedSequence(self.design_seed, spawn_key=(DESIGN_SPAWN_KEY,)))
 
     def initial(
         self, registered: Sequence[NeighborPair], *, size: int, front: Sequence[NeighborPair] = ()

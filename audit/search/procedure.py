@@ -378,6 +378,7 @@ def prepare(
         sampler.skipped,
         max_rows,
         max_count=sweep_max_count,
+        design_seed=config.seed,
     )
     plan = plan_pilot(
         config,

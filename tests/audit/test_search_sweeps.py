@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.search.candidates import Proposer, proposal_rng
 from dpaudit.engine.search.certify import choose
@@ -87,7 +88,8 @@ def test_the_sweep_finds_the_threshold_pair_and_certifies_it_on_fresh_samples() 
     sweeps: dict[str, Any] = found.certified.extra["search"]["sweeps"]  # type: ignore[index]
     words = "20 records at x = 1 vs 19 records at x = 1 and one at x = 0, replace-one"
     assert sweeps["finalists"][0] == words and sweeps["coupled"]
-    assert sweeps["locations"] == 5  # both extremes, the centre and the quartiles 0.25, 0.75
+    # both extremes, the centre, the quartiles 0.25, 0.75 and the 16 points of the Sobol design
+    assert sweeps["locations"] == 5 + DESIGN_POINTS and sweeps["rounds"] >= 2
     assert 0 < sweeps["samples"] <= found.budget // 16
     assert found.certified.violation
     assert found.certified_pairs[0].description == words
