@@ -50,7 +50,7 @@ FEATURES = 3
 """Features that get interior points (the first ones)."""
 LOCATIONS = 4
 """Most locations beyond the two extremes."""
-DESIGN_POINTS = 16
+DESIGN_POINTS = 32
 """Points of the space-filling design (a power of two: a scrambled Sobol net's balance)."""
 
 

@@ -224,7 +224,7 @@ def small_pilot_fraction(total_budget: int, *, pilot_fraction: float, full: int)
     `SMALL_PILOT_FRACTION` (never below f) and at what leaves `MIN_CERTIFICATION`. A small
     budget ranks on a few samples per candidate, so its pilot needs a larger share of it, the
     more so the smaller it is; certification keeps at least half of T."""
-    grown = min(max(pilot_fraction, SMALL_PILOT_FRACTION), pilot_fraction * math.sqrt(full / total_budget))
+    grown = min(max(pilot_fraction, SMALL_PILOT_FRACTION), pilot_fraction * math.sqrt(max(full / total_budget, 1.0)))
     return max(0.0, min(grown, 1.0 - MIN_CERTIFICATION / total_budget))
 
 
@@ -242,13 +242,15 @@ def plan_pilot(
     min_pilot_samples⌋) candidates on s₀ = ⌊(P/2 − R − W) / C⌋ samples each, R = min(P/8, P/2 −
     2·min_pilot_samples) held for the challenge (3P/8 and P/8 once the budget allows), W =
     ⌊sweep_share·P⌋ for the sweep screen while screening keeps 4·min_pilot_samples (else 0).
-    Below `full_budget` (or when T − P < `MIN_CERTIFICATION`), `small_plan`: a race on a few
-    samples per candidate, unless not `small` (a search with registered pairs, whose guarantee
+    Below `full_budget` (or when T − P < `MIN_CERTIFICATION`, or when `small` and the full plan
+    would screen fewer than `SCREEN_TARGET` candidates, without sweeps), `small_plan`: a race
+    on a few samples per candidate, unless not `small` (a search with registered pairs, whose guarantee
     against the registered route is stated for the full plan: the default route then falls back
     to that route); `SearchBudgetError`, saying the budget needed, when no plan fits."""
     full = full_budget(pilot_fraction=pilot_fraction, min_pilot_samples=min_pilot_samples)
     pilot_budget = math.floor(pilot_fraction * total_budget)
-    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION:
+    few = math.floor(3 * pilot_budget / 8) // min_pilot_samples < SCREEN_TARGET  # the full plan screens few
+    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION or (small and few):
         if not small:
             raise SearchBudgetError(
                 f"a total budget of {total_budget:,} samples per side is too small for a search with "

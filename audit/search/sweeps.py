@@ -51,6 +51,9 @@ MAX_SWEEP_SAMPLES = 256
 """Most coupled samples per side a sweep candidate gets in one round of the race."""
 SWEEP_FINALISTS = 4
 """Sweep candidates passed on to the screening."""
+FIRST_ROUND_SHARE = 0.5
+"""The race's first round spends this share of its budget (the field is widest there: racing's
+point is to try many candidates on a few samples); later rounds split the rest equally."""
 RACE_KEEP = 4
 """Each round of the sweep race keeps the best ⌈1/this⌉ of its field (successive halving with
 η = 4: a field four times larger costs one more round)."""
@@ -122,12 +125,15 @@ def race_rounds(n: int) -> int:
 
 
 def race_field(weights: NDArray[np.float64], budget: int) -> int:
-    """The longest prefix of the candidates (cumulated `weights`) whose first round, an equal
-    share of `budget` over `race_rounds` rounds, gives each `MIN_SWEEP_SAMPLES`."""
-    n = int(np.searchsorted(weights, budget / MIN_SWEEP_SAMPLES, side="right"))
-    while n >= 2 and budget / race_rounds(n) / weights[n - 1] < MIN_SWEEP_SAMPLES:
-        n -= 1
-    return n
+    """The longest prefix of the candidates (cumulated `weights`) whose first round,
+    `FIRST_ROUND_SHARE` of `budget`, gives each `MIN_SWEEP_SAMPLES`."""
+    return int(np.searchsorted(weights, FIRST_ROUND_SHARE * budget / MIN_SWEEP_SAMPLES, side="right"))
+
+
+def round_share(left: float, r: int, planned: int) -> float:
+    """The (weighted) samples round r of `planned` may spend out of `left`: `FIRST_ROUND_SHARE`
+    of the budget for the first, then an equal share of what is left per remaining round."""
+    return left * FIRST_ROUND_SHARE if r == 0 and planned > 1 else left / (planned - r)
 
 
 def sweep_screen(
@@ -144,8 +150,9 @@ def sweep_screen(
     at the space-filling design's points) on coupled draws within `budget` samples per side,
     each candidate's samples weighted by its rows over `reference_rows` (`sweep_weights`).
     Successive halving with cut 1/`RACE_KEEP` (`race`): every candidate of the field gets
-    `MIN_SWEEP_SAMPLES` or more in the first round, the best quarter more in the next (each
-    round an equal share of what is left, at most `MAX_SWEEP_SAMPLES` each), until
+    `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the
+    best quarter more in the next (each later round an equal share of what is left, at most
+    `MAX_SWEEP_SAMPLES` each), until
     `SWEEP_FINALISTS` are left; the best of those (finite score) are the finalists. Samples are
     released afterwards."""
     started = time.perf_counter()
@@ -189,8 +196,8 @@ def race(
     coupled: bool,
 ) -> tuple[list[Entry], int, int]:
     """Successive halving over `field` (survivors best first, first round's samples per side,
-    rounds run): each round an equal share of what is left of `budget` (weighted samples), split
-    over that round's survivors; the best ⌈1/`RACE_KEEP`⌉ (at least `SWEEP_FINALISTS`) go on,
+    rounds run): each round its `round_share` of what is left of `budget` (weighted samples),
+    split over that round's survivors; the best ⌈1/`RACE_KEEP`⌉ (at least `SWEEP_FINALISTS`) go on,
     scored on all their samples so far; losers are released."""
     weight = dict(zip(map(id, field), weights, strict=True))
     survivors, left, first = list(field), float(budget), 0
@@ -203,7 +210,7 @@ def race(
             entry.score = -math.inf
 
     for r in range(planned):
-        per = int(min(MAX_SWEEP_SAMPLES, left / (planned - r) / sum(weight[id(e)] for e in survivors)))
+        per = int(min(MAX_SWEEP_SAMPLES, round_share(left, r, planned) / sum(weight[id(e)] for e in survivors)))
         if per < 2:
             return survivors, first, r
         first = first or per

@@ -12,6 +12,7 @@ is in ARCHITECTURE.md); this module only chooses which procedure runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
@@ -153,10 +154,11 @@ def _search(
 ) -> AuditResult:
     if getattr(mechanism, "domain", None) is None:
         raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
-    found = search_and_certify(
+    own = has_registered_pairs(mechanism)
+    search = functools.partial(
+        search_and_certify,
         mechanism,
         config,
-        registered=pairs_for(mechanism) if route.mode == "all" else (),
         parameters=parameters,
         command=f"{command} --pairs {route.mode}",
         checkpoint_path=saved.checkpoint_path,
@@ -164,6 +166,14 @@ def _search(
         pilot_fraction=route.pilot_fraction,
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
         sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
-        verdict_pair=not has_registered_pairs(mechanism),
+        verdict_pair=not own,
     )
+    try:
+        found = search(registered=pairs_for(mechanism) if route.mode == "all" else ())
+    except SearchBudgetError:
+        if route.mode != "all" or own:
+            raise
+        # a blind mechanism's boundary templates stand in for registered pairs only where the full
+        # plan fits; below it the default route races blind, as `--pairs search` does
+        found = search(registered=())
     return found.certified

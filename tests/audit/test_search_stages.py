@@ -62,7 +62,7 @@ def _entry(
 
 def test_plan_pilot_splits_the_budget() -> None:
     plan = plan_pilot(
-        CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000
+        CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000, small=False
     )
     assert plan.pilot_budget == 20_000 and plan.challenge_budget == 2_500  # P/8 held for the challenge
     assert plan.num_candidates == 7 and plan.per_candidate == 7_500 // 7  # screening: 3P/8
@@ -85,6 +85,9 @@ def test_small_budgets_get_a_racing_plan_down_to_the_stated_minimum() -> None:
     assert 1_000 - plan.pilot_budget >= MIN_CERTIFICATION
     mid = plan_pilot(CONFIG, total_budget=10_000, **kw)
     assert 0.2 < mid.pilot_budget / 10_000 < 0.5 and mid.num_candidates == SCREEN_TARGET
+    # above the full plan's minimum, a blind search races while the full plan would screen few
+    assert plan_pilot(CONFIG, total_budget=100_000, **kw).num_candidates == SCREEN_TARGET
+    assert plan_pilot(CONFIG, total_budget=10**6, **kw).min_samples == 1000  # the full plan
     need = smallest_budget(pilot_fraction=0.2, min_pilot_samples=1000)
     assert MIN_CERTIFICATION < need < 1_000
     plan_pilot(CONFIG, total_budget=need, **kw)
