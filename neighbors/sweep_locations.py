@@ -87,7 +87,9 @@ def sweep_locations(space: Space, skip: list[F64]) -> list[tuple[str, F64, F64]]
     return out
 
 
-def design_points(space: Space, rng: np.random.Generator, count: int = DESIGN_POINTS) -> list[tuple[str, F64]]:
+def design_points(
+    space: Space, rng: np.random.Generator, count: int = DESIGN_POINTS
+) -> list[tuple[str, F64]]:
     """`count` records of a scrambled Sobol design over the box (seeded from `rng`): integer
     features on their grid, labels in turn (point i gets label i mod L); none for a record
     space (its records are all extremes already) or an empty count."""

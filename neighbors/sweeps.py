@@ -160,7 +160,6 @@ class CountSweeps:
             for pair in self._counting(space, relation, grid, [(words(space, r), r, words(space, o), o)]):
                 yield replace(pair, tags=(*pair.tags, "anywhere")) if pair is not None else None
 
-
     def _design(
         self, space: Space, relation: Relation, places: list[tuple[str, F64, F64]], counts: range
     ) -> Iterator[NeighborPair | None]:

@@ -68,7 +68,9 @@ def _ball2(x: NDArray[np.float64]) -> NDArray[np.bool_]:
     return np.linalg.norm(x - np.array([0.68, 0.29]), axis=1) < 0.15
 
 
-def count_gate(inside: Inside, t: float, *, noisy: bool) -> Callable[[Dataset, int, np.random.Generator], Any]:
+def count_gate(
+    inside: Inside, t: float, *, noisy: bool
+) -> Callable[[Dataset, int, np.random.Generator], Any]:
     """A Laplace count of the region released when the true (buggy) or noisy (correct) count
     reaches t, else the sentinel."""
 
@@ -107,8 +109,12 @@ def _rows() -> list[Row]:
     for name, d, inside, kind, t in REGIONS:
         gate = count_gate if kind == "count" else mass_gate
         buggy, correct = f"region_{name}", f"noisy_region_{name}"
-        rows.append(Row(buggy, _mechanism(buggy, gate(inside, t, noisy=False), REPLACE, _box(d)), math.inf, True))
-        rows.append(Row(correct, _mechanism(correct, gate(inside, t, noisy=True), REPLACE, _box(d)), EPSILON, False))
+        rows.append(
+            Row(buggy, _mechanism(buggy, gate(inside, t, noisy=False), REPLACE, _box(d)), math.inf, True)
+        )
+        rows.append(
+            Row(correct, _mechanism(correct, gate(inside, t, noisy=True), REPLACE, _box(d)), EPSILON, False)
+        )
     return rows
 
 

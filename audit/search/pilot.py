@@ -224,7 +224,9 @@ def small_pilot_fraction(total_budget: int, *, pilot_fraction: float, full: int)
     `SMALL_PILOT_FRACTION` (never below f) and at what leaves `MIN_CERTIFICATION`. A small
     budget ranks on a few samples per candidate, so its pilot needs a larger share of it, the
     more so the smaller it is; certification keeps at least half of T."""
-    grown = min(max(pilot_fraction, SMALL_PILOT_FRACTION), pilot_fraction * math.sqrt(max(full / total_budget, 1.0)))
+    grown = min(
+        max(pilot_fraction, SMALL_PILOT_FRACTION), pilot_fraction * math.sqrt(max(full / total_budget, 1.0))
+    )
     return max(0.0, min(grown, 1.0 - MIN_CERTIFICATION / total_budget))
 
 

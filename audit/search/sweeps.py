@@ -210,7 +210,9 @@ def race(
             entry.score = -math.inf
 
     for r in range(planned):
-        per = int(min(MAX_SWEEP_SAMPLES, round_share(left, r, planned) / sum(weight[id(e)] for e in survivors)))
+        per = int(
+            min(MAX_SWEEP_SAMPLES, round_share(left, r, planned) / sum(weight[id(e)] for e in survivors))
+        )
         if per < 2:
             return survivors, first, r
         first = first or per

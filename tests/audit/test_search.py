@@ -218,7 +218,7 @@ def test_budget_too_small_is_an_explicit_error() -> None:
     with registered pairs below the full plan, the error says how much is needed."""
     found = search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0), budget=1_000)
     assert found.total_samples <= 1_000 and len(found.candidates) >= 8
-    with pytest.raises(SearchBudgetError, match="too small.*need ≥ 4"):
+    with pytest.raises(SearchBudgetError, match=r"too small.*need ≥ 4"):
         search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0), budget=420)
     with pytest.raises(SearchBudgetError, match="need ≥ 20,000"):
         search_and_certify(

@@ -14,20 +14,22 @@ from dpaudit.engine.sampling import sample_rows
 from dpaudit.engine.search.candidates import Proposer, proposal_rng
 from dpaudit.engine.search.certify import Outputs, certification_order, certify, choose
 from dpaudit.engine.search.pilot import (
+    MIN_CERTIFICATION,
+    MIN_SCREEN_SAMPLES,
     REGISTERED_TIE,
+    SCREEN_TARGET,
     VERDICT_TIE,
     Halving,
     Pilot,
     RegisteredPairs,
     halve,
     plan_pilot,
-    smallest_budget,
     registered_tie,
     score_registered,
     screen,
+    smallest_budget,
 )
 from dpaudit.engine.search.ranking import Ranker, cross_fitted
-from dpaudit.engine.search.pilot import MIN_CERTIFICATION, MIN_SCREEN_SAMPLES, SCREEN_TARGET
 from dpaudit.engine.search.result import SearchBudgetError
 from dpaudit.engine.search.sampling import Entry, PilotSampler, pilot_seed
 from dpaudit.engine.types import AuditConfig
@@ -62,14 +64,24 @@ def _entry(
 
 def test_plan_pilot_splits_the_budget() -> None:
     plan = plan_pilot(
-        CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000, small=False
+        CONFIG,
+        total_budget=100_000,
+        pilot_fraction=0.2,
+        max_candidates=64,
+        min_pilot_samples=1000,
+        small=False,
     )
     assert plan.pilot_budget == 20_000 and plan.challenge_budget == 2_500  # P/8 held for the challenge
     assert plan.num_candidates == 7 and plan.per_candidate == 7_500 // 7  # screening: 3P/8
     assert plan.projected_total == AuditConfig(num_samples=80_000, seed=5).split()[1]
     with pytest.raises(SearchBudgetError, match="registered pairs"):
         plan_pilot(
-            CONFIG, total_budget=5_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000, small=False
+            CONFIG,
+            total_budget=5_000,
+            pilot_fraction=0.2,
+            max_candidates=64,
+            min_pilot_samples=1000,
+            small=False,
         )
 
 

@@ -7,7 +7,6 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.neighbors.sweep_locations import DESIGN_POINTS
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.search.candidates import Proposer, proposal_rng
 from dpaudit.engine.search.certify import choose
@@ -26,6 +25,7 @@ from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim, claims_of, from_callable
 from dpaudit.mechanisms.reference import LaplaceSum
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS
 
 CONFIG = AuditConfig(num_samples=20_000, seed=3, failure_probability=0.05)
 CLAIM = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test")
