@@ -144,6 +144,17 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
   certified pairs: top_k, plus the registered champion and contenders when hedging); whatever the pilot
   leaves unspent goes to certification.
 
+Below the full plan's budget (T < 4·min_pilot_samples / f), and for a blind search wherever the
+full plan would screen fewer than `search_pilot.SCREEN_TARGET` candidates, `plan_pilot` races
+(`search_pilot.small_plan`, issue 44): the pilot's share grows to min(0.5, f·√(full / T)),
+leaving ≥ `MIN_CERTIFICATION` = 400 to certify; a quarter of it races the sweeps
+(`search_sweeps.race`), the screening gives `SCREEN_TARGET` candidates a few samples each (≥ 16)
+and the halving's per-candidate floor is that size. The draws are the same pilot and coupled
+draws as above, so the validity argument is unchanged. With registered pairs the full plan is
+kept (`small=False`: the guarantee against the registered route is stated for it), and a budget
+below it raises `SearchBudgetError` as before; a budget that fits no plan raises it with the
+budget needed (`search_pilot.smallest_budget`).
+
 So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k, except where
 the search certifies exactly the registered pairs: each then gets max(N_cert, c), c the
 registered route's certification size, so the total can exceed T by the pilot's exploration.
