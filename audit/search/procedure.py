@@ -279,6 +279,7 @@ def search_and_certify(
     resume: bool = False,
     hedge_registered: bool = True,
     verdict_pair: bool = False,
+    blind: bool | None = None,
 ) -> SearchResult:
     """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
 
@@ -288,7 +289,9 @@ def search_and_certify(
     `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
     fitting). With `registered` pairs and `hedge_registered`, the best registered finalist is
     certified next to the winner; with `verdict_pair`, the best pair under the verdict claim's
-    relation when no chosen pair is. Raises `AmplificationMismatchError` (a ValueError) for a claim
+    relation when no chosen pair is. `blind` (default: no `registered` pairs; the default route
+    passes it for a mechanism whose `registered` are boundary templates) adds the sweeps'
+    space-filling design (`neighbors.sweep_locations.design_locations`). Raises `AmplificationMismatchError` (a ValueError) for a claim
     relying on amplification under another relation, `SearchBudgetError` for too small a budget."""
     started = time.perf_counter()
     if distinguishers is None:
@@ -307,6 +310,7 @@ def search_and_certify(
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
         sweep_max_count=sweep_max_count,
         small=not registered,
+        design=not registered if blind is None else blind,
     )
     if registered:  # the registered route cuts its selection split in these chunks
         setup = dataclasses.replace(
@@ -366,6 +370,7 @@ def prepare(
     pilot_distinguishers: Sequence[Distinguisher],
     sweep_max_count: int = DEFAULT_MAX_COUNT,
     small: bool = True,
+    design: bool = True,
 ) -> SearchSetup:
     """Check the arguments and the claims' amplification, plan the budget, build the pilot's
     sampler, proposer and scorer (raises as `search_and_certify`)."""
@@ -389,7 +394,7 @@ def prepare(
         sampler.skipped,
         max_rows,
         max_count=sweep_max_count,
-        design_seed=config.seed,
+        design_seed=config.seed if design else None,  # the design widens blind searches only
     )
     plan = plan_pilot(
         config,

@@ -51,6 +51,13 @@ MAX_SWEEP_SAMPLES = 256
 """Most coupled samples per side a sweep candidate gets in one round of the race."""
 SWEEP_FINALISTS = 4
 """Sweep candidates passed on to the screening."""
+SCREEN_SAMPLES = 32
+"""Fewest coupled samples per side a sweep candidate gets when the screen runs one round (a
+search with registered pairs: the main job's sweep screen of issue 35, unchanged)."""
+MAX_FIELD = 256
+"""Most sweep candidates in a race: each is scored (a cross-fitted event choice) once per round
+it runs, and the scoring, not the sampling, is what a wide field costs on a cheap mechanism
+(`laplace_sum` in the main job: 1,254 candidates took 40 s against 5 s)."""
 FIRST_ROUND_SHARE = 0.5
 """The race's first round spends this share of its budget (the field is widest there: racing's
 point is to try many candidates on a few samples); later rounds split the rest equally."""
@@ -146,28 +153,41 @@ def sweep_screen(
     reference_rows: float = REFERENCE_ROWS,
 ) -> SweepScreen:
     """Race a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
-    "anywhere" candidates: the counting sweeps at `neighbors.sweep_locations`' other places and
+    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at `neighbors.sweep_locations`' other places and
     at the space-filling design's points) on coupled draws within `budget` samples per side,
     each candidate's samples weighted by its rows over `reference_rows` (`sweep_weights`).
-    Successive halving with cut 1/`RACE_KEEP` (`race`): every candidate of the field gets
+    A blind search (the proposer has a design) races them: successive halving with cut
+    1/`RACE_KEEP` (`race`): every candidate of the field gets
     `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the
     best quarter more in the next (each later round an equal share of what is left, at most
     `MAX_SWEEP_SAMPLES` each), until
-    `SWEEP_FINALISTS` are left; the best of those (finite score) are the finalists. Samples are
-    released afterwards."""
+    `SWEEP_FINALISTS` are left; the best of those (finite score) are the finalists. With
+    registered pairs, one round: the prefix that gives each `SCREEN_SAMPLES` of the whole budget,
+    each on min(`MAX_SWEEP_SAMPLES`, budget / weights) (the main job's screen, as before).
+    Samples are released afterwards."""
     started = time.perf_counter()
     candidates = proposer.sweeps() if budget >= 2 * MIN_SWEEP_SAMPLES else []
     proposed = len(candidates)
     extra = sum("anywhere" in e.pair.tags for e in candidates)
-    candidates = candidates[: max(limit, MIN_SWEEP_LIMIT) + extra]
+    candidates = candidates[: min(max(limit, MIN_SWEEP_LIMIT) + extra, MAX_FIELD)]
     weights = sweep_weights(candidates, reference_rows)
-    count = race_field(np.cumsum(weights), budget)
+    wide = proposer.design_seed is not None  # a blind search races; with registered pairs, one round
+    if wide:
+        count = race_field(np.cumsum(weights), budget)
+    else:
+        count = int(np.searchsorted(np.cumsum(weights), budget / SCREEN_SAMPLES, side="right"))
     if count < 2:
         return SweepScreen(proposed=proposed)
     coupled = bool(getattr(sampler.mechanism, "seedable", True))
     before = sampler.spent
     survivors, first, rounds = race(
-        sampler, scorer, candidates[:count], weights[:count], budget=budget, coupled=coupled
+        sampler,
+        scorer,
+        candidates[:count],
+        weights[:count],
+        budget=budget,
+        coupled=coupled,
+        rounds=None if wide else 1,
     )
     ranked = sorted((e for e in survivors if math.isfinite(e.score)), key=lambda e: -e.score)
     for e in candidates[:count]:
@@ -194,14 +214,16 @@ def race(
     *,
     budget: int,
     coupled: bool,
+    rounds: int | None = None,
 ) -> tuple[list[Entry], int, int]:
     """Successive halving over `field` (survivors best first, first round's samples per side,
     rounds run): each round its `round_share` of what is left of `budget` (weighted samples),
     split over that round's survivors; the best ⌈1/`RACE_KEEP`⌉ (at least `SWEEP_FINALISTS`) go on,
-    scored on all their samples so far; losers are released."""
+    scored on all their samples so far; losers are released. `rounds` = 1: every candidate
+    scored once on an equal share of the whole budget (the issue-35 screen)."""
     weight = dict(zip(map(id, field), weights, strict=True))
     survivors, left, first = list(field), float(budget), 0
-    planned = race_rounds(len(field))
+    planned = race_rounds(len(field)) if rounds is None else rounds
 
     def rescore(entry: Entry, ok: bool) -> None:
         if ok:

@@ -167,6 +167,7 @@ def _search(
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
         sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
         verdict_pair=not own,
+        blind=not own,
     )
     try:
         found = search(registered=pairs_for(mechanism) if route.mode == "all" else ())
