@@ -291,8 +291,9 @@ def search_and_certify(
     certified next to the winner; with `verdict_pair`, the best pair under the verdict claim's
     relation when no chosen pair is. `blind` (default: no `registered` pairs; the default route
     passes it for a mechanism whose `registered` are boundary templates) adds the sweeps'
-    space-filling design (`neighbors.sweep_locations.design_locations`). Raises `AmplificationMismatchError` (a ValueError) for a claim
-    relying on amplification under another relation, `SearchBudgetError` for too small a budget."""
+    space-filling design (`neighbors.sweep_locations.design_locations`) and races the sweeps.
+    Raises `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under
+    another relation, `SearchBudgetError` for too small a budget."""
     started = time.perf_counter()
     if distinguishers is None:
         distinguishers = default_distinguishers(mechanism, floating_point=config.floating_point)

@@ -153,8 +153,8 @@ def sweep_screen(
     reference_rows: float = REFERENCE_ROWS,
 ) -> SweepScreen:
     """Race a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
-    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at `neighbors.sweep_locations`' other places and
-    at the space-filling design's points) on coupled draws within `budget` samples per side,
+    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at
+    `neighbors.sweep_locations`' other places and at the space-filling design's points) on coupled draws within `budget` samples per side,
     each candidate's samples weighted by its rows over `reference_rows` (`sweep_weights`).
     A blind search (the proposer has a design) races them: successive halving with cut
     1/`RACE_KEEP` (`race`): every candidate of the field gets
