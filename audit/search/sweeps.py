@@ -152,19 +152,18 @@ def sweep_screen(
     limit: int,
     reference_rows: float = REFERENCE_ROWS,
 ) -> SweepScreen:
-    """Race a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
-    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at
-    `neighbors.sweep_locations`' other places and at the space-filling design's points) on coupled draws within `budget` samples per side,
-    each candidate's samples weighted by its rows over `reference_rows` (`sweep_weights`).
-    A blind search (the proposer has a design) races them: successive halving with cut
-    1/`RACE_KEEP` (`race`): every candidate of the field gets
-    `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the
-    best quarter more in the next (each later round an equal share of what is left, at most
-    `MAX_SWEEP_SAMPLES` each), until
-    `SWEEP_FINALISTS` are left; the best of those (finite score) are the finalists. With
-    registered pairs, one round: the prefix that gives each `SCREEN_SAMPLES` of the whole budget,
-    each on min(`MAX_SWEEP_SAMPLES`, budget / weights) (the main job's screen, as before).
-    Samples are released afterwards."""
+    """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
+    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at the other places of
+    `neighbors.sweep_locations` and at the space-filling design's points) on coupled draws
+    within `budget` samples per side, each candidate's samples weighted by its rows over
+    `reference_rows` (`sweep_weights`). A blind search (the proposer has a design) races them
+    (`race`, successive halving with cut 1/`RACE_KEEP`): every candidate of the field gets
+    `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the best
+    quarter more in each next round (an equal share of what is left, at most
+    `MAX_SWEEP_SAMPLES` each), until `SWEEP_FINALISTS` are left; the best of those (finite
+    score) are the finalists. With registered pairs, one round: the prefix that gives each
+    `SCREEN_SAMPLES` of the whole budget, each on min(`MAX_SWEEP_SAMPLES`, budget / weights)
+    (the main job's screen, as before). Samples are released afterwards."""
     started = time.perf_counter()
     candidates = proposer.sweeps() if budget >= 2 * MIN_SWEEP_SAMPLES else []
     proposed = len(candidates)
