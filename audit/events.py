@@ -2,7 +2,8 @@
 
 An event is anything with a vectorised `indicator` over output rows (and a `describe` for
 reports): thresholds on a coordinate or a linear projection (`ThresholdEvent`) and finite sets
-of exact output values (`SetEvent`); learned scores register their own type in `EVENT_TYPES`.
+of exact output values (`SetEvent`); every event class registers
+its spec `type` key with `@event_type` where it is defined (`EVENT_TYPES`).
 Every event is a frozen dataclass of tuples and floats, so it pickles to worker processes and
 round-trips through `to_spec`/`event_from_spec` (results, checkpoints, baselines). Any fixed
 measurable S gives a valid witness: for an (ε, δ)-DP mechanism P[M(D) ∈ S] ≤ e^ε P[M(D') ∈ S] + δ
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypeVar, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -52,6 +53,39 @@ class Event(Protocol):
     def describe(self) -> str: ...
 
 
+EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
+"""Every event type by its spec `type` key; filled by `@event_type` where each event is defined."""
+
+E = TypeVar("E", bound=type)
+
+
+def event_type(key: str, *, legacy: tuple[str, ...] = ()) -> Callable[[E], E]:
+    """Register an event class's `from_spec` under its spec `type` key (where the class is
+    defined), and under the `legacy` keys older files carry (read only: `to_spec` writes `key`).
+    A key registered by another class is an error: two types cannot share a key."""
+
+    def register(cls: E) -> E:
+        factory = cls.from_spec  # type: ignore[attr-defined]
+        for k in (key, *legacy):
+            known = EVENT_TYPES.get(k)
+            if known is not None and getattr(known, "__qualname__", None) != factory.__qualname__:
+                raise ValueError(f"event type {k!r} is already registered by {known.__qualname__}")
+            EVENT_TYPES[k] = factory
+        return cls
+
+    return register
+
+
+def event_from_spec(spec: dict[str, Any]) -> Event:
+    """Rebuild an event from `event.to_spec()` (stored in results, checkpoints and baselines)."""
+    kind = spec.get("type")
+    factory = EVENT_TYPES.get(str(kind))
+    if factory is None:
+        raise ValueError(f"unknown event type {kind!r}")
+    return factory(spec)
+
+
+@event_type("threshold")
 @dataclass(frozen=True, slots=True)
 class ThresholdEvent:
     """{s(x) ≥ t} or {s(x) ≤ t}, where s is one coordinate or a linear projection."""
@@ -85,6 +119,16 @@ class ThresholdEvent:
             "projection": None if self.projection is None else list(self.projection),
         }
 
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> ThresholdEvent:
+        proj = spec.get("projection")
+        return cls(
+            threshold=float(spec["threshold"]),
+            upper=bool(spec["upper"]),
+            coordinate=None if spec.get("coordinate") is None else int(spec["coordinate"]),
+            projection=None if proj is None else tuple(float(x) for x in proj),
+        )
+
     def describe(self) -> str:
         if self.projection is not None:
             what = "w·x"
@@ -95,6 +139,7 @@ class ThresholdEvent:
         return f"{what} {'≥' if self.upper else '≤'} {self.threshold:.6g}"
 
 
+@event_type("set")
 @dataclass(frozen=True, slots=True)
 class SetEvent:
     """{x ∈ V} for a finite set V of exact output values (rows)."""
@@ -115,35 +160,16 @@ class SetEvent:
     def to_spec(self) -> dict[str, Any]:
         return {"type": "set", "values": [list(v) for v in self.values]}
 
+    @classmethod
+    def from_spec(cls, spec: dict[str, Any]) -> SetEvent:
+        return cls(tuple(tuple(float(x) for x in v) for v in spec["values"]))
+
     def describe(self) -> str:
         shown = ", ".join(
             str(v[0]) if len(v) == 1 else "(" + ",".join(f"{x:g}" for x in v) + ")" for v in self.values[:6]
         )
         more = f", … ({len(self.values)} values)" if len(self.values) > 6 else ""
         return f"x ∈ {{{shown}{more}}}"
-
-
-def event_from_spec(spec: dict[str, Any]) -> Event:
-    """Rebuild an event from `event.to_spec()` (stored in results, checkpoints and baselines)."""
-    kind = spec.get("type")
-    if kind == "threshold":
-        proj = spec.get("projection")
-        return ThresholdEvent(
-            threshold=float(spec["threshold"]),
-            upper=bool(spec["upper"]),
-            coordinate=None if spec.get("coordinate") is None else int(spec["coordinate"]),
-            projection=None if proj is None else tuple(float(x) for x in proj),
-        )
-    if kind == "set":
-        return SetEvent(tuple(tuple(float(x) for x in v) for v in spec["values"]))
-    factory = EVENT_TYPES.get(str(kind))
-    if factory is None:
-        raise ValueError(f"unknown event type {kind!r}")
-    return factory(spec)
-
-
-EVENT_TYPES: dict[str, Callable[[dict[str, Any]], Event]] = {}
-"""Extra event types (e.g. learned scores) register a `from_spec` here under their `type`."""
 
 
 def event_spec(event: Event) -> dict[str, Any] | None:

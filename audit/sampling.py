@@ -27,8 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.estimators import Event, as_rows
-from dpaudit.engine.events import EventShapeError
+from dpaudit.engine.events import Event, EventShapeError, as_rows
 from dpaudit.engine.transport import in_process_note, ships
 from dpaudit.mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
 from dpaudit.neighbors.base import Dataset

@@ -1,8 +1,10 @@
 """Audit configuration and result types (docs/DESIGN.md, "Contracts": `audit.types`).
 
 All frozen, slotted, keyword-only dataclasses, validated at construction. The verdict is
-`VIOLATION_FOUND` or `NO_VIOLATION_FOUND`: a lower bound below the claim proves nothing more
-than "no violation found at this power", so there is no "passed".
+`VIOLATION_FOUND`, `NO_VIOLATION_FOUND` (a lower bound below the claim proves nothing more than
+"no violation found at this power", so there is no "passed") or `INCONCLUSIVE` (no violation, and
+the audit could not have judged the claim: no power or no evidence, `runner.verdict`; the reason
+in `AuditResult.inconclusive_reason`).
 """
 
 from __future__ import annotations
@@ -39,6 +41,8 @@ reports show such warnings beside the verdict."""
 class Verdict(enum.StrEnum):
     VIOLATION_FOUND = "violation_found"
     NO_VIOLATION_FOUND = "no_violation_found"
+    INCONCLUSIVE = "inconclusive"
+    """No violation, and the claim was beyond what the audit could judge (exit code 0)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -73,6 +77,10 @@ class AuditConfig:
     """Also propose the floating-point lattice events (`distinguishers.FLOAT_DISTINGUISHERS`) for a
     mechanism that does not declare `floating_point = True`: audit the bits its implementation
     releases, not the mechanism over the reals (`dpaudit run --floating-point`)."""
+    sequential: bool = False
+    """Certify on a confidence sequence (`audit.sequential`) and stop as soon as a violation is
+    certified or can no longer be reached at the cap: `num_samples` is then a cap. False: the
+    fixed-n certification, identical to before the option existed."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -227,13 +235,37 @@ class AuditResult:
     command: str = ""
     seedable: bool = True
     profile: tuple[ProfilePoint, ...] = ()
-    """Per extra objective, the best certified value over pairs."""
+    """Per extra objective, the best certified value over the pairs the verdict claim decides (its
+    relation's profile; each pair keeps its own points in `PairResult.profile`)."""
     extra: dict[str, object] = field(default_factory=dict)
     threat_model: str = ""
     """What the adversary sees, as the mechanism declares it (`threat_model`: e.g. every DP-SGD
     iterate, the last iterate only, a canary score); the verdict holds for that view only.
     Empty for a mechanism that declares none (its released output is the view)."""
+    inconclusive_reason: str | None = None
+    """Why the verdict is `INCONCLUSIVE` (None otherwise): no power or no evidence."""
 
     @property
     def violation(self) -> bool:
         return self.verdict is Verdict.VIOLATION_FOUND
+
+    @property
+    def inconclusive(self) -> bool:
+        return self.verdict is Verdict.INCONCLUSIVE
+
+    def to_json(self) -> str:
+        """The result file's JSON (what `dpaudit run --out` writes; `reports.schema.read_json`
+        reads it back)."""
+        from dpaudit.engine.jsonnum import dumps
+
+        return dumps(self)
+
+    def __repr__(self) -> str:
+        """One line: what was audited, the verdict, the certified bound against the claim."""
+        c = self.claim
+        return (
+            f"AuditResult({self.mechanism}: {self.verdict.value}, "
+            f"certified ε ≥ {self.epsilon_lower_bound:.4g} against {c.kind.value} "
+            f"ε={c.epsilon_at(c.delta):.4g} δ={c.delta:.3g} ({c.relation.value}), "
+            f"{len(self.pairs)} pair(s), {self.num_samples:,} samples/side, seed {self.seed})"
+        )

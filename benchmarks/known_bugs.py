@@ -12,9 +12,11 @@ is then audited there with
 
     python -m dpaudit run known_bugs_rows.<row>:mechanism --json --seed 0 --num-samples N
 
-and the script prints a Markdown table: package, version, issue, expected, verdict, certified ε
-against the claim, samples per side, seconds, install seconds and disk. Needs only the standard
-library (it reads the rows' constants with `ast`), so it runs from a fresh clone.
+and the script prints a Markdown table: package, version, issue, expected, verdict (labelled
+"(stated claim)" when the verdict claim is the library's statement, not a proved claim: the one
+verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, samples
+per side, seconds, install seconds and disk. Needs only the standard library (it reads the rows'
+constants with `ast`), so it runs from a fresh clone.
 """
 
 from __future__ import annotations
@@ -122,6 +124,27 @@ def audit(python: Path, row: dict[str, object], cache: Path) -> tuple[dict[str, 
     return f"exit {done.returncode}: {lines[-1] if lines else ''}", seconds
 
 
+BLIND = "blind"
+
+
+def pairs_kind(row: dict[str, object]) -> str:
+    """ "blind" (dpaudit found the pair) or "hand-written" (the row registers the user's pairs)."""
+    return BLIND if "PAIRS" not in row else "hand-written"
+
+
+def tally(outcomes: list[tuple[dict[str, object], str]]) -> str:
+    """One line per pairs kind: how many (row, version) audits gave their expected verdict, the blind
+    rows counted apart from the rows with hand-written pairs. `outcomes`: (row, table line)."""
+    counts: dict[str, list[int]] = {}
+    for row, text in outcomes:
+        ok = "unexpected" not in text and "error" not in text
+        got = counts.setdefault(pairs_kind(row), [0, 0])
+        got[0] += ok
+        got[1] += 1
+    words = {BLIND: "blind (dpaudit found the pair)", "hand-written": "hand-written pairs (the user's)"}
+    return "; ".join(f"{words[k]}: {ok} of {n} as expected" for k, (ok, n) in sorted(counts.items()))
+
+
 def line(
     row: dict[str, object],
     version: str,
@@ -138,12 +161,16 @@ def line(
         claim = result["claim"]
         assert isinstance(claim, dict)
         bound = f"{float(result['epsilon_lower_bound']):.2f} vs {float(claim['epsilon']):.2f}"  # type: ignore[arg-type]
-        if verdict != expected:
+        unexpected = verdict != expected
+        if claim.get("kind") == "stated":  # the one verdict rule: a lone stated claim decides, said so
+            verdict += " (stated claim)"
+        if unexpected:
             verdict += " (unexpected)"
     cells = [
         str(row["PACKAGE"]),
         version,
         f"`{row['ROW']}`",
+        pairs_kind(row),
         str(row["ISSUE"]),
         expected,
         verdict,
@@ -165,23 +192,26 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
     print(
-        "| package | version | row | issue | expected | verdict | certified ε vs claim | samples/side "
-        "| seconds | install s | disk |"
+        "| package | version | row | pairs | issue | expected | verdict | certified ε vs claim "
+        "| samples/side | seconds | install s | disk |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
-    unexpected = 0
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    outcomes: list[tuple[dict[str, object], str]] = []
     for row in rows(args.only):
         for version, expected in dict(row["VERSIONS"]).items():  # type: ignore[call-overload]
             reqs = list(dict(row["REQUIREMENTS"])[version])  # type: ignore[call-overload]
             python, install = environment(args.cache, str(row["PACKAGE"]), version, reqs)
             result, secs = audit(python, row, args.cache)
             text = line(row, version, expected, result, secs, install, disk(python.parent.parent))
-            unexpected += "unexpected" in text or "error" in text
+            outcomes.append((row, text))
             print(text, flush=True)
+    print(f"\n{tally(outcomes)}")
     for row in rows(args.only):
-        if row.get("NOTE"):
-            print(f"\n- `{row['ROW']}`: {row['NOTE']}", end="")
+        said = [str(row[k]) for k in ("PAIRS", "NOTE") if row.get(k)]
+        if said:
+            print(f"\n- `{row['ROW']}`: {'; '.join(said)}", end="")
     print()
+    unexpected = sum("unexpected" in text or "error" in text for _, text in outcomes)
     return 1 if unexpected else 0
 
 

@@ -36,7 +36,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.whitebox import white_box_reference
+from dpaudit.engine.runner import white_box_reference
 from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.mechanisms.registry import RegistryEntry, entries
 from dpaudit.neighbors.base import NeighborPair, Relation

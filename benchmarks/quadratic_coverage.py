@@ -31,8 +31,7 @@ import numpy as np
 
 import dpaudit
 from dpaudit.engine.bounds import cp_upper
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.learned import QuadraticDistinguisher
+from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, QuadraticDistinguisher
 from dpaudit.engine.runner import run_audit
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 

@@ -89,7 +89,7 @@ def main() -> None:
                 failure_probability=args.beta,
                 seed=s,
             )
-            flagged += not check.conforms
+            flagged += check.departure_found
         upper = float(cp_upper(flagged, args.seeds, 0.05))
         print(
             f"| {name} | {flagged}/{args.seeds} | {flagged / args.seeds:.3f} | {upper:.3f} | "

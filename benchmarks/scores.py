@@ -42,9 +42,9 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from gdp import gdp_epsilon
 
 from dpaudit.app.cli import main as dpaudit_main
-from dpaudit.engine.gdp import gdp_epsilon
 from dpaudit.engine.one_run import certify, certify_in_out
 from dpaudit.mechanisms.dpsgd.reference import DPSGD
 from dpaudit.mechanisms.registry import resolve

@@ -34,20 +34,21 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 import numpy as np
+from gdp import ASSUMPTION, gdp_audit
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.estimators import (
+from dpaudit.engine.distinguishers import (
     BASE_DISTINGUISHERS,
+    DEFAULT_DISTINGUISHERS,
     Candidates,
     Distinguisher,
     Event,
+    LogisticDistinguisher,
+    ProjectionDistinguisher,
     ThresholdDistinguisher,
     choose_events,
 )
-from dpaudit.engine.gdp import ASSUMPTION, gdp_audit
-from dpaudit.engine.learned import LogisticDistinguisher, ProjectionDistinguisher
 from dpaudit.engine.runner import objectives_for, run_audit
 from dpaudit.engine.sampling import Phase, Side, sample_rows
 from dpaudit.engine.types import AuditConfig

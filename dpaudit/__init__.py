@@ -4,16 +4,21 @@
     result = dpaudit.audit("laplace_sum", num_samples=200_000, seed=1)
     print(result.verdict, result.epsilon_lower_bound)
 
-The repository's folders are installed as subpackages of this one import name: `audit/` is
-`dpaudit.engine` (the statistics), `mechanisms/`, `neighbors/` and `reports/` keep their names
-under `dpaudit.`, and `dpaudit.app` holds the command line, the gate and the pytest plugin.
-Names are imported on first use, so `import dpaudit` stays cheap.
+The repository's folders are subpackages of this one import name, without links: the folder
+`audit/` is imported as `dpaudit.engine` (the statistics); `mechanisms/`, `neighbors/` and
+`reports/` as `dpaudit.<same name>` (`dpaudit/_folders.py`); `dpaudit.app` holds the command line,
+the gate and the pytest plugin. Names are imported on first use, so `import dpaudit` stays cheap.
 """
 
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
+
+from dpaudit import _folders
+
+_folders.install(Path(__file__).parent)
 
 __version__ = "0.1.0"
 

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from dpaudit.app.cli import gate_io
+from dpaudit.app.gate_io import gate_io
 from dpaudit.app.route import Route, certify
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism
@@ -26,7 +26,7 @@ from dpaudit.neighbors.base import NeighborPair
 if TYPE_CHECKING:
     from dpaudit.app.gate import GateOutcome
 
-PairsChoice = Literal["all", "registered", "search"] | Sequence[NeighborPair]
+PairsChoice = Literal["all", "registered", "search", "templates"] | Sequence[NeighborPair]
 
 
 def audit(
@@ -41,6 +41,7 @@ def audit(
     timeout: float | None = None,
     floating_point: bool = False,
     sweep_max_count: int | None = None,
+    sequential: bool = False,
 ) -> AuditResult:
     """Audit `mechanism` (an object, a registered name, or "module:attribute") and return the
     result. `num_samples` defaults to the registered budget (10^6 for an unregistered one).
@@ -48,12 +49,14 @@ def audit(
     `floating_point=True` (as `dpaudit run --floating-point`) adds the floating-point lattice
     events for a mechanism that does not declare `floating_point` (`AuditConfig.floating_point`).
     `sweep_max_count` (as `--sweep-max-count`) is the largest k of the search's count sweeps
-    (0: none).
+    (0: none). `sequential=True` (as `dpaudit run --sequential`) certifies on the confidence
+    sequence and stops once decided, `num_samples` then a cap (`AuditConfig.sequential`).
 
     `pairs="all"` (the default, as `dpaudit run`) searches the mechanism's domain with its
     registered pairs in the candidate pool and falls back to the registered pairs, with a
     warning in the result, when the budget or the domain cannot support a search; "registered"
-    audits the registered pairs; a sequence of `NeighborPair` audits exactly those.
+    audits the registered pairs; "templates" the boundary templates of its domain; a sequence
+    of `NeighborPair` audits exactly those.
     """
     raw = {k: str(v) for k, v in (params or {}).items()}
     if isinstance(mechanism, str):
@@ -70,6 +73,7 @@ def audit(
         jobs=jobs,
         timeout=timeout,
         floating_point=floating_point,
+        sequential=sequential,
     )
     command = _command(
         spec, raw, n, seed=seed, failure_probability=failure_probability, floating_point=floating_point
@@ -78,15 +82,18 @@ def audit(
         if sweep_max_count < 0:
             raise ValueError(f"sweep_max_count must be ≥ 0 (0: no sweeps), got {sweep_max_count}")
         command += f" --sweep-max-count {sweep_max_count}"
+    if sequential:
+        command += " --sequential"
     route = dataclasses.replace(_route(pairs), sweep_max_count=sweep_max_count)
-    return certify(mech, config, route, parameters=tuple(raw.items()), command=command)
+    return certify(mech, config, route, parameters=tuple(raw.items()), command=command).result
 
 
 def _route(pairs: PairsChoice) -> Route:
     if isinstance(pairs, str):
-        if pairs not in {"all", "registered", "search"}:
+        if pairs not in {"all", "registered", "search", "templates"}:
             raise ValueError(
-                f"pairs must be 'all', 'registered', 'search' or a sequence of pairs, got {pairs!r}"
+                "pairs must be 'all', 'registered', 'search', 'templates' or a sequence of pairs, "
+                f"got {pairs!r}"
             )
         return Route(mode=pairs, explicit=pairs != "all")
     return Route(mode="explicit", pairs=tuple(pairs), explicit=True)

@@ -17,13 +17,20 @@ import enum
 import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH, check_exceptions, run_coded
+from dpaudit.mechanisms.outcomes import (
+    DEFAULT_PAYLOAD_WIDTH,
+    NoAnswerError,
+    OutcomeCoding,
+    OutcomeLog,
+    check_exceptions,
+    run_logged,
+)
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
@@ -225,9 +232,14 @@ class MechanismError(Exception):
 
 @runtime_checkable
 class Mechanism(Protocol):
-    """The black-box contract every audited mechanism satisfies.
+    """The black-box contract every audited mechanism satisfies: `name`, `claims` (every claim it
+    makes, the headline first), `domain`, `seedable`, `sample`.
 
-    Optional extras, looked up with getattr: `claims` (all claims; default `(claim,)`),
+    `claim` (the headline claim) comes from `ClaimFromClaims` (`claims[0]`); a user's mechanism
+    may give a single `claim` instead of `claims` (the README's form): `claims_of` reads both, and
+    `is_mechanism` is the runtime check that accepts both.
+
+    Optional extras, looked up with getattr:
     `neighbor_pairs()` (registered worst-case pairs), `output_kind` ("continuous" or
     "discrete", a hint for the distinguisher), `exact_epsilon(pair, delta=...)` (a white-box
     oracle used by tests and benchmarks, never by the audit itself), `max_block` (the most
@@ -240,7 +252,7 @@ class Mechanism(Protocol):
     def name(self) -> str: ...
 
     @property
-    def claim(self) -> PrivacyClaim: ...
+    def claims(self) -> tuple[PrivacyClaim, ...]: ...
 
     @property
     def domain(self) -> Domain: ...
@@ -249,6 +261,30 @@ class Mechanism(Protocol):
     def seedable(self) -> bool: ...
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]: ...
+
+
+class ClaimFromClaims:
+    """Mixin: the headline `claim` is the first of `claims` (the contract asks for `claims` only)."""
+
+    __slots__ = ()
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        claims: tuple[PrivacyClaim, ...] = self.claims  # type: ignore[attr-defined]
+        if not claims:
+            raise AttributeError(f"{type(self).__name__} has no claims")
+        return claims[0]
+
+
+def primary_first(primary: PrivacyClaim, claims: Iterable[PrivacyClaim]) -> tuple[PrivacyClaim, ...]:
+    """`primary`, then the other claims in their order (how `claims_of` orders them)."""
+    return (primary, *(c for c in claims if c != primary))
+
+
+def is_mechanism(obj: object) -> bool:
+    """Whether `obj` meets the contract at runtime: `Mechanism`, or its single-`claim` form."""
+    basics = all(hasattr(obj, a) for a in ("name", "domain", "seedable", "sample"))
+    return basics and (hasattr(obj, "claims") or hasattr(obj, "claim"))
 
 
 def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
@@ -263,14 +299,11 @@ def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
     return [int(block)] * full + ([rest] if rest else [])
 
 
-def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
-    """Every claim a mechanism carries; the primary `claim` first. A `claim` (or an entry of
-    `claims`) that is not a PrivacyClaim is a MechanismError naming the mechanism."""
+def claims_of(mechanism: Any) -> tuple[PrivacyClaim, ...]:
+    """Every claim a mechanism carries, the headline `claim` first: its `claims` (the contract),
+    with a `claim` it also carries put first, or its single `claim` (a user's simple form). A claim
+    that is not a PrivacyClaim is a MechanismError naming the mechanism."""
     name = getattr(mechanism, "name", type(mechanism).__name__)
-    primary = getattr(mechanism, "claim", None)
-    if not isinstance(primary, PrivacyClaim):
-        got = "no 'claim' attribute" if not hasattr(mechanism, "claim") else type(primary).__name__
-        raise MechanismError(f"mechanism {name!r}: claim must be a PrivacyClaim, got {got}")
     raw = getattr(mechanism, "claims", ()) or ()
     if isinstance(raw, dict | str | bytes) or not isinstance(raw, Iterable):
         raise MechanismError(
@@ -282,20 +315,23 @@ def claims_of(mechanism: Mechanism) -> tuple[PrivacyClaim, ...]:
         raise MechanismError(
             f"mechanism {name!r}: every claim must be a PrivacyClaim, got {type(bad).__name__}"
         )
-    out = [primary]
-    out.extend(c for c in extra if c != mechanism.claim)
-    return tuple(out)
+    primary = getattr(mechanism, "claim", None) if hasattr(mechanism, "claim") or not extra else extra[0]
+    if not isinstance(primary, PrivacyClaim):
+        got = "no 'claim' attribute" if not hasattr(mechanism, "claim") else type(primary).__name__
+        raise MechanismError(f"mechanism {name!r}: claim must be a PrivacyClaim, got {got}")
+    return primary_first(primary, extra)
 
 
 def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> PrivacyClaim | None:
     """The claim that decides the verdict for a pair under `relation`.
 
-    Proved claims win over stated ones; among them the tightest: the smallest ε each allows at
-    the audited δ, taken as the largest δ among them (where every one of them allows a finite
-    ε, `PrivacyClaim.epsilon_at`). A pure (T·ε̂, 0) composition claim thus beats a looser
-    (2ε, δ) one, and a claim with a smaller headline ε but a much larger δ does not win by its
-    headline alone. Ties: the smaller δ (the stronger statement), then an exact relation match
-    over a covering one (a replace-one claim covers relabel-one pairs).
+    The verdict rule (`decides_verdict`): proved claims win over stated ones, a STATED claim
+    deciding only where no PROVED claim covers the relation; among them the tightest: the
+    smallest ε each allows at the audited δ, taken as the largest δ among them (where every one
+    of them allows a finite ε, `PrivacyClaim.epsilon_at`). A pure (T·ε̂, 0) composition claim
+    thus beats a looser (2ε, δ) one, and a claim with a smaller headline ε but a much larger δ
+    does not win by its headline alone. Ties: the smaller δ (the stronger statement), then an
+    exact relation match over a covering one (a replace-one claim covers relabel-one pairs).
     """
     covering = [c for c in claims if c.covers(relation)]
     if not covering:
@@ -303,6 +339,28 @@ def applicable_claim(claims: Sequence[PrivacyClaim], relation: Relation) -> Priv
     proved = [c for c in covering if c.kind is ClaimKind.PROVED] or covering
     audited = max(c.delta for c in proved)
     return min(proved, key=lambda c: (c.epsilon_at(audited), c.delta, c.relation is not relation))
+
+
+def verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
+    """The claim a mechanism's headline verdict is about (`run`'s report, `dpaudit list`): the
+    `applicable_claim` for its primary claim's relation (the tightest PROVED, else STATED)."""
+    claims = claims_of(mechanism)
+    return applicable_claim(claims, claims[0].relation) or claims[0]
+
+
+def decides_verdict(claim: PrivacyClaim, claims: Sequence[PrivacyClaim], relation: Relation) -> bool:
+    """The one verdict rule (`run`, `one-run` and its file re-check, the gate, the pytest plugin): is
+    exceeding `claim` on a `relation` pair a violation?
+
+    Yes for a PROVED claim. A STATED claim decides only when no PROVED claim among `claims` covers
+    `relation` (a library model audited at its documented ε, a one-run claim given as stated): the
+    mechanism then has nothing else to be held to, so its statement is the claim, and the report
+    says so (`reports.markdown.stated_verdict_words`). A STATED claim beside a PROVED one is a
+    finding about the statement when exceeded, never a violation. `applicable_claim` picks the
+    verdict claim by the same rule (the tightest PROVED, else the tightest STATED)."""
+    if claim.kind is ClaimKind.PROVED:
+        return True
+    return not any(c.kind is ClaimKind.PROVED and c.covers(relation) for c in claims)
 
 
 def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:
@@ -318,7 +376,10 @@ def validate_output(name: str, out: object, num_samples: int) -> NDArray[Any]:
         raise MechanismError(f"mechanism {name!r} returned non-numeric dtype {out.dtype}")
     if np.issubdtype(out.dtype, np.inexact) and not np.all(np.isfinite(out)):
         bad = int(np.size(out) - np.count_nonzero(np.isfinite(out)))
-        raise MechanismError(f"mechanism {name!r} returned {bad} NaN/infinite values")
+        raise MechanismError(
+            f"mechanism {name!r} returned {bad} NaN/infinite values (if a NaN is its way of giving no "
+            "answer, declare it an outcome: from_callable(..., no_answer=True))"
+        )
     return out
 
 
@@ -339,7 +400,10 @@ class CallableMechanism:
     gradient-canary `MixtureLLR`), offered to the audit as Neyman–Pearson events.
     `exceptions` declares exception types that are outputs, not failures: each release is then
     the fixed-width row of `mechanisms/outcomes.py` ([outcome, size, first `payload_width`
-    values]); only with `fn` (a raise must be attributable to one release).
+    values]); only with `fn` (a raise must be attributable to one release). `no_answer=True`
+    declares that a release of None (or with a NaN) is an answer of its own, coded −1 in the same
+    rows. The first message of each such outcome per dataset is kept in `outcome_log`, for the
+    witness text only.
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -358,13 +422,15 @@ class CallableMechanism:
     statistics: tuple[Any, ...] = ()
     exceptions: tuple[type[BaseException], ...] = ()
     payload_width: int = DEFAULT_PAYLOAD_WIDTH
+    no_answer: bool = False
+    outcome_log: OutcomeLog = field(default_factory=OutcomeLog, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.batch_fn is None):
             raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
         check_exceptions(self.exceptions, self.payload_width)
-        if self.exceptions and self.fn is None:
-            raise ValueError("exceptions need fn (one release per call), not batch_fn")
+        if (self.exceptions or self.no_answer) and self.fn is None:
+            raise ValueError("exceptions and no_answer need fn (one release per call), not batch_fn")
         if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError("chunk_size must be ≥ 1")
 
@@ -374,19 +440,48 @@ class CallableMechanism:
             return validate_output(self.name, out, num_samples)
         fn = self.fn
         assert fn is not None
-        if self.exceptions:
-            rows = [
-                run_coded(lambda: fn(dataset, rng), self.exceptions, self.payload_width)
-                for _ in range(num_samples)
-            ]
-            return np.stack(rows) if rows else np.empty((0, 2 + self.payload_width))
+        if self.outcome_coding is not None:
+            return self._draw_coded(fn, dataset, num_samples, rng)
         outs = [np.asarray(fn(dataset, rng)) for _ in range(num_samples)]
+        if any(o.dtype == object and o.ndim == 0 and o.item() is None for o in outs):
+            raise MechanismError(
+                f"mechanism {self.name!r} returned None: if no answer is its answer on such data, "
+                "declare it an outcome: from_callable(..., no_answer=True)"
+            )
         if not outs:
             return np.empty((0,))
         try:
             return np.stack(outs)
         except ValueError as exc:
             raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
+
+    @property
+    def outcome_coding(self) -> OutcomeCoding | None:
+        """What the coded rows hold, or None when releases are not coded (nothing declared)."""
+        if not (self.exceptions or self.no_answer):
+            return None
+        return OutcomeCoding(self.exceptions, self.no_answer, self.payload_width)
+
+    def _draw_coded(
+        self,
+        fn: Callable[[Dataset, np.random.Generator], Any],
+        dataset: Dataset,
+        num_samples: int,
+        rng: np.random.Generator,
+    ) -> NDArray[np.float64]:
+        rows, key = [], None
+        for _ in range(num_samples):
+            try:
+                row, said = run_logged(
+                    lambda: fn(dataset, rng), self.exceptions, self.payload_width, no_answer=self.no_answer
+                )
+            except NoAnswerError as exc:
+                raise MechanismError(f"mechanism {self.name!r} {exc}") from None
+            if said is not None:
+                key = key or dataset.key()
+                self.outcome_log.note(key, int(row[0]), said)
+            rows.append(row)
+        return np.stack(rows) if rows else np.empty((0, 2 + self.payload_width))
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
         if self.chunk_size is None and self.n_jobs == 1:
@@ -431,11 +526,13 @@ def from_callable(
     statistics: Sequence[Any] = (),
     exceptions: Sequence[type[BaseException]] = (),
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
+    no_answer: bool = False,
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
     `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers.
     `exceptions=(ValueError,)` makes a raise of those types an output of its own (a category
-    certified like any event) instead of a failure (exit 2); see `mechanisms/outcomes.py`."""
+    certified like any event) instead of a failure (exit 2), and `no_answer=True` does the same for a
+    release of None or NaN; see `mechanisms/outcomes.py`."""
     return CallableMechanism(
         fn=fn,
         name=name,
@@ -453,4 +550,5 @@ def from_callable(
         statistics=tuple(statistics),
         exceptions=tuple(exceptions),
         payload_width=payload_width,
+        no_answer=no_answer,
     )

@@ -36,7 +36,7 @@ from dpaudit.mechanisms.analytic import (
     laplace_difference_sf,
     laplace_epsilon,
 )
-from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 TEXTBOOK = "textbook (not from the papers): "
@@ -93,7 +93,7 @@ class _DiscreteOracle:
 
 # --------------------------------------------------------------------------- Laplace
 @dataclass(frozen=True, slots=True, kw_only=True)
-class LaplaceSum(_BoundedSum):
+class LaplaceSum(_BoundedSum, ClaimFromClaims):
     """Bounded sum of records in [low, high] plus Laplace(Δ/ε) noise.
 
     Sensitivity: Δ = high − low under replace-one, max(|low|, |high|) under add/remove.
@@ -115,10 +115,6 @@ class LaplaceSum(_BoundedSum):
     @property
     def scale(self) -> float:
         return self.calibration_sensitivity() / self.epsilon
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
@@ -161,7 +157,7 @@ class LaplaceSum(_BoundedSum):
 
 # --------------------------------------------------------------------------- Gaussian
 @dataclass(frozen=True, slots=True, kw_only=True)
-class GaussianSum(_BoundedSum):
+class GaussianSum(_BoundedSum, ClaimFromClaims):
     """Bounded sum plus N(0, σ²), σ = Δ/μ with μ from the analytic calibration to (ε, δ).
 
     The claim is (ε, δ) with the exact Balle–Wang profile, so the mechanism is tight: the
@@ -190,10 +186,6 @@ class GaussianSum(_BoundedSum):
     @property
     def sigma(self) -> float:
         return self.calibration_sensitivity() / gaussian_mu_for(self.epsilon, self.delta)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
@@ -240,7 +232,7 @@ class GaussianSum(_BoundedSum):
 
 # --------------------------------------------------------------------------- randomized response
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RandomizedResponse:
+class RandomizedResponse(ClaimFromClaims):
     """Each record's bit is released, flipped with probability 1/(1 + e^ε).
 
     Output: the vector of released bits (samples, n). Replace-one changes one record, whose
@@ -262,8 +254,8 @@ class RandomizedResponse:
         return 1.0 / (1.0 + math.exp(self.epsilon))
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference=self.reference)
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return (PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference=self.reference),)
 
     @property
     def domain(self) -> Domain:
@@ -288,7 +280,7 @@ class RandomizedResponse:
 
 # --------------------------------------------------------------------------- exponential mechanism
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ExponentialMechanism(_Categories, _DiscreteOracle):
+class ExponentialMechanism(_Categories, _DiscreteOracle, ClaimFromClaims):
     """Select a category with probability ∝ exp(ε·u/(2Δ)), u = category counts, Δ = 1.
 
     Records are category ids in {0, …, m−1}. Counts have sensitivity 1 under replace-one
@@ -309,10 +301,6 @@ class ExponentialMechanism(_Categories, _DiscreteOracle):
     def weight(self) -> float:
         """Coefficient c in exp(c·u)."""
         return self.epsilon / 2
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
@@ -355,7 +343,7 @@ class ExponentialMechanism(_Categories, _DiscreteOracle):
 
 # --------------------------------------------------------------------------- report noisy max
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ReportNoisyMax(_Categories, _DiscreteOracle):
+class ReportNoisyMax(_Categories, _DiscreteOracle, ClaimFromClaims):
     """argmax of category counts plus i.i.d. Laplace(b) noise, b = 2Δ/ε with Δ = 1.
 
     Under replace-one a histogram changes by ±1 in two coordinates (not monotone), so the
@@ -378,8 +366,8 @@ class ReportNoisyMax(_Categories, _DiscreteOracle):
         return 2.0 / self.epsilon
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference=self.reference)
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return (PrivacyClaim(epsilon=self.epsilon, relation=Relation.REPLACE_ONE, reference=self.reference),)
 
     @property
     def domain(self) -> Domain:
@@ -412,7 +400,7 @@ class ReportNoisyMax(_Categories, _DiscreteOracle):
 
 # --------------------------------------------------------------------------- AboveThreshold
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AboveThreshold(_DiscreteOracle):
+class AboveThreshold(_DiscreteOracle, ClaimFromClaims):
     """Sparse vector with one ⊤: first query j with q_j + Lap(4/ε) ≥ T + Lap(2/ε).
 
     Records are 0/1 vectors of length m; query j counts records with a 1 in column j
@@ -442,10 +430,6 @@ class AboveThreshold(_DiscreteOracle):
     @property
     def query_scale(self) -> float | None:
         return 4.0 / self.epsilon
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:

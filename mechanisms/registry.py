@@ -20,7 +20,7 @@ from functools import cache
 from typing import Any
 
 from dpaudit.mechanisms import buggy, reference
-from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.base import Mechanism, is_mechanism
 
 FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.agnostic",  # 000 / 001: realizable-to-agnostic, private prediction
@@ -297,7 +297,7 @@ def resolve(spec: str, raw_params: Mapping[str, str] | None = None) -> tuple[Mec
         obj = getattr(module, attr)
     except AttributeError:
         raise RegistryError(f"{module_name!r} has no attribute {attr!r}") from None
-    if isinstance(obj, Mechanism) and not isinstance(obj, type):
+    if is_mechanism(obj) and not isinstance(obj, type):
         if raw_params:
             raise RegistryError(f"{spec!r} is a mechanism instance; it takes no --param")
         return obj, None
@@ -307,7 +307,7 @@ def resolve(spec: str, raw_params: Mapping[str, str] | None = None) -> tuple[Mec
             mech = obj(**params)
         except Exception as exc:
             raise RegistryError(f"cannot build {spec!r}: {type(exc).__name__}: {exc}") from None
-        if not isinstance(mech, Mechanism):
+        if not is_mechanism(mech):
             raise RegistryError(f"{spec!r} did not produce a Mechanism (got {type(mech).__name__})")
         return mech, None
     raise RegistryError(f"{spec!r} is neither a Mechanism nor a factory for one")

@@ -1,5 +1,5 @@
 """Where each kind of declared statistic is built from its spec: the families' side of the
-engine's `Statistic` protocol (`dpaudit.engine.statistic_events`).
+engine's `Statistic` protocol (`dpaudit.engine.distinguishers.statistic`).
 
 A mechanism family that declares `statistics` (DP-SGD's `MixtureLLR`, the likelihood ratio of its
 gradient canary: Nasr et al., "Tight Auditing of Differentially Private Machine Learning", USENIX

@@ -272,6 +272,10 @@ class Domain:
         if self.hypothesis_grid is not None:
             object.__setattr__(self, "hypothesis_grid", tuple(sorted(float(t) for t in self.hypothesis_grid)))
         lo, hi = self.bounds()
+        if not (np.all(np.isfinite(lo)) and np.all(np.isfinite(hi))):
+            raise ValueError(
+                "feature bounds must be finite (the whole double range is ±1.7976931348623157e308)"
+            )
         if np.any(lo > hi):
             raise ValueError("feature_low must be ≤ feature_high")
         if self.max_size is not None and self.max_size < self.min_size:

@@ -141,10 +141,14 @@ def make_filler(space: Space, kind: str, n: int) -> F64:
 
 def farthest_records(space: Space, record: F64, limit: int | None = None) -> list[tuple[str, F64]]:
     """Extreme records ≠ record, farthest (box-normalised, labels count 1) first."""
-    span = np.where(space.hi > space.lo, space.hi - space.lo, 1.0)
+    span = np.where(space.hi > space.lo, space.span, 1.0)
 
     def dist(r: F64) -> float:
-        dx = float(np.abs((r[: space.d] - record[: space.d]) / span).sum())
+        with np.errstate(over="ignore"):
+            gap = np.abs((r[: space.d] - record[: space.d]) / span)
+        if not np.all(np.isfinite(gap)):  # a box over the whole double range
+            gap = np.abs(r[: space.d] / span - record[: space.d] / span)
+        dx = float(gap.sum())
         return dx + (1.0 if space.labelled and r[-1] != record[-1] else 0.0)
 
     recs = [(name, r) for name, r in space.extreme_records() if not np.array_equal(r, record)]

@@ -21,7 +21,7 @@ __all__ = ["family_clusters"]
 
 def _diagonal_point(space: Space, t: float) -> F64:
     """The point lo + t·(hi − lo) of the box diagonal (rounded to the grid, clipped to the box)."""
-    v = space.lo + min(max(t, 0.0), 1.0) * (space.hi - space.lo)
+    v = space.at(min(max(t, 0.0), 1.0))
     if space.domain.integer_valued:
         v = np.floor(v + 0.5)
     return np.asarray(np.clip(v, space.lo, space.hi), dtype=float)
@@ -70,7 +70,7 @@ _Layout = tuple[str, tuple[float, ...], float, int | None, list[F64], bool]
 def _cluster_layouts(
     space: Space, relation: Relation, n: int, *, extra: bool
 ) -> Iterator[NeighborPair | None]:
-    span = space.hi - space.lo
+    span = space.span
     integer = space.domain.integer_valued
     unit = 1.0 / float(np.max(span)) if integer and np.max(span) > 0 else 1.0 / 16
     lo_corner, hi_corner = space.lo.copy(), space.hi.copy()

@@ -26,7 +26,7 @@ import numpy as np
 
 from dpaudit.neighbors.base import NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair
-from dpaudit.neighbors.space import Space
+from dpaudit.neighbors.space import Space, lerp
 
 __all__ = ["float_family"]
 
@@ -45,7 +45,7 @@ def _applies(space: Space) -> bool:
 
 def _fillers(lo: float, hi: float) -> Iterator[tuple[str, float]]:
     for p in (1, 2, 3):
-        yield f"dyadic point lo + range/2^{p}", lo + (hi - lo) * 2.0**-p
+        yield f"dyadic point lo + range/2^{p}", float(lerp(lo, hi, 2.0**-p))
     top = max(abs(lo), abs(hi))
     if top > 0:
         k = math.floor(math.log2(top))

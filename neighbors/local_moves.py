@@ -146,8 +146,8 @@ def _new_record(space: Space, old: F64, rng: np.random.Generator) -> F64:
     if r < 0.7 or space.domain.integer_valued:
         return space.random_record(rng)
     # small continuous step from the old record
-    span = space.hi - space.lo
-    v = np.clip(old[: space.d] + rng.normal(0, 0.1, space.d) * span, space.lo, space.hi)
+    with np.errstate(over="ignore"):  # a step past the largest double is clipped back to the box
+        v = np.clip(old[: space.d] + rng.normal(0, 0.1, space.d) * space.span, space.lo, space.hi)
     return np.append(v, old[-1]) if space.labelled else v
 
 
@@ -264,12 +264,12 @@ def _apply_move(
 def _outside_support(space: Space, rows: F64, old: F64, rng: np.random.Generator) -> F64 | None:
     """An extreme record whose features are farthest (box-normalised L1) from every record in
     `rows`, with `old`'s label flipped half the time (labelled domains)."""
-    span = np.where(space.hi > space.lo, space.hi - space.lo, 1.0)
+    span = np.where(space.hi > space.lo, space.span, 1.0)
     feats = rows[:, : space.d]
     best: F64 | None = None
     best_d = 0.0
     for _, v in space.feature_vectors():
-        dist = float(np.min(np.abs((feats - v) / span).sum(axis=1))) if feats.size else 1.0
+        dist = _box_distance(feats, v, span) if feats.size else 1.0
         if dist > best_d + 1e-12:
             best, best_d = v, dist
     if best is None:
@@ -290,3 +290,12 @@ def _insert_shared(a: F64, b: F64, i: int, j: int, row: F64, add: bool) -> tuple
         jb = j if j <= i else j + 1
         return np.insert(a, j, row, axis=0), np.insert(b, jb, row, axis=0)
     return np.insert(a, j, row, axis=0), np.insert(b, j, row, axis=0)
+
+
+def _box_distance(feats: F64, v: F64, span: F64) -> float:
+    """min over rows of the box-normalised L1 distance to v (finite on a whole-double-range box)."""
+    with np.errstate(over="ignore"):
+        gap = np.abs((feats - v) / span)
+    if not np.all(np.isfinite(gap)):
+        gap = np.abs(feats / span - v / span)
+    return float(np.min(gap.sum(axis=1)))

@@ -186,7 +186,7 @@ def _grid_values(space: Space) -> list[tuple[float, float, float]]:
     if not grid:
         return []
     steps = np.diff(grid)
-    span = float(space.hi[0] - space.lo[0])
+    span = float(space.span[0])
     h = float(np.min(steps)) / 2 if steps.size and np.min(steps) > 0 else (span / 4 or 0.5)
     order = list(dict.fromkeys([grid[0], grid[-1], grid[len(grid) // 2], *grid]))
     out: list[tuple[float, float, float]] = []

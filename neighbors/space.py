@@ -20,12 +20,22 @@ from numpy.typing import NDArray
 from dpaudit.neighbors.base import Dataset, Domain, Relation
 from dpaudit.neighbors.records import dedupe_named
 
-__all__ = ["DEFAULT_MAX_ROWS", "F64", "Space", "fmt_record", "fmt_value"]
+__all__ = ["DEFAULT_MAX_ROWS", "F64", "Space", "fmt_record", "fmt_value", "lerp"]
 
 F64 = NDArray[np.float64]
 
 DEFAULT_MAX_ROWS = 64
 """Generated datasets have at most this many rows unless min_size forces more."""
+
+
+def lerp(lo: F64 | float, hi: F64 | float, q: F64 | float) -> F64:
+    """lo + q·(hi − lo), bit for bit where hi − lo is a finite double; where it overflows (a box
+    over the whole double range), (1 − q)·lo + q·hi, which stays finite for q in [0, 1]."""
+    lo_, hi_, q_ = (np.asarray(v, dtype=np.float64) for v in (lo, hi, q))
+    with np.errstate(over="ignore", invalid="ignore"):
+        width = hi_ - lo_
+        direct = lo_ + q_ * width
+    return np.where(np.isfinite(width), direct, (1.0 - q_) * lo_ + q_ * hi_)
 
 
 @dataclass(frozen=True, slots=True)
@@ -119,10 +129,21 @@ class Space:
         a, b = self.sizes_for(relation)
         return None if a > b else min(max(n, a), b)
 
+    @property
+    def span(self) -> F64:
+        """hi − lo per feature, kept finite: a box over (nearly) the whole double range has a
+        width above the largest double, counted as the largest double."""
+        with np.errstate(over="ignore"):
+            return np.minimum(self.hi - self.lo, np.finfo(np.float64).max)
+
+    def at(self, q: float | F64) -> F64:
+        """The point lo + q·(hi − lo) for q in [0, 1] (`lerp`: finite however wide the box)."""
+        return lerp(self.lo, self.hi, q)
+
     def centre(self) -> F64:
         if self.domain.records is not None:
             return self.domain.records.centre()
-        mid = (self.lo + self.hi) / 2
+        mid = self.lo / 2 + self.hi / 2
         return np.floor(mid) if self.domain.integer_valued else mid
 
     def feature_vectors(self) -> list[tuple[str, F64]]:
@@ -174,7 +195,11 @@ class Space:
         if self.domain.integer_valued:
             v = rng.integers(self.lo.astype(np.int64), self.hi.astype(np.int64) + 1).astype(float)
         else:
-            v = rng.uniform(self.lo, self.hi)
+            v = (
+                rng.uniform(self.lo, self.hi)
+                if np.all(np.isfinite(self.hi - self.lo))
+                else self.at(rng.random(self.d))
+            )
         snap = rng.random(self.d) < 0.25
         v = np.where(snap, np.where(rng.random(self.d) < 0.5, self.lo, self.hi), v)
         v = np.clip(v, self.lo, self.hi)

@@ -64,7 +64,7 @@ def interior_points(space: Space) -> list[tuple[str, F64]]:
     for j in range(min(space.d, FEATURES)):
         for q in QUANTILES:
             v = centre.copy()
-            v[j] = space.lo[j] + q * (space.hi[j] - space.lo[j])
+            v[j] = space.at(q)[j]
             if space.domain.integer_valued:
                 v[j] = np.floor(v[j])
             name = f"x{j} = {fmt_value(float(v[j]))}" if space.d > 1 else f"x = {fmt_value(float(v[j]))}"

@@ -3,9 +3,10 @@
 A table a synthesizer or a DP release is fitted on has columns of two kinds: *numeric*, whose
 bounds the user declares to the library (which says it clips values outside them), and
 *categorical*, whose categories the user declares. A `TabularSpace` encodes such a table as a
-`Dataset` (float64 `X`, one feature per column, categorical values as codes 0…k−1; the label
-column, if any, as `y` codes) and gives the blind search a `Domain` (a box, like the box and
-integer spaces) whose records include what breaks libraries in practice:
+`Dataset` (float64 `X`, one feature per column and a code feature after each column with
+`specials`, categorical values as codes 0…k−1; the label column, if any, as `y` codes) and
+gives the blind search a `Domain` (a box, like the box and integer spaces) whose records include
+what breaks libraries in practice:
 
 - a numeric value outside the declared bounds (the record range is the declared bounds
   widened by `reach` × their width on each side when the column `clips`; a library that claims
@@ -13,11 +14,21 @@ integer spaces) whose records include what breaks libraries in practice:
 - a category code k (one past the declared ones) decoded as `unseen`, a value the user did not
   declare (a library that reads the category set from the data publishes it);
 - labels: the domain's label set is the declared classes, so the search's relabel / remove
-  moves make the only member of a class (diffprivlib issue #106).
+  moves make the only member of a class (diffprivlib issue #106);
+- non-numbers: a numeric column may declare `specials` (NaN, +inf, −inf: input validation is
+  where libraries break). Such a column has a companion code feature right after its value,
+  over [0, k] for k specials: code 0 decodes to the value, code j ≥ 1 to `specials[j − 1]`. A
+  `Dataset` stays finite (its hashing, equality and the search's geometry need that); the box's
+  corners put the last declared special in a row, its face centres the middle one, and every
+  other generator reaches them as it reaches a category code.
 
-Codes are decoded by rounding and clipping into [0, k], so every point of the box is a table
-row, and two datasets differing in one row of `X` decode to tables differing in at most that
-row: the decoding keeps every pair a neighbour pair under its relation.
+A column's record range is kept finite: a column declared over the whole double range (or one
+whose `reach` would overflow) reaches the largest doubles, and the generators compute points of
+such a box without overflow (`Space.at`, `Space.span`).
+
+Codes (categories and specials) are decoded by rounding and clipping into [0, k], so every point
+of the box is a table row, and two datasets differing in one row of `X` decode to tables
+differing in at most that row: the decoding keeps every pair a neighbour pair under its relation.
 
 `tabular_pairs` writes the named pairs (add, remove or replace a row; a rare or unseen
 category; an out-of-bounds value; the only member of a class) for users who want them
@@ -55,16 +66,37 @@ class NumericColumn:
     high: float
     clips: bool = True
     reach: float = 1000.0
+    specials: tuple[float, ...] = ()
+    """Non-numbers a record may hold in this column (NaN, inf, -inf), in the order of their codes."""
 
     def __post_init__(self) -> None:
-        if not self.low < self.high:
-            raise ValueError(f"column {self.name!r}: low must be < high")
+        if not (np.isfinite(self.low) and np.isfinite(self.high) and self.low < self.high):
+            raise ValueError(f"column {self.name!r}: low and high must be finite, low < high")
         if self.reach < 0:
             raise ValueError(f"column {self.name!r}: reach must be ≥ 0")
+        specials = tuple(float(v) for v in self.specials)
+        kinds = [repr(v) for v in specials]
+        if any(np.isfinite(v) for v in specials) or len(set(kinds)) != len(kinds):
+            raise ValueError(f"column {self.name!r}: specials must be distinct among nan, inf, -inf")
+        object.__setattr__(self, "specials", specials)
+
+    def decode_special(self, values: F64, codes: F64) -> F64:
+        """The column's values with code j ≥ 1 rows replaced by `specials[j − 1]`."""
+        idx = np.clip(np.rint(codes), 0, len(self.specials)).astype(np.int64)
+        table = np.array([np.nan, *self.specials])  # index 0 unused
+        return np.where(idx > 0, table[idx], values)
 
     def record_range(self) -> tuple[float, float]:
-        w = (self.high - self.low) * (self.reach if self.clips else 0.0)
-        return self.low - w, self.high + w
+        """[low − reach·w, high + reach·w] (clipped columns) or [low, high], kept finite: a
+        column declared over (nearly) the whole double range reaches the largest doubles
+        instead of overflowing to ±inf."""
+        if not self.clips or self.reach == 0:
+            return self.low, self.high
+        with np.errstate(over="ignore", invalid="ignore"):
+            w = (np.float64(self.high) - np.float64(self.low)) * self.reach
+            lo, hi = np.float64(self.low) - w, np.float64(self.high) + w
+        big = float(np.finfo(np.float64).max)
+        return float(np.clip(lo, -big, big)), float(np.clip(hi, -big, big))
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -113,7 +145,8 @@ Column = NumericColumn | CategoricalColumn
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class TabularSpace:
-    """Columns (one feature each, in order) and an optional categorical label column (`y`)."""
+    """Columns (one feature each, in order, and a code feature after each with `specials`) and an
+    optional categorical label column (`y`)."""
 
     columns: tuple[Column, ...]
     label: CategoricalColumn | None = None
@@ -128,11 +161,29 @@ class TabularSpace:
     def names(self) -> tuple[str, ...]:
         return tuple(c.name for c in self.columns) + ((self.label.name,) if self.label else ())
 
+    def features(self) -> tuple[tuple[Column, bool], ...]:
+        """The dataset's features in order: (column, False) for each column's value and, right
+        after a numeric column with `specials`, (column, True) for its special code."""
+        out: list[tuple[Column, bool]] = []
+        for c in self.columns:
+            out.append((c, False))
+            if isinstance(c, NumericColumn) and c.specials:
+                out.append((c, True))
+        return tuple(out)
+
     def box(self) -> tuple[F64, F64]:
-        lo = [c.record_range()[0] if isinstance(c, NumericColumn) else 0.0 for c in self.columns]
-        hi = [
-            c.record_range()[1] if isinstance(c, NumericColumn) else float(c.top_code) for c in self.columns
-        ]
+        lo, hi = [], []
+        for c, special in self.features():
+            if special:
+                assert isinstance(c, NumericColumn)
+                lo.append(0.0)
+                hi.append(float(len(c.specials)))
+            elif isinstance(c, NumericColumn):
+                lo.append(c.record_range()[0])
+                hi.append(c.record_range()[1])
+            else:
+                lo.append(0.0)
+                hi.append(float(c.top_code))
         return np.array(lo), np.array(hi)
 
     def domain(self, *, min_size: int = 1, max_size: int | None = None) -> Domain:
@@ -140,7 +191,7 @@ class TabularSpace:
         lo, hi = self.box()
         labels = tuple(float(j) for j in range(self.label.top_code + 1)) if self.label else None
         return Domain(
-            num_features=len(self.columns),
+            num_features=len(self.features()),
             feature_low=tuple(lo),
             feature_high=tuple(hi),
             labels=labels,
@@ -151,9 +202,13 @@ class TabularSpace:
     def decode(self, dataset: Dataset) -> dict[str, NDArray[Any]]:
         """The table as named columns (numeric as float64, categorical as declared values)."""
         out: dict[str, NDArray[Any]] = {}
-        for j, col in enumerate(self.columns):
+        for j, (col, special) in enumerate(self.features()):
             x = dataset.X[:, j]
-            out[col.name] = x.copy() if isinstance(col, NumericColumn) else col.decode(x)
+            if special:
+                assert isinstance(col, NumericColumn)
+                out[col.name] = col.decode_special(out[col.name], x)
+            else:
+                out[col.name] = x.copy() if isinstance(col, NumericColumn) else col.decode(x)
         if self.label is not None:
             y = dataset.y if dataset.y is not None else np.zeros(dataset.n)
             out[self.label.name] = self.label.decode(y)
@@ -162,21 +217,40 @@ class TabularSpace:
     def encode(self, table: Mapping[str, Sequence[Any]]) -> Dataset:
         """A dataset from named columns (the inverse of `decode` on declared values)."""
         cols = []
-        for col in self.columns:
+        for col, special in self.features():
             values = list(table[col.name])
-            cols.append(
-                np.asarray(values, dtype=float) if isinstance(col, NumericColumn) else col.encode(values)
-            )
+            if not isinstance(col, NumericColumn):
+                cols.append(col.encode(values))
+            elif special:
+                cols.append(_special_codes(col, np.asarray(values, dtype=float)))
+            else:
+                x = np.asarray(values, dtype=float)
+                cols.append(np.where(np.isfinite(x), x, (col.low + col.high) / 2))
         X = np.column_stack(cols) if cols else np.empty((0, 0))
         y = self.label.encode(list(table[self.label.name])) if self.label is not None else None
         return Dataset(X, y)
 
 
-def _row(space: TabularSpace, *, code: int = 0, where: str = "mid") -> F64:
-    """A typical row: numeric columns at the middle of their bounds, categories at `code`."""
+def _special_codes(col: NumericColumn, x: F64) -> F64:
+    """Code j of each value that is `specials[j − 1]` (0 for a number); an undeclared non-number
+    is an error (a Dataset holds finite values only)."""
+    codes = np.zeros(x.shape[0])
+    for j, v in enumerate(col.specials, start=1):
+        codes[np.isnan(x) if np.isnan(v) else x == v] = j
+    if np.any(~np.isfinite(x) & (codes == 0)):
+        raise ValueError(f"column {col.name!r}: a non-number that is not among its specials {col.specials}")
+    return codes
+
+
+def _row(space: TabularSpace, *, code: int = 0, where: str = "mid", special: int = 0) -> F64:
+    """A typical row: numeric columns at the middle of their bounds (special code `special`,
+    clipped to each column's), categories at `code`."""
     vals = []
-    for c in space.columns:
-        if isinstance(c, NumericColumn):
+    for c, is_code in space.features():
+        if is_code:
+            assert isinstance(c, NumericColumn)
+            vals.append(float(min(special, len(c.specials))))
+        elif isinstance(c, NumericColumn):
             vals.append({"mid": (c.low + c.high) / 2, "out": c.record_range()[1]}[where])
         else:
             vals.append(float(min(code, c.top_code)))
@@ -200,6 +274,9 @@ def tabular_pairs(space: TabularSpace, relation: Relation, *, n: int = 8) -> tup
         rows.append(("an unseen category (or the last)", _row(space, code=max(tops)), 0.0))
     if space.label is not None and space.label.top_code >= 1:
         rows.append(("the only member of a class", _row(space), float(space.label.top_code)))
+    most = max((len(c.specials) for c in space.columns if isinstance(c, NumericColumn)), default=0)
+    for j in range(1, most + 1):
+        rows.append((f"a non-number (special code {j})", _row(space, special=j), 0.0))
     return tuple(_pair(base, y, name, row, label, relation) for name, row, label in rows)
 
 

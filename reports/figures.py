@@ -14,6 +14,7 @@ arithmetic is for drawing: the claim's own curve (`PrivacyClaim.delta_at` / `eps
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import io
 import math
@@ -23,8 +24,9 @@ from typing import Any, Literal
 
 import numpy as np
 
-from dpaudit.engine.types import AuditResult, ClaimKind, PrivacyClaim, ProfilePoint
+from dpaudit.engine.types import AuditResult, ClaimKind, CurveKind, PrivacyClaim, ProfilePoint
 from dpaudit.reports.markdown import fmt
+from dpaudit.reports.relations import relation_words
 
 FIGURE_WIDTH_IN = 10.0  # every figure is 1000 px wide at FIGURE_DPI: one width on the page
 FIGURE_DPI = 100
@@ -44,7 +46,7 @@ PALETTE = (
     "#116329",
 )
 
-_WIDTH, _LABEL, _BAR, _GAP = 420, 150, 16, 8
+_WIDTH, _LABEL, _BAR, _GAP = 460, 190, 16, 8
 
 
 def _fmt(x: float) -> str:
@@ -57,10 +59,13 @@ def verdict_bars_svg(r: AuditResult, *, exact: float | None, exact_label: str = 
     """Claim, white-box ε (when `exact` is not None) and certified ε as horizontal bars.
 
     Infinite or negative values are drawn at the axis ends and labelled with their value."""
-    rows: list[tuple[str, float, str]] = [("claim ε (verdict)", r.claim.epsilon, "#0969da")]
+    relation = relation_words(r.claim.relation)
+    rows: list[tuple[str, float, str]] = [(f"claim ε ({relation})", r.claim.epsilon, "#0969da")]
     if exact is not None:
         rows.append((exact_label, exact, "#8250df"))
-    rows.append(("certified ε ≥", r.epsilon_lower_bound, "#cf222e" if r.violation else "#2da44e"))
+    rows.append(
+        (f"certified ε ≥ ({relation})", r.epsilon_lower_bound, "#cf222e" if r.violation else "#2da44e")
+    )
     finite = [v for _, v, _ in rows if math.isfinite(v) and v > 0]
     top = max(finite, default=1.0) * 1.15
     span = _WIDTH - _LABEL - 60
@@ -194,17 +199,50 @@ def short_claim(c: PrivacyClaim) -> str:
 
 
 def claims_to_draw(r: AuditResult) -> list[tuple[PrivacyClaim, str, str]]:
-    """(claim, line style, label): the verdict claim (solid), differing stated claims (dashed),
-    other pair claims (dash-dot); at most four."""
-    out = [(r.claim, "-", f"proved claim {short_claim(r.claim)}")]
+    """(claim, line style, label naming its relation): the verdict claim (solid), differing stated
+    claims (dashed), other pair claims (dash-dot); at most four."""
+    out = [
+        (
+            r.claim,
+            "-",
+            f"{r.claim.kind.value} claim, {relation_words(r.claim.relation)} {short_claim(r.claim)}",
+        )
+    ]
     seen = {_claim_key(r.claim)}
     others = [cc.claim for cc in r.claims if cc.claim.kind is ClaimKind.STATED] + [p.claim for p in r.pairs]
     for c in others:
         if _claim_key(c) not in seen:
             seen.add(_claim_key(c))
             style = "--" if c.kind is ClaimKind.STATED else "-."
-            out.append((c, style, f"{c.kind.value} claim {short_claim(c)}"))
+            out.append((c, style, f"{c.kind.value} claim, {relation_words(c.relation)} {short_claim(c)}"))
     return out[:4]
+
+
+ACCOUNTANT_DRAWING = (
+    "Accountant curves are drawn by linear interpolation of ε in log δ between the accountant's "
+    "tabulated points (three per decade, and the headline δ); every comparison uses the tabulated "
+    "values, at tabulated δ only."
+)
+
+
+def drawn_epsilon_at(claim: PrivacyClaim, delta: float) -> float:
+    """The claim's ε(δ) as the figures draw it: `PrivacyClaim.epsilon_at`, except that an
+    accountant's table (answered as a staircase by `epsilon_at`, the conservative value between
+    tabulated δ) is drawn smooth, by linear interpolation of ε in log δ between its tabulated
+    points (`ACCOUNTANT_DRAWING`), and bounded by the headline point's privacy region. Drawing
+    only: verdicts and tables never read it."""
+    curve = claim.curve
+    if curve is None or curve.kind is not CurveKind.ACCOUNTANT or delta <= 0:
+        return claim.epsilon_at(delta)
+    point = dataclasses.replace(claim, curve=None).epsilon_at(delta)
+    pts = curve.points
+    if delta < pts[0][0]:
+        return point
+    if delta >= pts[-1][0]:
+        return min(point, pts[-1][1])
+    logs = [math.log(d) for d, _ in pts]
+    value = float(np.interp(math.log(delta), logs, [e for _, e in pts]))
+    return min(point, value)
 
 
 def safe(fn: Any, x: float) -> float:

@@ -8,11 +8,13 @@ samples, with the claims as lines, or as arrows at the top when far above the cu
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, NamedTuple
 
 from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim
 from dpaudit.reports.figures import (
+    ACCOUNTANT_DRAWING,
     OK_COLOUR,
     OTHER_COLOUR,
     PALETTE,
@@ -20,6 +22,7 @@ from dpaudit.reports.figures import (
     Kind,
     claims_to_draw,
     clip_label,
+    drawn_epsilon_at,
     encode,
     log_axis,
     matplotlib_parts,
@@ -29,16 +32,19 @@ from dpaudit.reports.figures import (
     safe,
 )
 from dpaudit.reports.markdown import fmt
+from dpaudit.reports.relations import relation_words
 
 MAX_LABELLED_PAIRS = 5  # the trajectory legend names at most this many pairs; the rest are grey
 MAX_TRAJECTORY_PAIRS = 60  # curves drawn at all (labelled + grey)
 CLAIM_LINE_RANGE = 2.5  # draw a claim as a line only within this many data ranges of the curves' bottom
 PROFILE_CAPTION = (
-    "Certified ε lower bounds at each δ (circles) and certified δ lower bounds at each ε (diamonds), "
-    "against the proved claim's privacy profile ε(δ) (its curve, or the privacy region of its point "
-    "claim). Points above the claimed curve refute the claim there and are drawn in red. The star is "
-    "the headline bound at the claim's δ. Points at δ = 0 and bounds ≤ 0 (no evidence) are in the "
-    "table only, or drawn on the axis floor as hollow markers."
+    "One figure per relation: the certified ε lower bounds at each δ (circles) and δ lower bounds at "
+    "each ε (diamonds) of the pairs under that relation, against that relation's claimed privacy "
+    "profile ε(δ) (its curve, or the privacy region of its point claim), the region above it shaded; "
+    "a point is never drawn against another relation's curve. Points above the claimed curve refute "
+    "the claim there and are drawn in red. The star is the headline bound at the claim's δ. Points at "
+    "δ = 0 and bounds ≤ 0 (no evidence) are in the table only, or drawn on the axis floor as hollow "
+    "markers. " + ACCOUNTANT_DRAWING
 )
 TRAJECTORY_CAPTION = (
     "The certified ε lower bound of each pair on growing prefixes of its certification samples, "
@@ -65,7 +71,9 @@ def _profile_xy(r: AuditResult) -> list[ProfileXY]:
         elif pt.objective == "delta" and pt.value > 0 and math.isfinite(pt.parameter):
             out.append((pt.value, pt.parameter, pt.exceeds_claim, "delta"))
     if out and r.claim.delta > 0:
-        out.append((r.claim.delta, r.epsilon_lower_bound, r.violation, "headline"))
+        out.append(
+            (r.claim.delta, r.epsilon_lower_bound, r.epsilon_lower_bound > r.claim.epsilon, "headline")
+        )
     return out
 
 
@@ -73,7 +81,7 @@ def _profile_claims(ax: Any, r: AuditResult, lo: float, top: float) -> None:
     """Each claim's ε(δ) on [lo, 0.9], the region above the proved one's shaded."""
     grid = [lo * (0.9 / lo) ** (i / 300) for i in range(301)]
     for k, (claim, style, label) in enumerate(claims_to_draw(r)):
-        eps = [safe(claim.epsilon_at, d) for d in grid]
+        eps = [safe(functools.partial(drawn_epsilon_at, claim), d) for d in grid]
         shown = [e if math.isfinite(e) else math.nan for e in eps]
         ax.plot(grid, shown, linestyle=style, color="black", linewidth=1.4, label=f"{label}: ε(δ)")
         if k == 0:
@@ -83,8 +91,9 @@ def _profile_claims(ax: Any, r: AuditResult, lo: float, top: float) -> None:
                 ax.axvline(claim.delta, color="#8c959f", linewidth=0.8, linestyle=":")
 
 
-def _profile_marks(ax: Any, pts: list[ProfileXY]) -> list[Any]:
-    """The points (hollow on the floor when no evidence), annotated; returns the legend handles."""
+def _profile_marks(ax: Any, pts: list[ProfileXY], relation: str) -> list[Any]:
+    """The points (hollow on the floor when no evidence), annotated; returns the legend handles,
+    each naming the points' relation."""
     for d, e, exceeds, kind in pts:
         colour = VIOLATION_COLOUR if exceeds else OK_COLOUR
         evidence = math.isfinite(e) and e > 0
@@ -110,7 +119,7 @@ def _profile_marks(ax: Any, pts: list[ProfileXY]) -> list[Any]:
             marker=_MARKERS[k],
             color=OK_COLOUR,
             linestyle="none",
-            label=words,
+            label=f"{words} ({relation} pairs)",
             markersize=12 if k == "headline" else 7,
         )
         for k, words in _MARKER_WORDS.items()
@@ -118,13 +127,21 @@ def _profile_marks(ax: Any, pts: list[ProfileXY]) -> list[Any]:
     ]
     if any(exceeds for *_, exceeds, _k in pts):
         handles.append(
-            Line2D([], [], marker="o", color=VIOLATION_COLOUR, linestyle="none", label="exceeds the claim")
+            Line2D(
+                [],
+                [],
+                marker="o",
+                color=VIOLATION_COLOUR,
+                linestyle="none",
+                label=f"exceeds the {relation} claim",
+            )
         )
     return handles
 
 
 def _profile_title(r: AuditResult) -> str:
-    title = "Privacy profile: certified points against the claimed ε(δ)"
+    relation = relation_words(r.claim.relation)
+    title = f"Privacy profile, {relation}: its pairs' certified points against its claimed ε(δ)"
     mu = [pt for pt in profile_points(r) if pt.objective == "gdp_mu"]
     if mu:
         best = max(mu, key=lambda pt: pt.value)
@@ -145,7 +162,7 @@ def privacy_profile(r: AuditResult, kind: Kind = "png") -> bytes | str | None:
     ax = fig.add_subplot(1, 1, 1)
     log_axis(ax, "x")
     _profile_claims(ax, r, lo, top)
-    extra = _profile_marks(ax, pts)
+    extra = _profile_marks(ax, pts, relation_words(r.claim.relation))
     handles = ax.get_legend_handles_labels()[0] + extra
     ax.set_xlim(lo, 1.0)
     ax.set_ylim(-0.02 * top, top)
@@ -221,7 +238,7 @@ def _trajectory_curves(ax: Any, layout: TrajectoryLayout) -> list[Any]:
         else:
             colour = OTHER_COLOUR
             style = {"marker": "o", "markersize": 2.5, "linewidth": 0.9, "zorder": 2}
-        label = f"pair {p.index + 1}: {clip_label(p.description)}"
+        label = f"pair {p.index + 1} ({relation_words(p.relation)}): {clip_label(p.description)}"
         (line,) = ax.plot([n for n, _ in xy], [e for _, e in xy], color=colour, label=label, **style)
         if k < len(named):
             handles.insert(0, line)

@@ -27,14 +27,19 @@ from dpaudit.reports.figures import (
     new_figure,
 )
 from dpaudit.reports.markdown import fmt
+from dpaudit.reports.relations import relation_words
 
 ONE_RUN_CAPTION = Markup(
     "The trade-off plane (FPR, FNR) of tests of ‘canary in’ against ‘canary out’. Solid: the claim’s "
     "trade-off curve (Kairouz, Oh &amp; Viswanath 2015); the claim says every test lies above it. "
     "Dotted: the trade-off curve of (ε̂, δ)-DP for the certified ε̂. A one-run audit certifies only that "
     "the mechanism is <em>not</em> (ε̂, δ)-DP, i.e. its own curve dips below the dotted one somewhere; "
-    "it certifies no test with given error rates, so no point is drawn. The claim is refuted when the "
-    "dotted curve lies below the solid one."
+    "it certifies no test with given error rates, so no point is drawn. The claim is refuted only when "
+    "the dotted curve lies on or below the solid one <em>everywhere</em>, i.e. ε̂ exceeds the ε the claim "
+    "allows at δ: the mechanism’s curve then dips below the claim’s somewhere. Lying below it somewhere "
+    "is not enough: a curve claim’s (GDP) solid curve starts at FNR = 1, the dotted one at 1 − δ, so the "
+    "dotted curve is below it near the axes for every ε̂; where it rises above the solid curve, nothing "
+    "is refuted."
 )
 
 
@@ -61,7 +66,8 @@ def one_run_tradeoff(r: AuditResult, kind: Kind = "png") -> bytes | str | None:
         certified = dataclasses.replace(r.claim, epsilon=eps, curve=None, kind=r.claim.kind)
         fnr = [1.0 - pm for pm in claim_p_max(certified, qs)]
         colour = VIOLATION_COLOUR if r.violation else OK_COLOUR
-        label = f"certified: not (ε̂ = {fmt(eps)}, δ = {fmt(r.claim.delta)})-DP"
+        relation = relation_words(r.claim.relation)
+        label = f"certified ({relation}): not (ε̂ = {fmt(eps)}, δ = {fmt(r.claim.delta)})-DP"
         ax.plot(qs, fnr, linestyle=":", color=colour, linewidth=2.0, label=label)
     ax.plot(qs, [1 - q for q in qs], color="#8c959f", linewidth=0.8, label="no information (FNR = 1 − FPR)")
     _axes(ax)

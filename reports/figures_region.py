@@ -28,6 +28,7 @@ from dpaudit.reports.figures import (
     ranges,
 )
 from dpaudit.reports.markdown import fmt
+from dpaudit.reports.relations import relation_words
 
 LABEL_RADIUS = 0.035  # markers closer than this (axes fraction) share one label
 REGION_PLANE = (
@@ -226,13 +227,21 @@ def _marker_handles(r: AuditResult) -> list[Any]:
     """The shaded region and each kind of marker drawn."""
     _, _, Rectangle, Line2D = matplotlib_parts()
     pairs = r.pairs
+    relation = relation_words(r.claim.relation)
     handles = [
-        Rectangle((0, 0), 1, 1, facecolor=VIOLATION_COLOUR, alpha=0.08, label="excluded by the proved claim")
+        Rectangle(
+            (0, 0),
+            1,
+            1,
+            facecolor=VIOLATION_COLOUR,
+            alpha=0.08,
+            label=f"excluded by the {relation_words(r.claim.relation)} claim",
+        )
     ]
     kinds = [
-        (any(not p.violation for p in pairs), "o", OK_COLOUR, "certified corner (pair #)"),
-        (any(p.violation for p in pairs), "o", VIOLATION_COLOUR, "violating pair"),
-        (any(p.estimate.infinite_witness for p in pairs), "^", "#57606a", "infinite witness (Q count 0)"),
+        (any(not p.violation for p in pairs), "o", OK_COLOUR, f"certified corner, {relation} pair (#)"),
+        (any(p.violation for p in pairs), "o", VIOLATION_COLOUR, f"violating {relation} pair"),
+        (any(p.estimate.infinite_witness for p in pairs), "^", "#57606a", "one-sided witness (Q count 0)"),
     ]
     handles += [
         Line2D([], [], marker=m, color=c, linestyle="none", label=label)

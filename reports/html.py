@@ -33,15 +33,13 @@ The matplotlib figures are inline SVG, FIGURE_WIDTH_IN × FIGURE_DPI = 1000 px w
 lower bound ≤ 0 certifies nothing (ε ≥ 0 always holds): it reads "0 (no evidence of privacy loss;
 raw −0.000347)", never a bold negative number.
 
-`render_index_html(results, links)` is the table of contents of a run: the run's seed(s), budget,
-total elapsed and command (given, or the results' common one), then one row per mechanism,
-violations first. The pages load nothing: inline CSS, no scripts, fonts or remote images.
+The run's table of contents (`render_index_html`) is in `reports/html_index.py`. The pages load
+nothing: inline CSS, no scripts, fonts or remote images.
 """
 
 from __future__ import annotations
 
 import functools
-import shlex
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -50,33 +48,45 @@ import jinja2
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim, Verdict
-from dpaudit.reports.comparisons import profile_lead, progress_words, white_box_words, white_box_worst
+from dpaudit.reports.comparisons import is_upper_bound, white_box_words, white_box_worst
 from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
 from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
 from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
 from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
 from dpaudit.reports.markdown import (
+    INCONCLUSIVE_NOTE,
     STATED_FINDING,
     VERDICT_WORDS,
     assumption_words,
     bound_words,
+    decided_by_stated,
     exact_words,
     family_of,
     fmt,
     one_run_facts,
     selection_candidates,
     stated_exceeded,
+    stated_verdict_words,
     verdict_rank,
     verdict_words,
     weakened,
 )
+from dpaudit.reports.relations import (
+    claim_groups,
+    delta_words,
+    relation_rows,
+    relation_words,
+    view,
+)
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
+from dpaudit.reports.words import witness_words
 
 VERDICT_DETAIL = {
-    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the proved "
-    "claim, so the claim is refuted with the stated confidence.",
+    Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the "
+    "claim deciding the verdict, so the claim is refuted with the stated confidence.",
     Verdict.NO_VIOLATION_FOUND: "No violation found at this power: no certified lower bound exceeds the "
     "proved claim at this sample budget.",
+    Verdict.INCONCLUSIVE: INCONCLUSIVE_NOTE,
 }
 LOWER_BOUND_NOTE = (
     "A certified lower bound below the claim proves nothing more than that no violation was found at "
@@ -89,13 +99,16 @@ NO_MATPLOTLIB = (
 TEMPLATES = Path(__file__).parent / "templates"
 
 
+CERTIFIED_FACT = "Certified ε lower bound"
+
+
 def _claim_text(c: PrivacyClaim) -> str:
     curve = f", {c.curve.label()}" if c.curve is not None else ""
     return f"ε = {fmt(c.epsilon)}, δ = {fmt(c.delta)}{curve} ({c.kind.value}, {c.relation.value})"
 
 
-def _verdict_class(r: AuditResult) -> str:
-    return ("violation", "finding", "no-violation")[verdict_rank(r)]
+def verdict_class(r: AuditResult) -> str:
+    return ("violation", "finding", "no-violation", "inconclusive")[verdict_rank(r)]
 
 
 def _minus(text: str) -> str:
@@ -141,6 +154,7 @@ def environment() -> jinja2.Environment:
         claim_text=_claim_text,
         exact_words=exact_words,
         assumption_words=assumption_words,
+        witness_words=witness_words,
     )
     return env
 
@@ -163,7 +177,7 @@ def _footnotes(labels: Mapping[str, int], texts: Iterable[str]) -> list[tuple[in
 def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
     facts = [
         ("Claim deciding the verdict", f"{_claim_text(r.claim)} — {r.claim.reference}"),
-        ("Certified ε lower bound", _bound_words(r.epsilon_lower_bound)),
+        (CERTIFIED_FACT, _bound_words(r.epsilon_lower_bound)),
         ("Certified δ lower bound at the claimed ε", fmt(r.delta_lower_bound)),
         (
             "Confidence",
@@ -178,14 +192,90 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
     if r.threat_model:
         facts.insert(1, ("Threat model (what the adversary sees)", r.threat_model))
     facts[2:2] = [("Canary", c) for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)]
-    points = profile_points(r)
-    lead = profile_lead(r)
-    if lead is not None:  # a curve claim: the profile compares like with like, first
-        facts.insert(0, ("Privacy profile (certified of claimed)", lead.replace("**", "")))
-    elif points:
+    points = [pt for p in r.pairs for pt in p.profile] or list(profile_points(r))
+    if points:
         exceeded = sum(pt.exceeds_claim for pt in points)
-        facts.append(("Privacy profile", f"{len(points)} certified point(s), {exceeded} exceeding the claim"))
+        facts.append(
+            (
+                "Privacy profile",
+                f"{len(points)} certified point(s) over all pairs, {exceeded} exceeding their own "
+                "relation's claim (table above; all points under Privacy profile)",
+            )
+        )
     return facts
+
+
+RELATION_TABLE_NOTE = (
+    "Certified against claimed ε(δ), within one relation: each row compares the best certified ε "
+    "of the pairs audited under one claim (the pair named) with that claim's own ε(δ) at the same δ; "
+    "the verdict claim's rows come first, the row at the claim's own δ is its headline test. The "
+    "ratio certified/claimed says how far the audit got; it is not a statistic."
+)
+
+
+def _relation_table(r: AuditResult) -> list[dict[str, Any]]:
+    """The verdict box's leading table (`relations.relation_rows`), as the template shows it."""
+    rows = relation_rows(r)
+    curve = {row.claim.relation: row.claim.curve is not None for row in rows}
+    out = []
+    for row in rows:
+        ratio = row.ratio
+        pair = row.pair
+        rel = relation_words(row.claim.relation)
+        other = "" if pair.relation == row.claim.relation else f", {relation_words(pair.relation)}"
+        out.append(
+            {
+                "relation": rel + (" (verdict)" if row.verdict else ""),
+                "delta": delta_words(row.delta)
+                + (" (claim's δ)" if row.headline and curve[row.claim.relation] else ""),
+                "claimed": fmt(row.claimed),
+                "certified": _bound_words(row.certified, short=True),
+                "ratio": "—" if ratio is None else ("∞" if ratio == float("inf") else f"{ratio:.2f}"),
+                "pair": f"pair {pair.index + 1}{other}",
+                "pair_title": pair.description,
+                "exceeds": row.exceeds,
+                "cls": "violation"
+                if row.exceeds and row.claim.kind.value == "proved"
+                else ("finding" if row.exceeds else ""),
+            }
+        )
+    return out
+
+
+SHOWN_WITNESSES = 3
+
+
+def _witnesses(r: AuditResult) -> list[dict[str, Any]]:
+    """What broke the claim, as the console prints it (`dpaudit run`): for each violating pair (the
+    strongest `SHOWN_WITNESSES`), the pair and its relation, the certified event and its counts on
+    each dataset (D = the pair's dataset, D′ = its neighbour). None for a one-run result: its
+    pseudo-pair counts guesses, not an event on two datasets (its facts say what was certified)."""
+    if is_one_run(r):
+        return []
+    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
+    out = []
+    for p in bad[:SHOWN_WITNESSES]:
+        e = p.estimate
+        on_d = e.direction != "neighbor>dataset"
+        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
+        one_sided = ""
+        if e.q_count == 0:
+            one_sided = f" (one-sided witness: 0 of {e.q_total:,} on {'D′' if on_d else 'D'})"
+        out.append(
+            {
+                "pair": f"pair {p.index + 1}: {p.description} ({relation_words(p.relation)})",
+                "bound": _bound_words(e.epsilon_lower_bound),
+                "event": e.event,
+                "distinguisher": e.distinguisher,
+                "counts": f"{kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
+                f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){one_sided}",
+            }
+        )
+    return out
+
+
+def _freq(k: int, n: int) -> str:
+    return fmt(k / n) if n else "-"
 
 
 _SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
@@ -195,24 +285,44 @@ def _white_box_label(worst: PairResult | None) -> str:
     """The verdict bars' white-box label, naming the relation (short enough for the label column)."""
     if worst is None:
         return ""
-    return f"white-box ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
+    kind = "upper bound" if is_upper_bound(worst) else "white-box"
+    return f"{kind} ({_SHORT_RELATION.get(worst.relation.value, worst.relation.value)})"
+
+
+def _stated_verdict(r: AuditResult) -> str:
+    """The words of a violation a lone STATED claim decided ("" otherwise)."""
+    return stated_verdict_words(next(p.claim for p in r.pairs if p.violation)) if decided_by_stated(r) else ""
+
+
+def _strong_fact(facts: Sequence[tuple[str, str]], r: AuditResult) -> int | None:
+    """The position of the certified ε bound among the facts, set in bold when it is evidence."""
+    if not _is_evidence(r.epsilon_lower_bound):
+        return None
+    return next((i for i, (k, _) in enumerate(facts) if k == CERTIFIED_FACT), None)
 
 
 def _verdict_context(r: AuditResult) -> dict[str, Any]:
+    facts = _verdict_facts(r)
     worst = white_box_worst(r)
     exact = None if worst is None else worst.exact_epsilon
     return {
-        "verdict_class": _verdict_class(r),
+        "verdict_class": verdict_class(r),
         "headline": VERDICT_WORDS[r.verdict],
         "bars": Markup(verdict_bars_svg(r, exact=exact, exact_label=_white_box_label(worst))),
         "has_exact": exact is not None,
         "stated": stated_exceeded(r),
         "stated_finding": STATED_FINDING,
+        "stated_verdict": _stated_verdict(r),
+        "inconclusive_reason": r.inconclusive_reason if r.inconclusive else "",
         "detail": VERDICT_DETAIL[r.verdict],
         "lower_bound_note": LOWER_BOUND_NOTE,
         "weakened": weakened(r),
-        "verdict_facts": _verdict_facts(r),
-        "strong_fact": 1 if _is_evidence(r.epsilon_lower_bound) else None,
+        "verdict_facts": facts,
+        "strong_fact": _strong_fact(facts, r),
+        "relation_table": _relation_table(r),
+        "relation_note": RELATION_TABLE_NOTE,
+        "witnesses": _witnesses(r),
+        "more_witnesses": 0 if is_one_run(r) else max(sum(p.violation for p in r.pairs) - SHOWN_WITNESSES, 0),
     }
 
 
@@ -225,28 +335,60 @@ def _figure(svg: bytes | str | None, ident: str, alt: str, caption: str) -> dict
 def _figures_context(r: AuditResult) -> dict[str, Any]:
     """The region figure (under the verdict) and the plots section's figures."""
     if matplotlib_parts() is None:
-        return {"region": None, "plots": [], "no_matplotlib": NO_MATPLOTLIB}
-    alt = (
-        f"Empirical privacy region of {r.mechanism}: {len(r.pairs)} pair(s) against the claim "
-        f"ε = {fmt(r.claim.epsilon)}, δ = {fmt(r.claim.delta)}"
-    )
+        return {"regions": [], "plots": [], "no_matplotlib": NO_MATPLOTLIB}
     if is_one_run(r):  # no certified corner: the claim's and the certified ε̂'s trade-off curves
         alt = f"Trade-off curves of the claim and of the certified ε̂ = {fmt(r.epsilon_lower_bound)}"
         region = _figure(one_run_tradeoff(r, "svg"), "plot-region", alt, ONE_RUN_CAPTION)
         if region is not None:
             region["title"] = "Trade-off curves (one run)"
+        regions = [region] if region is not None else []
+        views = []
     else:
-        region = _figure(privacy_region(r, "svg"), "plot-region", alt, region_caption(region_has_tail(r)))
-    profile_alt = f"Privacy profile of {r.mechanism}: certified bounds against the claimed ε(δ)"
-    trajectory_alt = f"Certified ε lower bound vs samples per side for {r.mechanism}"
+        views = [(view(r, claim, pairs), k) for k, (claim, pairs) in enumerate(claim_groups(r))]
+        regions = [f for v, k in views if (f := _region_figure(v, k, len(views))) is not None]
     plots = [
-        ("Privacy profile", _figure(privacy_profile(r, "svg"), "plot-profile", profile_alt, PROFILE_CAPTION)),
-        (
-            "Certified bound vs samples",
-            _figure(trajectory(r, "svg"), "plot-trajectory", trajectory_alt, TRAJECTORY_CAPTION),
-        ),
+        *((f"Privacy profile, {relation_words(v.claim.relation)}", _profile_figure(v, k)) for v, k in views),
+        *(_trajectory_figure(v, k, len(views)) for v, k in (views or [(r, 0)])),
     ]
-    return {"region": region, "plots": [(t, f) for t, f in plots if f], "no_matplotlib": None}
+    return {"regions": regions, "plots": [(t, f) for t, f in plots if f], "no_matplotlib": None}
+
+
+def _trajectory_figure(v: AuditResult, k: int, groups: int) -> tuple[str, dict[str, Any] | None]:
+    """(title, figure): one relation's pairs' certified ε vs samples, against that relation's claims."""
+    relation = relation_words(v.claim.relation)
+    title = "Certified bound vs samples" + (f", {relation}" if groups > 1 else "")
+    alt = f"Certified ε lower bound vs samples per side for {v.mechanism}, {relation} pairs"
+    return title, _figure(trajectory(v, "svg"), _ident("plot-trajectory", k), alt, TRAJECTORY_CAPTION)
+
+
+def _ident(base: str, k: int) -> str:
+    """Fixed figure ids: the verdict relation's is `base`, the others `base-2`, `base-3`, …"""
+    return base if k == 0 else f"{base}-{k + 1}"
+
+
+def _region_figure(v: AuditResult, k: int, groups: int) -> dict[str, Any] | None:
+    """One relation's region figure: its pairs against its own claim's trade-off curve."""
+    relation = relation_words(v.claim.relation)
+    alt = (
+        f"Empirical privacy region of {v.mechanism}, {relation}: {len(v.pairs)} pair(s) against the "
+        f"{relation} claim ε = {fmt(v.claim.epsilon)}, δ = {fmt(v.claim.delta)}"
+    )
+    caption = region_caption(region_has_tail(v))
+    if groups > 1:
+        caption = Markup(f"Pairs under {relation} only, against the {relation} claim. ") + caption
+    fig = _figure(privacy_region(v, "svg"), _ident("plot-region", k), alt, caption)
+    if fig is not None:
+        verdict = " (the verdict claim's relation)" if k == 0 else ""
+        fig["title"] = f"Empirical privacy region, {relation}{verdict}"
+    return fig
+
+
+def _profile_figure(v: AuditResult, k: int) -> dict[str, Any] | None:
+    relation = relation_words(v.claim.relation)
+    alt = (
+        f"Privacy profile of {v.mechanism}, {relation}: certified bounds against the {relation} claim's ε(δ)"
+    )
+    return _figure(privacy_profile(v, "svg"), _ident("plot-profile", k), alt, PROFILE_CAPTION)
 
 
 def _tables_context(r: AuditResult) -> dict[str, Any]:
@@ -306,103 +448,3 @@ def render_html(r: AuditResult, *, family: str | None = None) -> str:
         **_tables_context(r),
     }
     return environment().get_template("report.html.j2").render(context)
-
-
-# ---------------------------------------------------------------------------------------------
-# the run index
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 60:
-        return f"{seconds:.1f} s"
-    minutes, secs = divmod(round(seconds), 60)
-    hours, minutes = divmod(minutes, 60)
-    long = f"{hours} h {minutes} min" if hours else f"{minutes} min {secs} s"
-    return f"{seconds:,.1f} s ({long})"
-
-
-def _distinct(values: Iterable[object]) -> list[object]:
-    return list(dict.fromkeys(values))
-
-
-def run_command_template(results: Sequence[AuditResult]) -> str | None:
-    """The one command every result was produced with, the mechanism's name replaced by MECHANISM
-    (e.g. "dpaudit run MECHANISM --num-samples 20000 --seed 0"), or None when a result records no
-    command or the commands differ otherwise (e.g. in their parameters)."""
-    templates = set()
-    for r in results:
-        try:
-            tokens = shlex.split(r.command)
-        except ValueError:
-            return None
-        if r.mechanism not in tokens:
-            return None
-        templates.add(shlex.join(["MECHANISM" if t == r.mechanism else t for t in tokens]))
-    return templates.pop() if len(templates) == 1 else None
-
-
-def _run_facts(results: Sequence[AuditResult]) -> list[tuple[str, str]]:
-    """The run-level facts the results carry: seed(s), budget, confidence, version, total elapsed."""
-    if not results:
-        return []
-    seeds = _distinct(r.seed for r in results)
-    samples = _distinct(r.num_samples for r in results)
-    failure = _distinct(r.failure_probability for r in results)
-    versions = _distinct(r.package_version for r in results)
-    seed = f"{seeds[0]}" if len(seeds) == 1 else f"{', '.join(map(str, seeds))} (differs between mechanisms)"
-    budget = f"{samples[0]:,}" if len(samples) == 1 else "differs between mechanisms (see the table)"
-    facts = [("Seed", seed), ("Samples per side and pair", budget)]
-    if len(failure) == 1:
-        facts.append(("Failure probability", f"{failure[0]:g} per mechanism (total, Bonferroni-split)"))
-    return [
-        *facts,
-        ("dpaudit version", ", ".join(map(str, versions))),
-        ("Total elapsed", f"{_duration(sum(r.elapsed_seconds for r in results))} (sum over mechanisms)"),
-    ]
-
-
-def _index_white_box(r: AuditResult) -> str:
-    """The index's white-box cell: the oracle ε under the claim's relation ("—" without one)."""
-    worst = white_box_worst(r)
-    return "—" if worst is None or worst.exact_epsilon is None else fmt(worst.exact_epsilon)
-
-
-def render_index_html(
-    results: Sequence[AuditResult],
-    links: Sequence[str],
-    *,
-    families: Mapping[str, str] | None = None,
-    command: str | None = None,
-) -> str:
-    """Index of a run: the run's seed, budget, total elapsed and command (`command` when given,
-    e.g. the `dpaudit run --all ...` invocation; else the results' common command with the
-    mechanism as a placeholder, when they share one), then one row per mechanism, violations
-    first, linked to its page (`links[i]` for `results[i]`). `families` maps mechanism names to
-    their family (e.g. from the registry)."""
-    if len(results) != len(links):
-        raise ValueError(f"got {len(results)} result(s) but {len(links)} link(s)")
-    order = sorted(range(len(results)), key=lambda i: (verdict_rank(results[i]), results[i].mechanism))
-    rows = [
-        {
-            "result": results[i],
-            "link": links[i],
-            "cls": "" if _verdict_class(results[i]) == "no-violation" else _verdict_class(results[i]),
-            "family": family_of(results[i], families) or "—",
-            "verdict": verdict_words(results[i]),
-            "white_box": _index_white_box(results[i]),
-            "progress": progress_words(results[i]),
-        }
-        for i in order
-    ]
-    context = {
-        "title": "dpaudit run",
-        "results": results,
-        "violations": sum(r.violation for r in results),
-        "findings": sum(1 for r in results if verdict_rank(r) == 1),
-        "lower_bound_note": LOWER_BOUND_NOTE,
-        "run_facts": _run_facts(results),
-        "given_command": command,
-        "template": None if command or not results else run_command_template(results),
-        "rows": rows,
-    }
-    return environment().get_template("index.html.j2").render(context)

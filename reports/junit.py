@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.reports.markdown import (
+    INCONCLUSIVE_NOTE,
     STATED_FINDING,
     bound_words,
     claim_words,
@@ -26,6 +27,7 @@ from dpaudit.reports.markdown import (
     stated_exceeded,
     verdict_words,
 )
+from dpaudit.reports.words import witness_words
 
 SUITE_NAME = "dpaudit"
 FAILURE_TYPE = "PrivacyViolation"
@@ -44,7 +46,7 @@ def _clean(text: str) -> str:
 
 def _pair_words(p: PairResult) -> str:
     e = p.estimate
-    witness = " (infinite witness)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"pair {p.index + 1} “{p.description}”: certified ε ≥ {fmt(e.epsilon_lower_bound)}{witness}, "
         f"δ ≥ {fmt(e.delta_lower_bound)} at the claimed ε, exceeds the claim {claim_words(p.claim)} "
@@ -88,7 +90,9 @@ def _details(r: AuditResult) -> str:
         )
     lines += [f"finding: {f}" for f in r.findings]
     lines += [f"warning: {w}" for w in r.warnings]
-    if not r.violation:
+    if r.inconclusive:
+        lines.append(INCONCLUSIVE_NOTE)
+    elif not r.violation:
         lines.append(LOWER_BOUND_NOTE)
     return "\n".join(lines)
 
@@ -111,6 +115,7 @@ def render_junit(
     suite = ET.Element("testsuite", {"name": SUITE_NAME})
     props = _sub(suite, "properties")
     failures = 0
+    skipped = 0
     total_time = 0.0
     keys = [r.mechanism for r in results] if names is None else list(names)
     for key, r in zip(keys, results, strict=True):
@@ -134,6 +139,9 @@ def render_junit(
             failures += 1
             failure = _sub(case, "failure", message=failure_message(r), type=FAILURE_TYPE)
             failure.text = details
+        elif r.inconclusive:  # not a pass: skipped, with the reason (no power or no evidence)
+            skipped += 1
+            _sub(case, "skipped", message=f"inconclusive: {r.inconclusive_reason or 'no reason recorded'}")
         out = _sub(case, "system-out")
         out.text = details
     summary = _sub(suite, "system-out")
@@ -145,7 +153,7 @@ def render_junit(
     suite.set("tests", str(len(results)))
     suite.set("failures", str(failures))
     suite.set("errors", "0")
-    suite.set("skipped", "0")
+    suite.set("skipped", str(skipped))
     suite.set("time", f"{total_time:.3f}")
     ET.indent(suite)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(suite, encoding="unicode") + "\n"

@@ -11,8 +11,10 @@
   rest; the run index never shows them.
 
 The verdict wording is shared with the HTML and JUnit renderers (`verdict_words`): "violation
-found", "no violation found at this power" (a lower bound below the claim proves nothing more),
-and "finding about the paper's statement" when only a STATED claim is exceeded.
+found" ("violation of a stated claim …" when a lone STATED claim decided it), "no violation found
+at this power" (a lower bound below the claim proves nothing more), "inconclusive (reason)" when
+the audit could not have judged the claim, and "finding about the paper's statement" when only a
+STATED claim beside a proved one is exceeded.
 """
 
 from __future__ import annotations
@@ -30,23 +32,27 @@ from dpaudit.engine.types import (
     PrivacyClaim,
     Verdict,
 )
-from dpaudit.reports.comparisons import (
-    profile_lead,
-    white_box_words,
-)
+from dpaudit.reports.comparisons import white_box_words
 from dpaudit.reports.numbers import fmt
+from dpaudit.reports.relations import delta_words, is_inconclusive, relation_rows, relation_words
 from dpaudit.reports.search_record import (
     SEARCH_NOTE,
     search_record,
     search_shown,
     search_summary,
 )
+from dpaudit.reports.words import white_box_value, witness_words
 
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",
     Verdict.NO_VIOLATION_FOUND: "no violation found at this power",
+    Verdict.INCONCLUSIVE: "inconclusive",
 }
 STATED_FINDING = "finding about the paper's statement"
+INCONCLUSIVE_NOTE = (
+    "This audit could not have judged the claim (the reason is in the verdict): it is neither "
+    "a violation nor evidence of no violation; audit again with more samples or another design."
+)
 GITHUB_COMMENT_LIMIT = 65_536
 INDEX_BUDGET = 50_000
 """Characters the run index may use (well under GitHub's comment limit)."""
@@ -58,19 +64,49 @@ def stated_exceeded(r: AuditResult) -> list[ClaimCheck]:
     return [c for c in r.claims if c.exceeded and c.claim.kind is ClaimKind.STATED]
 
 
+def stated_verdict_words(claim: PrivacyClaim) -> str:
+    """How every report words a violation decided by a STATED claim (the one verdict rule,
+    `mechanisms.base.decides_verdict`: no PROVED claim covers the relation, so the statement
+    decides): what was violated, under which relation, and the claim's note when it has one."""
+    relation = claim.relation.value.replace("_", "-")
+    note = f" ({claim.note})" if claim.note else ""
+    return (
+        f"violation of a stated claim: the relation {relation} was assumed and no proved claim "
+        f"covers it, so the statement decides{note}"
+    )
+
+
+def decided_by_stated(r: AuditResult) -> bool:
+    """A violation whose violating pairs all break a STATED claim (no PROVED claim covers them)."""
+    bad = [pr for pr in r.pairs if pr.violation]
+    return r.violation and bool(bad) and all(pr.claim.kind is ClaimKind.STATED for pr in bad)
+
+
 def verdict_words(r: AuditResult) -> str:
-    """The verdict as worded in every report, with the stated-claim finding when there is one."""
+    """The verdict as worded in every report, with the stated-claim finding when there is one and
+    the words of a violation a STATED claim decided."""
     words = VERDICT_WORDS[r.verdict]
-    if not r.violation and stated_exceeded(r):
+    if r.inconclusive:
+        return words + (f" ({r.inconclusive_reason})" if r.inconclusive_reason else "")
+    if decided_by_stated(r):
+        words += f" ({stated_verdict_words(_stated_claim(r))})"
+    elif not r.violation and stated_exceeded(r):
         words += f"; {STATED_FINDING}"
     return words
 
 
+def _stated_claim(r: AuditResult) -> PrivacyClaim:
+    return next(pr.claim for pr in r.pairs if pr.violation)
+
+
 def verdict_rank(r: AuditResult) -> int:
-    """Sort key: violations first, then stated-claim findings, then the rest."""
+    """Sort key: violations first, then stated-claim findings, then no violation, then
+    inconclusive audits (3)."""
     if r.violation:
         return 0
-    return 1 if stated_exceeded(r) else 2
+    if stated_exceeded(r):
+        return 1
+    return 3 if r.inconclusive else 2
 
 
 def family_of(r: AuditResult, families: Mapping[str, str] | None = None) -> str:
@@ -140,8 +176,9 @@ def weakened(r: AuditResult) -> list[str]:
 
 
 def exact_words(p: PairResult) -> str:
-    """A pair's white-box ε as shown in tables ("-" without an oracle value)."""
-    return "-" if p.exact_epsilon is None else fmt(p.exact_epsilon)
+    """A pair's white-box ε as shown in tables ("-" without an oracle value, "≤ x" for an analytic
+    upper bound)."""
+    return white_box_value(p)
 
 
 def _cell(text: str, limit: int = MAX_CELL) -> str:
@@ -152,7 +189,7 @@ def _cell(text: str, limit: int = MAX_CELL) -> str:
 
 def _pair_line(p: PairResult) -> str:
     e = p.estimate
-    witness = " (infinite witness)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"| {p.index + 1} | {_cell(p.description)}{' **violation**' if p.violation else ''} | "
         f"{p.relation.value} | {_cell(', '.join(p.tags) or '-', 60)} | {_cell(e.distinguisher, 40)} | "
@@ -194,10 +231,11 @@ def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
     if isinstance(fdp, dict):
         verdict = "rejected" if fdp["claim_rejected"] else "not rejected"
         adjusted = fdp.get("claim_tail_bound_adjusted", fdp["claim_tail_bound"])
+        union = fdp.get("union_designs", len(fdp["designs"]))
         facts.append(
             (
                 "f-DP test of the claim",
-                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {len(fdp['designs'])} designs, "
+                f"{fdp['claim_tradeoff']} {verdict} (p ≤ {adjusted:.3g} over {union} designs, "
                 f"at level {fmt(fdp['failure_probability'])})",
             )
         )
@@ -206,16 +244,48 @@ def one_run_facts(r: AuditResult) -> list[tuple[str, str]]:
 
 PAIR_HEADER = [
     "| # | pair | relation | tags | estimator | assumption | event | P (lower) | Q (upper) | claim ε "
-    "| exact ε (white-box) | certified ε | certified δ at claim |",
+    "| white-box ε (≤: upper bound) | certified ε | certified δ at claim |",
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
 ]
+
+
+def relation_table(r: AuditResult) -> list[str]:
+    """The verdict's leading table: certified against claimed ε(δ) within each relation, the
+    verdict claim's rows first, each naming its pair (`relations.relation_rows`)."""
+    rows = relation_rows(r)
+    if not rows:
+        return []
+    lines = [
+        "| relation (claim) | δ | claimed ε(δ) | certified ε(δ) | certified / claimed | pair |",
+        "|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        ratio = row.ratio
+        pair = row.pair
+        other = "" if pair.relation == row.claim.relation else f", {relation_words(pair.relation)}"
+        certified = fmt(row.certified) if row.certified > 0 else "0 (no evidence)"
+        relation = relation_words(row.claim.relation) + (" (verdict)" if row.verdict else "")
+        delta = delta_words(row.delta) + (" (claim's δ)" if row.headline and row.claim.curve else "")
+        shown = f"**{certified}** exceeds" if row.exceeds else certified
+        ratio_text = "—" if ratio is None else "∞" if math.isinf(ratio) else f"{ratio:.2f}"
+        cells = [relation, delta, fmt(row.claimed), shown, ratio_text, f"pair {pair.index + 1}{other}"]
+        lines.append(f"| {' | '.join(cells)} |")
+    return [
+        *lines,
+        "",
+        "Certified against claimed ε(δ) within one relation: each row is the best certified ε of the pairs "
+        "audited under one claim, beside that claim's own ε(δ).",
+        "",
+    ]
 
 
 def _header_lines(r: AuditResult, fam: str) -> list[str]:
     """The title, the verdict with its claim and bounds, the budget, the seed and the command."""
     verdict = (
-        "The certified lower bound on the realised privacy loss exceeds the proved claim."
+        "The certified lower bound on the realised privacy loss exceeds the claim."
         if r.violation
+        else INCONCLUSIVE_NOTE
+        if r.inconclusive
         else "A certified lower bound below the claim proves nothing more than that no violation "
         "was found at this power."
     )
@@ -225,8 +295,8 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         f"**Verdict: {verdict_words(r)}.** {verdict}"
         + "".join(f" **{_cell(w, 400)}.**" for w in weakened(r)),
         "",
+        *relation_table(r),
         f"- Claim (decides the verdict): {claim_words(r.claim)}",
-        *([f"- Privacy profile: {lead}"] if (lead := profile_lead(r)) else []),
         *([f"- Threat model (what the adversary sees): {_cell(r.threat_model)}"] if r.threat_model else []),
         *[f"- Canary: {_cell(c, 300)}" for c in dict.fromkeys(p.canary for p in r.pairs if p.canary)],
         f"- Certified ε lower bound: **{bound_words(r.epsilon_lower_bound)}**; certified δ lower bound at "
@@ -372,10 +442,17 @@ def render_index_markdown(
         "|---|---|---|---|---|",
     ]
     rows = []
-    for i in order:
+    apart = [i for i in order if is_inconclusive(results[i])]
+    order = [i for i in order if i not in apart]
+    for i in order + apart:
+        if i in apart and i == apart[0]:
+            rows.append(
+                "\n**Inconclusive** (the design or budget could not have refuted the claim):\n\n"
+                + "\n".join(head[-2:])
+            )
         r = results[i]
         link = links[i] if links is not None else f"{r.mechanism}.md"
-        verdict = verdict_words(r)
+        verdict = "`inconclusive`" if i in apart else verdict_words(r)
         rows.append(
             f"| [{_cell(r.mechanism, 80)}]({link}) | {_cell(family_of(r, families) or '-', 60)} | "
             f"{_cell(claim_words(r.claim, reference=False), 90)} | {bound_words(r.epsilon_lower_bound)} | "

@@ -1,6 +1,7 @@
 """The versioned result JSON (docs/DESIGN.md, "CLI and JSON contract").
 
-`to_json_dict(result)` and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
+`to_json_dict(result)` (the writer, in the engine's `jsonnum` so that `AuditResult.to_json()`
+needs no report module) and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
 ever added, never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
 Non-finite floats are written as the strings "inf" / "-inf" so the file is strict JSON.
 """
@@ -11,7 +12,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.jsonnum import json_number, parse_number
+from dpaudit.engine.jsonnum import SCHEMA_VERSION, claim_to_dict, dumps, parse_number, to_json_dict
 from dpaudit.engine.types import (
     AuditResult,
     ClaimCheck,
@@ -25,7 +26,16 @@ from dpaudit.engine.types import (
     Verdict,
 )
 
-SCHEMA_VERSION = 2
+__all__ = [  # the writer is the engine's (`jsonnum`, for AuditResult.to_json), re-exported here
+    "SCHEMA_VERSION",
+    "SchemaError",
+    "claim_from_dict",
+    "claim_to_dict",
+    "dumps",
+    "from_json_dict",
+    "read_json",
+    "to_json_dict",
+]
 
 REQUIRED_KEYS = (
     "schema_version",
@@ -48,10 +58,6 @@ class SchemaError(ValueError):
     """A result file that is not a dpaudit result (one-line message)."""
 
 
-def claim_to_dict(c: PrivacyClaim) -> dict[str, Any]:
-    return c.to_dict()
-
-
 def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
     return PrivacyClaim(
         epsilon=parse_number(d["epsilon"]),
@@ -62,26 +68,6 @@ def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
         note=d.get("note", ""),
         curve=None if d.get("curve") is None else ClaimCurve.from_dict(d["curve"], parse_number),
     )
-
-
-def _estimate_to_dict(e: EpsilonEstimate) -> dict[str, Any]:
-    return {
-        "epsilon_lower_bound": json_number(e.epsilon_lower_bound),
-        "delta_lower_bound": json_number(e.delta_lower_bound),
-        "p_count": e.p_count,
-        "p_total": e.p_total,
-        "q_count": e.q_count,
-        "q_total": e.q_total,
-        "p_lower": json_number(e.p_lower),
-        "q_upper": json_number(e.q_upper),
-        "failure_probability": e.failure_probability,
-        "infinite_witness": e.infinite_witness,
-        "direction": e.direction,
-        "event": e.event,
-        "distinguisher": e.distinguisher,
-        "selection_epsilon": json_number(e.selection_epsilon),
-        "assumption": e.assumption,
-    }
 
 
 def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
@@ -104,19 +90,6 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
     )
 
 
-def _profile_to_dict(p: ProfilePoint) -> dict[str, Any]:
-    return {
-        "objective": p.objective,
-        "parameter": None if p.parameter is None else json_number(p.parameter),
-        "label": p.label,
-        "value": json_number(p.value),
-        "pair_index": p.pair_index,
-        "estimate": _estimate_to_dict(p.estimate),
-        "claimed": None if p.claimed is None else json_number(p.claimed),
-        "exceeds_claim": p.exceeds_claim,
-    }
-
-
 def _profile_from_dict(d: dict[str, Any]) -> ProfilePoint:
     return ProfilePoint(
         objective=d["objective"],
@@ -130,75 +103,8 @@ def _profile_from_dict(d: dict[str, Any]) -> ProfilePoint:
     )
 
 
-def to_json_dict(r: AuditResult) -> dict[str, Any]:
-    return {
-        "schema_version": SCHEMA_VERSION,
-        "mechanism": r.mechanism,
-        "parameters": dict(r.parameters),
-        "command": r.command,
-        "claim": claim_to_dict(r.claim),
-        "claims": [
-            {
-                **claim_to_dict(c.claim),
-                "epsilon_lower_bound": json_number(c.epsilon_lower_bound),
-                "delta_lower_bound": json_number(c.delta_lower_bound),
-                "exceeded": c.exceeded,
-                "pairs_checked": c.pairs_checked,
-            }
-            for c in r.claims
-        ],
-        "epsilon_lower_bound": json_number(r.epsilon_lower_bound),
-        "delta_lower_bound": json_number(r.delta_lower_bound),
-        "failure_probability": r.failure_probability,
-        "per_test_failure_probability": r.per_test_failure_probability,
-        "verdict": r.verdict.value,
-        "num_samples": r.num_samples,
-        "selection_samples": r.selection_samples,
-        "certification_samples": r.certification_samples,
-        "seed": r.seed,
-        "seedable": r.seedable,
-        "epsilon_ceiling": json_number(r.epsilon_ceiling),
-        "pairs": [
-            {
-                "index": p.index,
-                "description": p.description,
-                "relation": p.relation.value,
-                "tags": list(p.tags),
-                "claim": claim_to_dict(p.claim),
-                "violation": p.violation,
-                "claims_exceeded": list(p.claims_exceeded),
-                "epsilon_lower_bound": json_number(p.estimate.epsilon_lower_bound),
-                "delta_lower_bound": json_number(p.estimate.delta_lower_bound),
-                "estimate": _estimate_to_dict(p.estimate),
-                "event_spec": p.event_spec,
-                "trajectory": [[n, json_number(e)] for n, e in p.trajectory],
-                "profile": [_profile_to_dict(x) for x in p.profile],
-                "exact_epsilon": None if p.exact_epsilon is None else json_number(p.exact_epsilon),
-                "exact_epsilon_method": p.exact_epsilon_method,
-                "canary": p.canary,
-            }
-            for p in r.pairs
-        ],
-        "profile": [_profile_to_dict(x) for x in r.profile],
-        "warnings": list(r.warnings),
-        "findings": list(r.findings),
-        "elapsed_seconds": r.elapsed_seconds,
-        "package_version": r.package_version,
-        "extra": _strict(r.extra),
-        "threat_model": r.threat_model,
-    }
-
-
-def _strict(x: Any) -> Any:
-    """Free-form `extra` data as strict JSON: every non-finite float through `json_number`
-    (a report must never fail to write because a diagnostic figure is ±∞)."""
-    if isinstance(x, dict):
-        return {k: _strict(v) for k, v in x.items()}
-    if isinstance(x, list | tuple):
-        return [_strict(v) for v in x]
-    if isinstance(x, float):
-        return json_number(x)
-    return x
+def _optional_text(value: Any) -> str | None:
+    return None if value is None else str(value)
 
 
 def _optional_number(value: Any) -> float | None:
@@ -268,13 +174,10 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             profile=tuple(_profile_from_dict(x) for x in d.get("profile", ())),
             extra=dict(d.get("extra", {})),
             threat_model=str(d.get("threat_model", "")),
+            inconclusive_reason=_optional_text(d.get("inconclusive_reason")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise SchemaError(f"malformed dpaudit result: {type(exc).__name__}: {exc}") from None
-
-
-def dumps(r: AuditResult) -> str:
-    return json.dumps(to_json_dict(r), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
 
 
 def read_json(path: Path) -> AuditResult:

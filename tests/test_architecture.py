@@ -89,7 +89,8 @@ def test_only_the_applications_import_reports() -> None:
 
 
 REPORT_IMPORTS = {"dpaudit.engine.types", "dpaudit.engine.jsonnum"}
-"""What reports/ may import from the engine: the result types and their JSON number encoding."""
+"""What reports/ may import from the engine: the result types and their JSON encoding (numbers, and
+the result writer behind `AuditResult.to_json()`)."""
 
 
 def test_reports_use_only_result_types() -> None:
@@ -183,7 +184,7 @@ WINGS = {
     "dpaudit.engine.runner",
     "dpaudit.engine.search",
     "dpaudit.engine.one_run",
-    "dpaudit.engine.learned",
+    "dpaudit.engine.distinguishers",
     "dpaudit.app.cli",
     "dpaudit.app.gate",
     "dpaudit.app.baseline",
@@ -242,6 +243,20 @@ def test_the_engine_imports_no_mechanism_family() -> None:
     assert not problems, problems
 
 
+def test_the_accountants_import_no_mechanism_family() -> None:
+    """Claims from accountants are shared by every family; a family builds its own tables
+    (`mechanisms/dpsgd/accountant_table.py`), never the reverse (issue 43)."""
+    problems = []
+    for name, (_, path) in _modules().items():
+        if not name.startswith("dpaudit.mechanisms.accountants"):
+            continue
+        for imported in _imports(path):
+            bits = imported.split(".")
+            if bits[:2] == ["dpaudit", "mechanisms"] and len(bits) > 2 and bits[2] in FAMILIES:
+                problems.append(f"{name} imports {imported}")
+    assert not problems, problems
+
+
 def test_the_app_never_imports_the_public_api() -> None:
     """`dpaudit.api` calls the app; the app never calls back (no back arrow)."""
     problems = [
@@ -262,3 +277,38 @@ def test_the_door_checks_catch_a_violation(tmp_path: Path) -> None:
     bad = tmp_path / "bad.py"
     bad.write_text("from dpaudit.engine.search.pilot import Pilot\nfrom dpaudit.mechanisms.dpsgd import x\n")
     assert {"dpaudit.engine.search.pilot", "dpaudit.mechanisms.dpsgd"} <= _imports(bad)
+
+
+ENTRY_POINTS = (
+    "dpaudit.app.cli.entry",
+    "dpaudit.api",
+    "dpaudit.app.gate.procedure",
+    "dpaudit.app.pytest_plugin",
+    "dpaudit.app.scan.procedure",
+)
+"""`dpaudit run`, `dpaudit.audit()`/`gate()`, the gate, the pytest plugin and `dpaudit scan`
+(issue 43, item 3)."""
+ROUTE_BYPASS = {"dpaudit.engine.runner.run_audit", "dpaudit.engine.search.search_and_certify"}
+
+
+def test_only_the_cli_wing_and_main_import_the_cli() -> None:
+    """The API and the pytest plugin reach the route, the gate's IO and the summaries without
+    importing the command-line wing (issue 43, item 3)."""
+    importers = {
+        name
+        for name, (_, path) in _modules().items()
+        if not name.startswith("dpaudit.app.cli")
+        and name != "dpaudit.__main__"
+        and any(m == "dpaudit.app.cli" or m.startswith("dpaudit.app.cli.") for m in _imports(path))
+    }
+    assert not importers, importers
+
+
+def test_every_entry_point_reaches_the_one_route() -> None:
+    """Each entry point certifies through `app.route.certify` (its budget guard included), never
+    through the runner or the search directly."""
+    modules = _modules()
+    for name in ENTRY_POINTS:
+        imported = _imports(modules[name][1])
+        assert "dpaudit.app.route.certify" in imported, name
+        assert not imported & ROUTE_BYPASS, (name, imported & ROUTE_BYPASS)

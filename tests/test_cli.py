@@ -29,6 +29,21 @@ def test_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert code == 0 and "buggy twin of laplace_sum" in out and "textbook" in out
 
 
+def test_list_shows_the_verdict_claim_and_labels_libraries(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 42: `list` shows the claim the report's verdict is about (the one verdict rule), and a
+    DP library's mechanism is "library", not "correct" (the README's gate flags one)."""
+    _, out, _ = run(capsys, "list")
+    rows = {line.split()[0]: line.split() for line in out.splitlines() if line.strip()}
+    _, data_out, _ = run(
+        capsys, "run", "geo_halfplane_grid4", "--num-samples", "2000", "--pairs", "registered", "--json"
+    )
+    report_claim = json.loads(data_out)["claim"]
+    assert f"ε={report_claim['epsilon']:.4g}" == rows["geo_halfplane_grid4"][2]
+    assert rows["geo_halfplane_grid4"][2] == "ε=0.6829"  # not its first-listed ε = 1.8 claim
+    pytest.importorskip("diffprivlib")
+    assert rows["diffprivlib_laplace"][1] == "library"
+
+
 def test_run_correct_and_buggy_exit_codes(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "run", "laplace_sum", "--num-samples", "50000")
     assert code == 0 and "no violation found at this power" in out
@@ -325,7 +340,7 @@ def test_summary_names_a_refuted_claim_under_another_relation() -> None:
     """The headline claim is add/remove; the twin's violation is on its replace-one claim, which
     the summary then names with its own relation."""
     from dpaudit.api import audit
-    from dpaudit.app.cli.commands import summary
+    from dpaudit.app.summary import summary
 
     result = audit("private_decision_list_no_group_privacy", num_samples=200_000, pairs="registered")
     assert result.violation and result.claim.relation.value == "add_remove_one"

@@ -1,7 +1,8 @@
-"""Issue 37: one-run audits keep the contracts `run` keeps. A stated claim exceeded is a finding
-(exit 0), a proved one a violation (exit 1), in `one-run`, `scores` and the gate; a design given on
-`scores FILE` joins the union unless declared fixed in advance; score CSVs are read row by row; the
-gate's `--resume` key follows the training function's code."""
+"""Issue 37: one-run audits keep the contracts `run` keeps. The audit's only claim exceeded is a
+violation (exit 1), proved or stated (issue 42: `run`'s one verdict rule), in `one-run`, `scores`
+and the gate; a design given to `one-run` is declared before the bits (designs on `scores FILE`:
+test_one_run_designs.py); score CSVs are read row by row; the gate's `--resume` key follows the
+training function's code."""
 
 from __future__ import annotations
 
@@ -14,8 +15,7 @@ import pytest
 
 from dpaudit.app.cli.entry import main
 from dpaudit.app.gate.one_run import code_fingerprint
-from dpaudit.engine.one_run import default_design, inclusion_bits, joined_designs
-from dpaudit.engine.one_run.bound import Design
+from dpaudit.engine.one_run import inclusion_bits
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Relation
 
@@ -57,67 +57,46 @@ def _rr3_file(path: Path, m: int = 1000) -> Path:
 
 # --------------------------------------------------------------------------- stated and proved claims
 @pytest.mark.parametrize("method", ["snj", "fdp", "both"])
-def test_scores_stated_claim_exceeded_is_a_finding_and_proved_a_violation(
+def test_scores_lone_claim_exceeded_is_a_violation_stated_or_proved(
     capsys: pytest.CaptureFixture[str], tmp_path: Path, method: str
 ) -> None:
+    """Issue 42: the one verdict rule of `run`: the audit's only claim decides, even when stated."""
     f = str(_rr3_file(tmp_path / "rr3.csv"))
     code, out, _ = run(
         capsys, "scores", f, "--epsilon", "1", "--claim-kind", "stated", "--method", method, "--json"
     )
     data = json.loads(out)
-    assert code == 0 and data["verdict"] == "no_violation_found"
+    assert code == 1 and data["verdict"] == "violation_found"
     assert data["claims"][0]["exceeded"] is True and data["claims"][0]["kind"] == "stated"
-    assert any("stated claim" in finding for finding in data["findings"])
     code, out, _ = run(capsys, "scores", f, "--epsilon", "1", "--method", method, "--json")
     assert code == 1 and json.loads(out)["verdict"] == "violation_found"
 
 
-def test_one_run_stated_claim_attribute_is_a_finding(capsys: pytest.CaptureFixture[str]) -> None:
+def test_one_run_stated_claim_attribute_is_a_violation_of_a_stated_claim(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     code, out, _ = run(capsys, "one-run", f"{HERE}:rr3_stated", "--canaries", "1000")
-    assert code == 0 and "finding:" in out and "stated claim" in out
+    assert code == 1 and "VIOLATION FOUND (violation of a stated claim" in out
     code, out, _ = run(capsys, "one-run", f"{HERE}:rr3_stated", "--canaries", "1000", "--epsilon", "1")
-    assert code == 1 and "VIOLATION FOUND" in out  # a claim given as --epsilon is proved by default
+    assert code == 1 and "VIOLATION FOUND" in out and "stated claim" not in out  # --epsilon: proved
 
 
-def test_gate_stated_claim_exits_0_proved_exits_1(
+def test_gate_stated_claim_exits_1_as_a_proved_one(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.chdir(tmp_path)
     base = f'[[audit]]\ntrain = "{HERE}:rr3"\ncanaries = 1000\nepsilon = 1\nname = "rr3"\n'
     (tmp_path / "dpaudit.toml").write_text(base + 'claim_kind = "stated"\n')
     code, out, _ = run(capsys, "gate", "--out", "out")
-    assert code == 0, out
+    assert code == 1, out
     result = json.loads((tmp_path / "out" / "rr3.json").read_text())
-    assert result["claims"][0]["exceeded"] and any("stated claim" in f for f in result["findings"])
+    assert result["claims"][0]["exceeded"] and result["verdict"] == "violation_found"
     assert "--claim-kind stated" in result["command"]
     (tmp_path / "dpaudit.toml").write_text(base)
     assert run(capsys, "gate", "--out", "out2")[0] == 1
 
 
 # --------------------------------------------------------------------------- designs after the scores
-def test_a_design_given_on_scores_joins_the_union(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    f = str(_rr3_file(tmp_path / "rr3.csv"))
-    design = ("--k-plus", "30", "--k-minus", "30")
-    code, out, _ = run(capsys, "scores", f, "--epsilon", "5", *design, "--json")
-    posthoc = json.loads(out)
-    k = len(default_design(1000)) + 1
-    info = posthoc["extra"]["one_run"]
-    assert info["per_design_failure_probability"] == pytest.approx(0.05 / k)
-    assert "after the scores existed" in info["choice_of_k"] and len(info["fdp"]["designs"]) == k
-    code, out, _ = run(capsys, "scores", f, "--epsilon", "5", *design, "--design-fixed-in-advance", "--json")
-    fixed = json.loads(out)["extra"]["one_run"]
-    assert fixed["per_design_failure_probability"] == pytest.approx(0.05)
-    assert "declared before the scores existed" in fixed["choice_of_k"] and len(fixed["fdp"]["designs"]) == 1
-    code, _, err = run(capsys, "scores", f, "--epsilon", "5", "--design-fixed-in-advance")
-    assert code == 2 and "--k-plus" in err
-
-
-def test_joined_designs_adds_the_design_once() -> None:
-    grid = default_design(1000)
-    assert joined_designs(1000, grid[0]) == grid
-    assert joined_designs(1000, Design(k_plus=3, k_minus=4)) == (*grid, Design(k_plus=3, k_minus=4))
-
-
 def test_one_run_design_is_declared_before_the_bits(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(
         capsys, "one-run", f"{HERE}:rr3", "--canaries", "500", "--epsilon", "9", "--k-plus", "50", "--json"
@@ -142,6 +121,9 @@ def test_one_run_design_is_declared_before_the_bits(capsys: pytest.CaptureFixtur
         ("score,included\nabc,1\n", 2, "not a number"),
         ("in_score,out_score\n1,2\n,3\n4,5\n", 4, "after its empty cell on line 3"),
         ("in_score,out_score\n1,2\nnan,3\n", 3, "not a finite number"),
+        ("score,included\n1.0,1\n\n2.0,0\n", 3, "is blank"),  # a fully blank row is not dropped
+        ("score,included\n1.0,1\n , \n2.0,0\n", 3, "is blank"),
+        ("in_score,out_score\n1,2\n\n3,4\n\n", 3, "is blank"),
     ],
 )
 def test_score_csv_defects_exit_2_naming_the_line(
@@ -151,6 +133,18 @@ def test_score_csv_defects_exit_2_naming_the_line(
     code, out, err = run(capsys, "scores", str(tmp_path / "s.csv"), "--epsilon", "1")
     assert code == 2 and out == "" and len(err.strip().splitlines()) == 1, err
     assert "s.csv" in err and f"line {line}" in err and needle in err, err
+
+
+def test_blank_lines_after_the_last_row_are_the_files_end(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    rows = "".join(f"{i},{i % 2}\n" for i in range(40))
+    (tmp_path / "a.csv").write_text("score,included\n" + rows)
+    (tmp_path / "b.csv").write_text("score,included\n" + rows + "\n\n")
+    first = run(capsys, "scores", str(tmp_path / "a.csv"), "--epsilon", "1", "--json")
+    second = run(capsys, "scores", str(tmp_path / "b.csv"), "--epsilon", "1", "--json")
+    assert first[0] == second[0] == 0
+    assert json.loads(first[1])["epsilon_lower_bound"] == json.loads(second[1])["epsilon_lower_bound"]
 
 
 def test_header_only_score_csv_exits_2(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:

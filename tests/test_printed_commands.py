@@ -10,6 +10,7 @@ import shlex
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 import dpaudit
@@ -116,3 +117,40 @@ def test_the_plan_command_runs_for_a_mechanism_without_registered_pairs(
     assert planned["command"] and "--pairs" not in planned["command"]
     again = _rerun(capsys, planned["command"])
     assert again["num_samples"] == planned["num_samples"] and again["seed"] == 1
+
+
+def _noisy_sum(ds: dpaudit.Dataset, n: int, rng: np.random.Generator) -> np.ndarray:
+    return float(ds.X.sum()) + rng.laplace(0.0, 1.0, n)
+
+
+BLIND = dpaudit.from_callable(
+    name="blind_noisy_sum",
+    claim=dpaudit.PrivacyClaim(epsilon=1.0, relation=dpaudit.Relation.REPLACE_ONE, reference="user's claim"),
+    domain=dpaudit.Domain(num_features=1, min_size=2, max_size=2),
+    batch_fn=_noisy_sum,
+)
+"""A mechanism without registered pairs: at a budget too small to search, `run` audits its
+boundary templates (issue 42: the printed command used to say `--pairs registered`, exit 2)."""
+
+
+def test_a_blind_mechanism_on_its_templates_prints_a_command_that_reproduces(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out = _main(capsys, "run", f"{__name__}:BLIND", "--num-samples", "2000", "--json")
+    assert code in (cli.EXIT_OK, cli.EXIT_VIOLATION)
+    original = json.loads(out)
+    assert original["command"].endswith("--pairs templates")
+    assert any("boundary template pairs" in w for w in original["warnings"])
+    _same_figure(original, _rerun(capsys, original["command"]))
+
+
+def test_the_pytest_plugin_reproduce_command_reproduces(capsys: pytest.CaptureFixture[str]) -> None:
+    from dpaudit.app.pytest_plugin import PrivacyViolationError, assert_no_violation
+    from dpaudit.reports.schema import to_json_dict
+
+    with pytest.raises(PrivacyViolationError) as info:
+        assert_no_violation("laplace_sum_range_bug", num_samples=20_000, seed=4)
+    result = info.value.result
+    assert f"reproduce: {result.command}" in str(info.value)
+    assert result.command.endswith("--pairs registered")
+    _same_figure(json.loads(json.dumps(to_json_dict(result))), _rerun(capsys, result.command))

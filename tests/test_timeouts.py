@@ -3,6 +3,7 @@ sample() never returns ends the audit with exit 2 and one line naming the mechan
 
 from __future__ import annotations
 
+import os
 import signal
 import subprocess
 import sys
@@ -27,9 +28,19 @@ needs_alarm = pytest.mark.skipif(
 )
 
 
-def _dpaudit(*argv: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _dpaudit(
+    *argv: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, "-m", "dpaudit", *argv]
-    return subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout, check=False)
+    return subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 def test_a_hanging_sample_exits_2_naming_mechanism_and_phase() -> None:
@@ -42,12 +53,24 @@ def test_a_hanging_sample_exits_2_naming_mechanism_and_phase() -> None:
     assert "pair 1 certification" in done.stderr and "in sample()" in done.stderr
 
 
-def test_a_hanging_sample_in_a_worker_process_exits_2() -> None:
-    done = _dpaudit(
-        "run", SLEEPS, "--pairs", "registered", "--num-samples", "20000", "--timeout", "3", "--jobs", "2"
-    )
-    assert done.returncode == cli.EXIT_USAGE, done.stderr
-    assert done.stderr.count("\n") == 1 and "user_sleeps" in done.stderr
+def test_a_hanging_sample_in_a_worker_process_exits_2(tmp_path: Path) -> None:
+    """The timeout is one deadline for the whole audit, so on a loaded machine starting two worker
+    processes can outlast 3 s before the hang: the mechanism marks the moment it hangs, and an
+    attempt whose deadline came earlier must name an earlier phase; the timeout is then tripled
+    until the deadline lands in the hang, whose message must name certification."""
+    for seconds in (3, 9, 27):
+        marker = tmp_path / f"hung-{seconds}"
+        done = _dpaudit(
+            *("run", SLEEPS, "--pairs", "registered", "--num-samples", "20000"),
+            *("--timeout", str(seconds), "--jobs", "2"),
+            env={user_mechanisms.HANG_MARKER: str(marker)},
+        )
+        assert done.returncode == cli.EXIT_USAGE, done.stderr
+        assert done.stderr.count("\n") == 1 and "user_sleeps" in done.stderr
+        if marker.exists():
+            break
+        assert "certification" not in done.stderr, done.stderr  # not yet hanging: an earlier phase
+    assert marker.exists(), "the audit never reached the hanging sample()"
     assert "pair 1 certification" in done.stderr
 
 
@@ -102,7 +125,9 @@ def test_the_api_raises_audit_timeout() -> None:
 def test_the_gate_timeout_applies_per_audit_and_as_a_default(tmp_path: Path) -> None:
     config = tmp_path / "dpaudit.toml"
     config.write_text(
-        'timeout = 30\npairs = "registered"\nnum_samples = 4000\n'
+        # fixed n: SleepsInSample hangs in a certification chunk of more than 2,000 samples, and
+        # the sequential audit's first looks draw smaller chunks
+        'timeout = 30\npairs = "registered"\nnum_samples = 4000\nsequential = false\n'
         '[[audit]]\nmechanism = "laplace_sum"\n'
         f'[[audit]]\nmechanism = "{SLEEPS}"\ntimeout = 1.5\n',
         encoding="utf-8",

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 
 from dpaudit.mechanisms.base import PrivacyClaim, from_callable
@@ -100,6 +102,10 @@ class PickyLaplace:
 picky_mech = PickyLaplace()
 
 
+HANG_MARKER = "DPAUDIT_TEST_HANG_MARKER"
+"""Environment variable: a file `SleepsInSample` creates when its sample() starts hanging."""
+
+
 class SleepsInSample:
     """A mechanism whose sample() hangs on the neighbour side of pair 1's certification (after
     the probe and the selection split went through): tests of `--timeout`."""
@@ -125,8 +131,11 @@ class SleepsInSample:
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> np.ndarray:
         if num_samples > 2000 and float(dataset.X.sum()) > 0.5:  # a certification chunk, neighbour side
+            import os
             import time
 
+            if os.environ.get(HANG_MARKER):  # tell the test the hang was reached (also from a worker)
+                Path(os.environ[HANG_MARKER]).touch()
             while True:
                 time.sleep(0.05)
         return dataset.X.sum() + rng.laplace(0.0, 1.0, size=num_samples)

@@ -2,14 +2,25 @@
 
 `bound` is Steinke, Nasr & Jagielski, "Privacy Auditing with One (1) Training Run", Theorem 5.2,
 with its designs; `fdp` is Mahloujifar, Melis & Chaudhuri, "Auditing f-Differential Privacy in
-One Run"; `procedure` runs `train` once and assembles the result; `score_split` certifies files of
-in/out scores from independent runs; `sampler_check` tests a batch sampler against what the
-Poisson accountant assumes. This module is the wing's only door.
+One Run"; `procedure` runs `train` once and assembles the result; `design_choice` says which
+designs a score file's certificate covers and at what share of β (registered before the scores,
+or charged against every design); `saved` keeps one training's scores on disk before its
+analysis; `score_split` certifies files of in/out scores from independent runs; `sampler_check`
+tests a batch sampler against what the Poisson accountant assumes. This module is the wing's
+only door.
 """
 
-from dpaudit.engine.one_run.bound import Design, certify, default_design, joined_designs
+from dpaudit.engine.one_run.bound import Design, certify, default_design
+from dpaudit.engine.one_run.design_choice import (
+    DesignChoice,
+    charged_choice,
+    default_registration,
+    family_size,
+    file_choice,
+    registered_choice,
+)
 from dpaudit.engine.one_run.fdp import TradeOff, approx_dp, certify_fdp, gdp
-from dpaudit.engine.one_run.notes import declared_design_note, posthoc_design_note
+from dpaudit.engine.one_run.notes import declared_design_note
 from dpaudit.engine.one_run.procedure import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,
@@ -22,6 +33,7 @@ from dpaudit.engine.one_run.procedure import (
     train_rng,
 )
 from dpaudit.engine.one_run.sampler_check import check_sampler
+from dpaudit.engine.one_run.saved import OutputDirError, ensure_writable, save_scores, scores_path
 from dpaudit.engine.one_run.score_split import certify_in_out
 
 __all__ = [
@@ -29,6 +41,8 @@ __all__ = [
     "FILE_ASSUMPTION",
     "METHODS",
     "Design",
+    "DesignChoice",
+    "OutputDirError",
     "TradeOff",
     "approx_dp",
     "assemble",
@@ -36,14 +50,20 @@ __all__ = [
     "certify_fdp",
     "certify_in_out",
     "certify_method",
+    "charged_choice",
     "check_sampler",
     "declared_design_note",
     "default_design",
+    "default_registration",
+    "ensure_writable",
+    "family_size",
+    "file_choice",
     "gdp",
     "inclusion_bits",
-    "joined_designs",
     "one_run",
     "one_run_result",
-    "posthoc_design_note",
+    "registered_choice",
+    "save_scores",
+    "scores_path",
     "train_rng",
 ]

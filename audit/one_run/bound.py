@@ -28,6 +28,10 @@ that depends on m only, each certified at β/K (K designs); the result is the la
 bounds. Proof: each design's guesses are a function of the output (scores sorted, ties by
 canary index), so each ε̂_k fails with probability ≤ β/K; max_k ε̂_k > ε₀ needs one of them to
 fail, probability ≤ K·β/K = β. No design is chosen by looking at which guesses are right.
+More generally (`family_size`): designs certified at β/N each, taken from a family of N designs
+fixed before the scores, may be any subset of it, even one chosen after looking at the scores: a
+reported ε̂ above ε₀ needs some design of the family to fail at β/N, probability ≤ N·β/N = β
+(design_choice.py uses this for a design given after the scores).
 
 The ceiling (`ceiling`): the largest ε any outcome of this design can certify, the bound with
 every guess right (v = r), maximised over the K designs. With δ = 0 and one design it has the
@@ -153,13 +157,6 @@ def default_design(m: int, fractions: tuple[float, ...] = DEFAULT_FRACTIONS) -> 
     return tuple(out)
 
 
-def joined_designs(m: int, design: Design) -> tuple[Design, ...]:
-    """A design chosen after the scores exist joins the fixed grid: `default_design(m)` plus
-    `design` (once), so the union bound covers it at β/(K+1) whatever it was chosen by looking at."""
-    grid = default_design(m)
-    return grid if design in grid else (*grid, design)
-
-
 def guess_sets(scores: F64, design: Design) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
     """(indices guessed "in", indices guessed "out"): the k₊ highest and k₋ lowest scores, ties
     broken by canary index (a function of the scores alone)."""
@@ -191,6 +188,8 @@ class OneRunCertificate:
     per_design_failure_probability: float
     outcomes: tuple[DesignOutcome, ...]
     best: DesignOutcome
+    family_size: int = 0
+    """N: β is split over this many designs fixed in advance (the outcomes' designs are among them)."""
 
     @property
     def epsilon_lower_bound(self) -> float:
@@ -219,6 +218,25 @@ def check_scores(scores: ArrayLike, included: ArrayLike) -> tuple[F64, NDArray[n
     return s, b.astype(bool)
 
 
+def checked_designs(m: int, designs: tuple[Design, ...] | None) -> tuple[Design, ...]:
+    """`designs` (default `default_design(m)`), each with k₊, k₋ ≥ 0 and 1 ≤ k₊ + k₋ ≤ m."""
+    chosen = designs if designs is not None else default_design(m)
+    if not chosen or any(d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m for d in chosen):
+        raise ValueError(f"every design needs k₊, k₋ ≥ 0 and 1 ≤ k₊ + k₋ ≤ m = {m}")
+    return chosen
+
+
+def share(
+    failure_probability: float, designs: tuple[Design, ...], family_size: int | None
+) -> tuple[float, int]:
+    """(β/N, N): each design's share of β when the designs are taken from a family of N fixed in
+    advance (default N = the number of designs; N below it would not be a union bound)."""
+    n = len(designs) if family_size is None else family_size
+    if n < len(designs):
+        raise ValueError(f"a family of {n} designs cannot hold the {len(designs)} certified")
+    return failure_probability / n, n
+
+
 def certify(
     scores: ArrayLike,
     included: ArrayLike,
@@ -226,15 +244,16 @@ def certify(
     delta: float,
     failure_probability: float,
     designs: tuple[Design, ...] | None = None,
+    family_size: int | None = None,
 ) -> OneRunCertificate:
     """Certify ε from one run's canary scores (higher = more likely included) and the inclusion
-    bits, over `designs` (default: `default_design(m)`) with β split evenly (module docstring)."""
+    bits, over `designs` (default: `default_design(m)`), each at β/N, N = `family_size` (default:
+    the number of designs; a larger family fixed in advance covers designs chosen after the scores;
+    module docstring)."""
     s, bits = check_scores(scores, included)
     m = s.size
-    chosen = designs if designs is not None else default_design(m)
-    if not chosen or any(d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m for d in chosen):
-        raise ValueError(f"every design needs k₊, k₋ ≥ 0 and 1 ≤ k₊ + k₋ ≤ m = {m}")
-    beta = failure_probability / len(chosen)
+    chosen = checked_designs(m, designs)
+    beta, n = share(failure_probability, chosen, family_size)
     outcomes = []
     for d in chosen:
         ins, outs = guess_sets(s, d)
@@ -253,6 +272,7 @@ def certify(
         per_design_failure_probability=beta,
         outcomes=tuple(outcomes),
         best=best,
+        family_size=n,
     )
 
 

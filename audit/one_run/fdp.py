@@ -50,7 +50,14 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from dpaudit.engine.one_run.bound import Design, check_scores, default_design, guess_sets
+from dpaudit.engine.one_run.bound import (
+    Design,
+    check_scores,
+    checked_designs,
+    default_design,
+    guess_sets,
+    share,
+)
 from dpaudit.mechanisms.base import CurveKind, PrivacyClaim
 
 METHOD = (
@@ -289,6 +296,8 @@ class FdpCertificate:
     failure_probability: float
     per_design_failure_probability: float
     outcomes: tuple[FdpOutcome, ...]
+    family_size: int = 0
+    """N: β is split over this many designs fixed in advance (bound.py, `family_size`)."""
 
     @property
     def best(self) -> FdpOutcome:
@@ -349,19 +358,19 @@ def certify_fdp(
     delta: float,
     failure_probability: float,
     designs: tuple[Design, ...] | None = None,
+    family_size: int | None = None,
 ) -> FdpCertificate:
     """Test the claimed f and certify μ and ε at `delta` from one run's scores and inclusion bits,
-    over `designs` (default `default_design(m)`, the SNJ grid) with β split evenly."""
+    over `designs` (default `default_design(m)`, the SNJ grid), each at β/N, N = `family_size`
+    (default the number of designs; bound.py's `certify`)."""
     s, bits = check_scores(scores, included)
     m = s.size
-    chosen = designs if designs is not None else default_design(m)
-    if not chosen or any(d.k_plus < 0 or d.k_minus < 0 or not 1 <= d.guesses <= m for d in chosen):
-        raise ValueError(f"every design needs k₊, k₋ ≥ 0 and 1 ≤ k₊ + k₋ ≤ m = {m}")
+    chosen = checked_designs(m, designs)
     if not 0 <= delta < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
     if not 0 < failure_probability < 1:
         raise ValueError(f"failure probability must be in (0, 1), got {failure_probability}")
-    tau = failure_probability / len(chosen)
+    tau, n = share(failure_probability, chosen, family_size)
     outcomes = []
     for d in chosen:
         ins, outs = guess_sets(s, d)
@@ -375,6 +384,7 @@ def certify_fdp(
         failure_probability=float(failure_probability),
         per_design_failure_probability=tau,
         outcomes=tuple(outcomes),
+        family_size=n,
     )
 
 

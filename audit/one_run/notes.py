@@ -1,20 +1,25 @@
-"""What one-run results say in words: how a design was chosen (declared before the scores, or given
-after them and joined to the union bound of `bound.py`), the f-DP claim test's p-value adjusted for
-the K designs (Mahloujifar, Melis & Chaudhuri 2024, Auditing f-Differential Privacy in One Run, the
-union bound over designs of `fdp.py`), and the finding for a STATED claim a certificate exceeds.
+"""What one-run results say in words: a design declared before the bits were drawn, the f-DP
+claim test's p-value adjusted for the N designs of the union (Mahloujifar, Melis & Chaudhuri
+2024, Auditing f-Differential Privacy in One Run, the union bound over designs of `fdp.py`). A
+claim exceeded is a violation whatever its kind (the one verdict rule, `decides_verdict`).
 """
 
 from __future__ import annotations
 
 from dpaudit.engine.one_run.bound import Design
 from dpaudit.engine.one_run.fdp import FdpCertificate
-from dpaudit.engine.types import PrivacyClaim
 
 
 def adjusted_tail_bound(cert: FdpCertificate) -> float:
-    """The smallest per-design p-value ×K (K designs, capped at 1): the p-value of the claim's test
-    over the union, to compare with the whole β (the claim is rejected iff it is below β)."""
-    return min(1.0, cert.claim_tail_bound * len(cert.outcomes))
+    """The smallest per-design p-value ×N (N the designs of the union, `family_size`, capped at 1):
+    the p-value of the claim's test over the union, to compare with the level the f-DP test ran at,
+    `cert.failure_probability` (β, or β/2 under `--method both`): rejected iff it is below it."""
+    return min(1.0, cert.claim_tail_bound * union_size(cert))
+
+
+def union_size(cert: FdpCertificate) -> int:
+    """N, the number of designs β was split over (older certificates: the designs certified)."""
+    return cert.family_size or len(cert.outcomes)
 
 
 def declared_design_note(design: Design) -> str:
@@ -25,33 +30,15 @@ def declared_design_note(design: Design) -> str:
     )
 
 
-def posthoc_design_note(design: Design, k: int) -> str:
-    """`choice_of_k` for a design given after the scores existed (it joins the union)."""
-    return (
-        f"the design k₊ = {design.k_plus}, k₋ = {design.k_minus} was given after the scores existed: "
-        f"it joined the union bound over the fixed designs, {k} designs at β/{k} each "
-        "(--design-fixed-in-advance certifies it alone at the whole β)"
-    )
-
-
-def stated_finding(claim: PrivacyClaim, epsilon: float) -> str:
-    """The finding for a STATED claim the one-run certificate exceeds (not a violation, as in `run`)."""
-    return (
-        f"certified bound (ε ≥ {epsilon:.4g} at δ = {claim.delta:g}) exceeds the stated claim "
-        f"(ε = {claim.epsilon:g}, δ = {claim.delta:g}, {claim.reference}): the claim is the paper's or "
-        "library's statement, not a proved one, so this is a finding about the statement, not a violation"
-    )
-
-
 def rejection_findings(fdp: FdpCertificate | None) -> tuple[str, ...]:
     """The finding that names the f-DP test's rejection of the claim (none when it did not reject)."""
     if fdp is None or not fdp.claim_rejected:
         return ()
-    k = len(fdp.outcomes)
+    k = union_size(fdp)
     return (
         f"the claimed {fdp.claim.describe()} is rejected by the f-DP one-run test (Mahloujifar, "
         f"Melis & Chaudhuri): P[W ≥ observed] ≤ {fdp.claim_tail_bound:.3g} under it on the best of "
-        f"{k} designs, below the per-design level {fdp.per_design_failure_probability:.3g} "
-        f"(adjusted for the {k} designs: p ≤ {adjusted_tail_bound(fdp):.3g} < β = "
-        f"{fdp.failure_probability:.3g})",
+        f"{len(fdp.outcomes)} designs, below the per-design level {fdp.per_design_failure_probability:.3g} "
+        f"(adjusted for the {k} designs of the union: p ≤ {adjusted_tail_bound(fdp):.3g} < "
+        f"{fdp.failure_probability:.3g}, the level the test ran at)",
     )

@@ -42,12 +42,12 @@ from dpaudit.engine.one_run.notes import (
     adjusted_tail_bound,
     declared_design_note,
     rejection_findings,
-    stated_finding,
+    union_size,
 )
-from dpaudit.engine.runner import package_version
-from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim, Verdict
+from dpaudit.engine.runner import inconclusive_reason, package_version, verdict_for
+from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.base import MechanismError, decides_verdict
 from dpaudit.neighbors.base import Relation
 
 INCLUSION_PHASE = 130
@@ -117,13 +117,16 @@ def one_run(
     command: str = "",
     parameters: tuple[tuple[str, str], ...] = (),
     method: str = DEFAULT_METHOD,
+    on_scores: Callable[[np.ndarray[Any, np.dtype[np.bool_]], np.ndarray[Any, Any]], None] | None = None,
 ) -> AuditResult:
     """Draw the bits, train once, certify; the result's verdict compares ε̂ with the claim at its δ
     (and, with `method` "fdp" or "both", tests the claim's trade-off function).
 
     `claim` is a `PrivacyClaim` or (ε, δ) under add/remove-one (a canary in or out). `designs`
     (default: `one_run.default_design(num_canaries)`, a union bound) fixes the guess counts.
-    `method`: one of `METHODS` (module docstring)."""
+    `method`: one of `METHODS` (module docstring). `on_scores(included, scores)` is called once
+    the training returned and before any analysis (`dpaudit one-run --out` saves them there, so a
+    failing analysis never loses the training)."""
     if not isinstance(claim, PrivacyClaim):
         eps, delta = claim
         claim = PrivacyClaim(
@@ -139,6 +142,8 @@ def one_run(
     start = time.perf_counter()
     bits = inclusion_bits(num_canaries, seed)
     scores = call_train(train, bits, train_rng(seed), label)
+    if on_scores is not None:
+        on_scores(bits.copy(), np.asarray(scores))
     try:
         cert = certify_method(
             scores,
@@ -187,13 +192,22 @@ def certify_method(
     method: str,
     failure_probability: float,
     designs: tuple[Design, ...] | None = None,
+    family_size: int | None = None,
 ) -> OneRunCertificates:
-    """Certify with SNJ, f-DP or both (β/2 each: a union bound over the two procedures)."""
+    """Certify with SNJ, f-DP or both (β/2 each: a union bound over the two procedures); each
+    method's share is split over `family_size` designs (bound.py's `certify`)."""
     check_method(method)
     share = failure_probability / 2 if method == "both" else failure_probability
     snj = fdp = None
     if method in ("snj", "both"):
-        snj = certify(scores, included, delta=claim.delta, failure_probability=share, designs=designs)
+        snj = certify(
+            scores,
+            included,
+            delta=claim.delta,
+            failure_probability=share,
+            designs=designs,
+            family_size=family_size,
+        )
     if method in ("fdp", "both"):
         fdp = certify_fdp(
             scores,
@@ -202,6 +216,7 @@ def certify_method(
             delta=claim.delta,
             failure_probability=share,
             designs=designs,
+            family_size=family_size,
         )
     return OneRunCertificates(method=method, failure_probability=failure_probability, snj=snj, fdp=fdp)
 
@@ -281,6 +296,7 @@ def one_run_result(
         tags=("one_run",),
         extra={"one_run": info},
         rejected=bool(fdp is not None and fdp.claim_rejected),
+        refutable=bool(fdp is not None and fdp.claim_refutable),
         findings=findings,
     )
 
@@ -320,11 +336,11 @@ def _headline(certs: OneRunCertificates) -> _Headline:
 def _design_keys(cert: OneRunCertificate | FdpCertificate, method: str) -> dict[str, object]:
     """The keys of `extra["one_run"]` that describe the designs and the best one."""
     b = cert.best
+    n = cert.family_size or len(cert.outcomes)
     return {
         "method": method,
         "choice_of_k": (
-            f"union bound over {len(cert.outcomes)} fixed designs (a function of m only), "
-            f"β/{len(cert.outcomes)} each"
+            f"union bound over {n} designs fixed before the scores, {cert.failure_probability:g}/{n} each"
         ),
         "m": cert.num_canaries,
         "included": cert.included,
@@ -369,6 +385,7 @@ def fdp_extra(cert: FdpCertificate) -> dict[str, object]:
         "claim_rejected": cert.claim_rejected,
         "claim_tail_bound": cert.claim_tail_bound,
         "claim_tail_bound_adjusted": adjusted_tail_bound(cert),
+        "union_designs": union_size(cert),
         "claim_refutable": cert.claim_refutable,
         "epsilon_lower_bound": cert.epsilon_lower_bound,
         "epsilon_ceiling": cert.ceiling,
@@ -426,18 +443,23 @@ def assemble(
     extra: dict[str, object],
     selection_samples: int = 0,
     rejected: bool = False,
+    refutable: bool = False,
     findings: tuple[str, ...] = (),
 ) -> AuditResult:
     """An `AuditResult` with one pseudo-pair certified by `estimate`, checked against `claim` at its δ:
     the claim is exceeded iff the certified ε exceeds the ε the claim allows at that δ, or `rejected`
     (another test of the same run, e.g. the f-DP one, rejected the claim; its reason in `findings`).
-    Exceeding a PROVED claim is a violation; exceeding a STATED one is a finding (as in `run`)."""
+    A violation by `run`'s one verdict rule (`decides_verdict`): the only claim decides even if STATED."""
     eps = estimate.epsilon_lower_bound
     allowed = claim.epsilon_at(claim.delta)
     exceeded = bool(math.isfinite(allowed) and eps > allowed) or rejected
-    violation = exceeded and claim.kind is ClaimKind.PROVED  # a stated claim exceeded: a finding
-    if exceeded and not violation:
-        findings = (*findings, stated_finding(claim, eps))
+    # the one verdict rule: a lone claim decides whatever its kind (a STATED one is said so)
+    violation = exceeded and decides_verdict(claim, (claim,), claim.relation)
+    reason = None
+    if not violation:  # `refutable`: the f-DP test could reject the claim above the ε ceiling
+        reason = inconclusive_reason(
+            claim, epsilon_lower_bound=eps, ceiling=ceiling, pair_bounds=(eps,), refutable=refutable
+        )
     pair = PairResult(
         index=0,
         description=description,
@@ -459,7 +481,8 @@ def assemble(
         delta_lower_bound=0.0,
         failure_probability=failure_probability,
         per_test_failure_probability=estimate.failure_probability,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
+        inconclusive_reason=reason,
         num_samples=num_samples,
         selection_samples=selection_samples,
         certification_samples=num_samples - selection_samples,

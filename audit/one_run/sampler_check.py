@@ -64,13 +64,16 @@ class SamplerCheck:
     """Failures that need no statistics (a duplicate in a batch, an index out of range)."""
 
     @property
-    def conforms(self) -> bool:
-        return not self.defects and not any(t.rejected for t in self.tests)
+    def departure_found(self) -> bool:
+        """A defect or a rejected test: the batches depart from Poisson sampling (false alarm ≤ β).
+        False says only that no departure was found at this power, never that the sampler is Poisson."""
+        return bool(self.defects) or any(t.rejected for t in self.tests)
 
     def describe(self) -> str:
-        head = "conforms to Poisson sampling" if self.conforms else "DOES NOT conform to Poisson sampling"
+        found = "the sampler DEPARTS FROM Poisson sampling"
+        head = found if self.departure_found else "no departure from Poisson sampling found"
         lines = [
-            f"sampler {head} at rate q={self.sample_rate:g} (n={self.num_examples}, T={self.steps}; "
+            f"{head} at rate q={self.sample_rate:g} (n={self.num_examples}, T={self.steps}; "
             f"false-alarm probability ≤ {self.failure_probability:g})",
             *[f"  defect: {d}" for d in self.defects],
         ]

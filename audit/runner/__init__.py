@@ -2,19 +2,40 @@
 
 Stages, one module each: `plan` (pairs, claims, tests, the Bonferroni split), `procedure` (probe,
 select, the orchestrator), `certificates` (Clopper–Pearson certificates per test), `assemble`
-(the `AuditResult`) and `checkpoint` (resume). This module is the wing's only door.
+(the `AuditResult`), `resume` (the runner's checkpoint records), `whitebox` (the true-ε reference shown
+beside the bound), `sizing` (`dpaudit plan`: the certification size a pilot audit predicts for a
+target ε), `verdict` (when a verdict without a violation is inconclusive, shared with the one-run
+wing), `sequence` (the anytime-valid confidence sequence), `stopping` and `certify` (the certify
+stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's measured cost). This
+module is the wing's only door.
 """
 
-from dpaudit.engine.runner.checkpoint import package_version
+from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost
 from dpaudit.engine.runner.plan import AuditInputError, objectives_for
 from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
+from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, sequence_bounds
+from dpaudit.engine.runner.sizing import plan as sample_size_plan
+from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
+from dpaudit.engine.runner.whitebox import WhiteBoxReference, white_box_reference
 
 __all__ = [
     "CHECKED_FROM",
+    "DEFAULT_TIME_BUDGET",
+    "NO_EVIDENCE_SHARE",
     "AuditInputError",
+    "LookSchedule",
+    "WhiteBoxReference",
+    "budget_from_cost",
     "check_budget",
+    "inconclusive_reason",
+    "look_schedule",
     "objectives_for",
     "package_version",
     "probe_chunk",
     "run_audit",
+    "sample_size_plan",
+    "sequence_bounds",
+    "verdict_for",
+    "white_box_reference",
 ]

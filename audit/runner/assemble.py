@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.estimators import Selection, event_spec
+from dpaudit.engine.distinguishers import Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.objectives import Objective
+from dpaudit.engine.outcome_witness import with_outcome_text
 from dpaudit.engine.runner.certificates import (
     CertifiedCounts,
     ChunkLayout,
@@ -28,19 +28,19 @@ from dpaudit.engine.runner.certificates import (
     certify_test,
     trajectory,
 )
-from dpaudit.engine.runner.checkpoint import package_version
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
+from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.verdict import inconclusive_reason, verdict_for
+from dpaudit.engine.runner.whitebox import white_box_reference
 from dpaudit.engine.types import (
     AuditConfig,
     AuditResult,
     ClaimCheck,
     PairResult,
     ProfilePoint,
-    Verdict,
     canary_of,
 )
-from dpaudit.engine.whitebox import white_box_reference
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim
+from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim, decides_verdict
 from dpaudit.neighbors.base import NeighborPair
 
 
@@ -71,7 +71,7 @@ def claim_label(claim: PrivacyClaim) -> str:
 
 
 def profile_tests(
-    plan: AuditPlan, counts: CertifiedCounts, selected: Selected, *, index: int
+    plan: AuditPlan, counts: CertifiedCounts, selected: Selected, *, index: int, mechanism: Any = None
 ) -> ProfileOutcome:
     """Certify pair `index`'s profile tests (every test after the primary) and compare each
     point with every claim covering the pair."""
@@ -82,12 +82,13 @@ def profile_tests(
     for k in range(1, len(sels)):
         obj = plan.objectives[index][k]
         rows = counts.counts[index][starts[k] : starts[k + 1]]
-        extra, records, _ = certify_test(
+        extra, records, shown = certify_test(
             sels[k], rows, plan.certification_samples, plan.beta_t, planned.claim, obj
         )
+        extra = with_outcome_text(mechanism, sels[k].certified[shown].event, planned.pair, extra)
         if len(records) > 1:
             multi.append({"pair": index, "test": obj.label(), "events": records})
-        value = float(obj.score(extra.p_lower, extra.q_upper))
+        value = float(obj.value(extra.p_lower, extra.q_upper))
         claimed = claimed_value(planned.claim, obj)
         points.append(
             ProfilePoint(
@@ -114,12 +115,12 @@ def profile_findings(
     """One finding per claim the pair's certified profile exceeds (a violation if it is proved)."""
     findings = []
     for kc, points_text in exceeded.items():
-        is_proved = claims[kc].kind is ClaimKind.PROVED
+        decides = decides_verdict(claims[kc], claims, pair.relation)
         findings.append(
             f"pair {index + 1} ({pair.description}): the certified privacy profile exceeds the "
-            f"{'proved' if is_proved else 'stated'} claim {claim_label(claims[kc])} at "
+            f"{claims[kc].kind.value} claim {claim_label(claims[kc])} at "
             + "; ".join(points_text)
-            + (": a violation" if is_proved else ": a finding about the paper's statement, not a violation")
+            + (": a violation" if decides else ": a finding about the paper's statement, not a violation")
         )
     return findings
 
@@ -154,12 +155,15 @@ def assemble_pair(
     primary = counts.counts[index][: selected.starts(index)[1]]
     obj: Objective = plan.objectives[index][0]
     est, records, reported = certify_test(sels[0], primary, plan.certification_samples, plan.beta_t, c, obj)
+    est = with_outcome_text(mechanism, sels[0].certified[reported].event, planned.pair, est)
     primary_test = {"pair": index, "test": obj.label(), "primary": True, "events": records}
     multi = [primary_test] if len(records) > 1 else []
     interval = (est.p_lower, est.q_upper)
-    prof = profile_tests(plan, counts, selected, index=index)
+    prof = profile_tests(plan, counts, selected, index=index, mechanism=mechanism)
     findings = profile_findings(plan.claims, prof.exceeded, index=index, pair=planned.pair)
-    profile_violation = any(plan.claims[kc].kind is ClaimKind.PROVED for kc in prof.exceeded)
+    profile_violation = any(
+        decides_verdict(plan.claims[kc], plan.claims, planned.pair.relation) for kc in prof.exceeded
+    )
     reference = white_box_reference(mechanism, planned.pair, delta=c.delta)
     event: Selection = sels[0].certified[reported]
     result = PairResult(
@@ -234,7 +238,11 @@ def stated_findings(
 
 
 def best_profile(pair_results: Sequence[PairResult]) -> tuple[ProfilePoint, ...]:
-    """The highest certified value of each profile test over all pairs (first pair on ties)."""
+    """The highest certified value of each profile test over `pair_results` (first pair on ties).
+
+    `assemble` passes the pairs the verdict claim decides, so the run-level profile compares like
+    with like: a point of a pair under another relation is a point of another claim's profile and
+    stays with its pair (`PairResult.profile`)."""
     best: dict[tuple[str, float | None], ProfilePoint] = {}
     for pt in (pt for pr in pair_results for pt in pr.profile):
         key = (pt.objective, pt.parameter)
@@ -278,15 +286,25 @@ def assemble(
     primary = [pr for pr in pair_results if pr.claim == plan.verdict_claim] or pair_results
     violation = any(pr.violation for pr in pair_results)
     n_sel, n_cert = plan.selection_samples, plan.certification_samples
+    eps = max(pr.estimate.epsilon_lower_bound for pr in primary)
+    reason = None
+    if not violation:
+        reason = inconclusive_reason(
+            plan.verdict_claim,
+            epsilon_lower_bound=eps,
+            ceiling=plan.epsilon_ceiling,
+            pair_bounds=[pr.estimate.epsilon_lower_bound for pr in pair_results],
+        )
     return AuditResult(
         mechanism=mechanism.name,
         claim=plan.verdict_claim,
         claims=tuple(checks),
-        epsilon_lower_bound=max(pr.estimate.epsilon_lower_bound for pr in primary),
+        epsilon_lower_bound=eps,
         delta_lower_bound=max(pr.estimate.delta_lower_bound for pr in primary),
         failure_probability=config.failure_probability,
         per_test_failure_probability=plan.beta_t,
-        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        verdict=verdict_for(violation=violation, inconclusive_reason=reason),
+        inconclusive_reason=reason,
         num_samples=n_sel + n_cert,
         selection_samples=n_sel,
         certification_samples=n_cert,
@@ -300,7 +318,7 @@ def assemble(
         parameters=tuple(parameters),
         command=command,
         seedable=mechanism.seedable,
-        profile=best_profile(pair_results),
+        profile=best_profile([pr for pr in pair_results if pr.claim == plan.verdict_claim]),
         threat_model=str(getattr(mechanism, "threat_model", "") or ""),
         extra={
             "chunk_size": layout.chunk,

@@ -26,9 +26,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.estimators import Selection, event_spec
+from dpaudit.engine.distinguishers import DIRECT_ASSUMPTION, Objective, Selection, event_spec
 from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.objectives import DIRECT_ASSUMPTION, Objective
 from dpaudit.engine.runner.plan import assumption_of
 from dpaudit.engine.types import EpsilonEstimate
 from dpaudit.mechanisms.base import PrivacyClaim
@@ -121,7 +120,7 @@ def certify_test(
         estimate_event(e, counts[j], n_cert, level, claim, assumption_of(objective, e.distinguisher))
         for j, e in enumerate(events)
     ]
-    values = [float(objective.score(e.p_lower, e.q_upper)) for e in estimates]
+    values = [float(objective.value(e.p_lower, e.q_upper)) for e in estimates]
     best = int(np.argmax(values))
     records = [
         {

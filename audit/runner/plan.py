@@ -21,9 +21,10 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.objectives import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
+from dpaudit.engine.distinguishers import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import CurveKind, Mechanism, PrivacyClaim, applicable_claim, claims_of
+from dpaudit.mechanisms.base import verdict_claim as verdict_claim_of
 from dpaudit.neighbors.base import NeighborPair, is_neighbor
 
 CURVE_PROFILE_DELTAS: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
@@ -179,7 +180,7 @@ def plan_audit(
     """The plan stage: validate, split the budget, list the tests, set β_t (module docstring)."""
     plans = plan_pairs(mechanism, pairs)
     claims = claims_of(mechanism)
-    verdict_claim = applicable_claim(claims, mechanism.claim.relation) or mechanism.claim
+    verdict_claim = verdict_claim_of(mechanism)
     n_sel, n_cert = config.split()
     key_parameters = tuple(parameters)
     if selection_outputs is not None:

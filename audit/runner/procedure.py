@@ -51,11 +51,13 @@ Bonferroni split), *probe* (`probe_layout` → `ChunkLayout`), checkpoint resume
 (`runner_checkpoint`), *select* (`select_events` → `Selected`), *certify* (`certify_counts` →
 `CertifiedCounts`) and *assemble* (`runner_assemble.assemble`: Clopper–Pearson certificates of
 `runner_certificates`, trajectory, white-box reference, claim checks, verdict → `AuditResult`).
-The stages that draw samples (probe, select, certify) live in this module.
+The probe and select stages live in this module, the certify stage (fixed-n, or sequential with
+`AuditConfig.sequential`) in `runner_certify`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import time
@@ -67,27 +69,16 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.checkpoint import Checkpoint
-from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Distinguisher, Selection, choose_events
+from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
-    CertifiedCounts,
     ChunkLayout,
     Selected,
-    chunk_cuts,
-    prefix_counts,
     trajectory_points,
 )
-from dpaudit.engine.runner.checkpoint import (
-    audit_key,
-    open_checkpoint,
-    package_version,
-    record_selections,
-    recorded_chunk,
-    resumed_selections,
-)
+from dpaudit.engine.runner.certify import certify_counts, certify_sequential
 from dpaudit.engine.runner.plan import (
     CURVE_PROFILE_DELTAS,
     AuditInputError,
@@ -100,6 +91,14 @@ from dpaudit.engine.runner.plan import (
     plan_audit,
     plan_pairs,
 )
+from dpaudit.engine.runner.resume import (
+    audit_key,
+    open_checkpoint,
+    package_version,
+    record_selections,
+    resumed_selections,
+)
+from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import (
     Phase,
     Side,
@@ -107,7 +106,6 @@ from dpaudit.engine.sampling import (
     audit_session,
     auto_chunk_size,
     chunk_sizes,
-    count_events_segmented,
     draw,
     run_tasks,
     sample_rows,
@@ -124,6 +122,7 @@ __all__ = [
     "assumption_of",
     "audit_key",
     "certify_counts",
+    "certify_sequential",
     "check_budget",
     "claimed_value",
     "objectives_for",
@@ -306,84 +305,6 @@ def select_events(
     )
 
 
-class _Tally:
-    """The certify stage's running counts (mutable; frozen into `CertifiedCounts`)."""
-
-    def __init__(self, selected: Selected, layout: ChunkLayout) -> None:
-        self.layout = layout
-        self.primary = [selected.starts(i)[1] for i in range(len(selected.selections))]
-        totals = [selected.starts(i)[-1] for i in range(len(selected.selections))]
-        self.counts = [np.zeros((t, 2), dtype=np.int64) for t in totals]
-        self.prefix = [np.zeros((k, 2, len(layout.points)), dtype=np.int64) for k in self.primary]
-
-    def add(self, i: int, s: int, j: int, k: list[int], segments: list[int]) -> None:
-        """Add chunk j of side s of pair i: its event counts and trajectory segments."""
-        self.counts[i][:, s] += np.asarray(k, dtype=np.int64)
-        width = len(segments) // self.primary[i]
-        offset, size = self.layout.offsets[j], self.layout.sizes[j]
-        for e in range(self.primary[i]):
-            seg = segments[e * width : (e + 1) * width]
-            self.prefix[i][e, s] += prefix_counts(self.layout.points, offset, size, seg)
-
-
-def certification_tasks(
-    mechanism: Mechanism,
-    plan: AuditPlan,
-    config: AuditConfig,
-    selected: Selected,
-    tally: _Tally,
-    *,
-    progress: Progress,
-    checkpoint: Checkpoint | None = None,
-) -> list[Task]:
-    """The certification chunks still to draw; recorded ones are added to `tally` instead."""
-    layout, tasks = tally.layout, []
-    for i, (p, sels) in enumerate(zip(plan.pairs, selected.selections, strict=True)):
-        events = [e.event for sel in sels for e in sel.certified]
-        for s in Side:
-            for j, size in enumerate(layout.sizes):
-                cuts = chunk_cuts(layout.points, layout.offsets[j], size)
-                found = recorded_chunk(checkpoint, (i, int(s), j), primary=tally.primary[i], cuts=cuts)
-                if found is not None:
-                    tally.add(i, int(s), j, *found)
-                    progress.advance(size, f"pair {i + 1} certification (resumed)")
-                    continue
-                dataset = (p.pair.dataset, p.pair.neighbor)[s]
-                chunk_key = (i, int(s), int(Phase.CERTIFICATION), j)
-                args = (mechanism, dataset, events, size, config.seed, chunk_key, cuts, tally.primary[i])
-                tasks.append(Task(count_events_segmented, args, size, (i, int(s), j)))
-    return tasks
-
-
-def certify_counts(
-    mechanism: Mechanism,
-    plan: AuditPlan,
-    config: AuditConfig,
-    layout: ChunkLayout,
-    selected: Selected,
-    *,
-    progress: Progress,
-    checkpoint: Checkpoint | None = None,
-) -> CertifiedCounts:
-    """The certify stage: stream the fresh certification split (seed-key phase CERTIFICATION)
-    through the selected events, chunk by chunk, keeping counts only (and recording them)."""
-    tally = _Tally(selected, layout)
-    tasks = certification_tasks(
-        mechanism, plan, config, selected, tally, progress=progress, checkpoint=checkpoint
-    )
-
-    def done(task: Task, result: tuple[list[int], list[int]]) -> None:
-        i, s, j = task.tag
-        k, segments = result
-        tally.add(i, s, j, k, segments)
-        if checkpoint is not None:
-            checkpoint.record_chunk(i, s, j, k, segments)
-        progress.advance(task.size, f"pair {i + 1} certification")
-
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    return CertifiedCounts(counts=tuple(tally.counts), prefix=tuple(tally.prefix))
-
-
 def run_audit(
     mechanism: Mechanism,
     pairs: Sequence[NeighborPair],
@@ -446,6 +367,9 @@ def _run_audit(
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     layout = probe_layout(mechanism, plan, config)
+    seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
+    if seq is not None:
+        layout = seq.layout
     checkpoint = open_checkpoint(
         mechanism, plan, config, chunk=layout.chunk, path=checkpoint_path, resume=resume
     )
@@ -461,15 +385,22 @@ def _run_audit(
             checkpoint=checkpoint,
             given=selection_outputs,
         )
-        counts = certify_counts(
-            mechanism, plan, config, layout, selected, progress=progress, checkpoint=checkpoint
-        )
+        if seq is None:
+            counts = certify_counts(
+                mechanism, plan, config, layout, selected, progress=progress, checkpoint=checkpoint
+            )
+        else:
+            counts, stop = certify_sequential(
+                mechanism, plan, config, seq, selected, progress=progress, checkpoint=checkpoint
+            )
+            layout, counts = trimmed(seq, counts, stop)
+            plan = at_look(plan, seq.schedule, stop.look)
     finally:
         progress.close()
         if checkpoint is not None:
             checkpoint.close()
     note = (checkpoint.note,) if checkpoint is not None and checkpoint.note else ()
-    return assemble(
+    result = assemble(
         mechanism,
         plan,
         config,
@@ -481,3 +412,6 @@ def _run_audit(
         command=command,
         notes=note,
     )
+    if seq is None:
+        return result
+    return dataclasses.replace(result, extra={**result.extra, "sequential": stop.record()})

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from dpaudit.engine.search.sampling import Entry
+from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.mechanisms.base import PrivacyClaim, applicable_claim
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.generators import (

@@ -21,8 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.search.pilot import VERDICT_TIE, Pilot, SearchSetup, beats, ranked
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.result import Candidate, SearchBudgetError, SearchResult, weakened_warning
-from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import NeighborPair, Relation
 

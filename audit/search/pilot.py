@@ -5,7 +5,7 @@ run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples ev
 `s₀` times per side, `score_registered` tops the caller's pairs up to the registered route's
 selection size and names the registered champion and its contenders, `halve` runs successive
 halving over the best other candidates, and `challenge` tops up the finalists that would
-displace the champion. Every draw is at pilot seeds (`audit.search_sampling`), so whatever the
+displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
 pilot chooses is independent of the certification samples and the runner's bound
 P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
 nothing."""
@@ -20,9 +20,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from dpaudit.engine.search.candidates import Proposer
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.ranking import Ranker
 from dpaudit.engine.search.result import SearchBudgetError
-from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.engine.search.sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
 from dpaudit.engine.types import AuditConfig
 from dpaudit.neighbors.base import NeighborPair, Relation

@@ -3,7 +3,7 @@
 `search_and_certify` is an orchestrator over stages with typed (frozen) inputs and outputs:
 `prepare` (arguments, claims, `search_pilot.plan_pilot`'s budget split) → `search_pilot.run_pilot`
 (`screen`, `score_registered`, `halve`, `challenge`; candidates from `search_candidates`, draws
-from `search_sampling`, scores from `search_score`) → `search_certify.choose` → `certify` →
+from `pilot_samples`, scores from `search_score`) → `search_certify.choose` → `certify` →
 `assemble` (a `search_result.SearchResult`). It relies on two facts, argued below: pairs and
 events are chosen on pilot samples never used to certify them, and the failure probability is
 split across everything certified (Bonferroni), so all certified bounds hold together w.p. ≥ 1 − β.
@@ -168,9 +168,7 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Distinguisher, HistogramDistinguisher, ThresholdDistinguisher
-from dpaudit.engine.float_events import FloatDistinguisher
+from dpaudit.engine.distinguishers import Distinguisher, default_distinguishers, pilot_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner import probe_chunk, run_audit
 from dpaudit.engine.search.candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
@@ -194,6 +192,7 @@ from dpaudit.engine.search.pilot import (
     plan_pilot,
     run_pilot,
 )
+from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import (
     PILOT_FAILURE_PROBABILITY,
     PILOT_SELECTION_PESSIMISM,
@@ -207,11 +206,9 @@ from dpaudit.engine.search.result import (
     SearchUnsupportedError,
     weakened_warning,
 )
-from dpaudit.engine.search.sampling import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.sweeps import SWEEP_SHARE
-from dpaudit.engine.statistic_events import StatisticDistinguisher
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, applicable_claim, claims_of
+from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, claims_of, verdict_claim
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
@@ -421,7 +418,7 @@ def prepare(
 
 
 def _verdict_claim(mechanism: Mechanism) -> PrivacyClaim:
-    return applicable_claim(claims_of(mechanism), mechanism.claim.relation) or mechanism.claim
+    return verdict_claim(mechanism)
 
 
 def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:
@@ -481,9 +478,6 @@ def _check_arguments(
 def _pilot_distinguishers(
     distinguishers: Sequence[Distinguisher], pilot: Sequence[Distinguisher] | None
 ) -> Sequence[Distinguisher]:
-    """`pilot`, by default those of `distinguishers` that need no fitting (histogram, thresholds)."""
-    if pilot is not None:
-        return pilot
-    no_fit = HistogramDistinguisher | ThresholdDistinguisher | FloatDistinguisher | StatisticDistinguisher
-    cheap = [d for d in distinguishers if isinstance(d, no_fit)]
-    return cheap or list(distinguishers)
+    """`pilot`, by default those of `distinguishers` whose registered cost class is cheap (no
+    fitting: `distinguishers.pilot_distinguishers`)."""
+    return pilot if pilot is not None else pilot_distinguishers(distinguishers)

@@ -21,9 +21,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from dpaudit.engine.estimators import Distinguisher
-from dpaudit.engine.output_width import for_outputs
-from dpaudit.engine.search.sampling import Entry
+from dpaudit.engine.distinguishers import Distinguisher, for_outputs
+from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.engine.types import EpsilonEstimate
 
 PILOT_FAILURE_PROBABILITY = 0.5

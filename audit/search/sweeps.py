@@ -37,8 +37,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.search.candidates import Proposer
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.ranking import Ranker
-from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.neighbors.base import NeighborPair
 
 SWEEP_SHARE = 1 / 16

@@ -7,7 +7,10 @@ order, in a fresh environment that already has dpaudit's dependencies), `NUM_SAM
 `ARGS` (extra `dpaudit run` arguments), `NOTE`, and `mechanism()`, which returns a dpaudit
 Mechanism built only through the generic adapters (`from_estimator`, `from_callable`,
 `from_synthesizer`, `from_release`): no pair or statistic written for the bug, except where the row
-*is* the user's neighbour relation (the "labels fixed" rows).
+*is* the user's neighbour relation (the "labels fixed" rows), which then says so in `PAIRS`
+("hand-written: …"; absent means blind). The table labels those rows and counts them apart, and
+`tests/benchmarks/test_known_bugs_rows.py` fails when a row reaches a pair or statistic constructor
+(`NeighborPair`, `MixtureLLR`, through any import path or helper module) without declaring it.
 The constants are literals: `known_bugs.py` reads them with `ast` without importing the row, so it
 runs from a fresh clone before any dependency is installed.
 """

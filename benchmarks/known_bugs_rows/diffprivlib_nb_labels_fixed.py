@@ -15,6 +15,7 @@ VERSIONS = {"0.6.6": "violation"}
 REQUIREMENTS = {"0.6.6": ["diffprivlib==0.6.6", "scikit-learn<1.8"]}
 NUM_SAMPLES = 4000
 ARGS = ["--pairs", "registered"]
+PAIRS = "hand-written: the user's neighbour relation (every class on both sides)"
 NOTE = (
     "every class on both sides; still a violation under add/remove: class_count_ sums to exactly n "
     "(_noisy_class_counts forces the total), so the dataset size is published without noise"

@@ -36,7 +36,8 @@ class ClaimText:
     gdp: float | None = None
     relation: Relation = Relation.ADD_REMOVE_ONE
     kind: ClaimKind = ClaimKind.PROVED
-    """PROVED (a violation when exceeded) or STATED (a finding when exceeded), as `--claim-kind`."""
+    """PROVED or STATED, as `--claim-kind`: either is a violation when exceeded (a lone claim
+    decides, `mechanisms.base.decides_verdict`); a STATED one is reported as a stated claim."""
 
     def given(self) -> int:
         """How many claims the text states (more than one is an error)."""

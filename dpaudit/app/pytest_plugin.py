@@ -13,15 +13,18 @@ or, equivalently, through the fixture (installed with the package as the pytest1
     def test_private(dpaudit_audit):
         result = dpaudit_audit("laplace_sum", num_samples=50_000)
 
-`assert_no_violation` runs `audit.runner.run_audit` on the mechanism's registered worst-case
-pairs (or boundary templates from its domain, as `dpaudit run` does; or the `pairs` given) and
-returns the `AuditResult`. If the certified lower bound exceeds the proved claim on any pair it
+`assert_no_violation` runs the route of `dpaudit run` (`app.route.certify`, its budget guard
+included) on the mechanism's registered worst-case pairs (or boundary templates from its domain,
+as `dpaudit run --pairs registered|templates` does; or the `pairs` given) and returns the
+`AuditResult`. If the certified lower bound exceeds the proved claim on any pair it
 raises `AssertionError` naming each violating pair (description, relation), the claim it breaks
 (ε, δ, reference, proved/stated), the certified bounds (ε lower bound, δ lower bound at the
 claimed ε, confidence, samples per side) and the command that reproduces the audit. As for the
 CLI, a bound below the claim is only "no violation found at this power": when the budget cannot
 refute the claim at all (claimed ε above what the samples can certify), a `DPAuditPowerWarning`
-is emitted so a vacuous gate does not pass silently.
+is emitted, and when the verdict is "inconclusive" (no power, or no event certifying any loss)
+the test is skipped with the reason (`InconclusiveAudit`, a `pytest.skip` outcome), so a vacuous
+gate never passes silently.
 
 `mechanism` may be a `Mechanism` (e.g. built with `mechanisms.base.from_callable`), a registered
 name (`"laplace_sum"`, parameters through `params={"epsilon": 0.5}`), or `"package.module:attr"`.
@@ -57,6 +60,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import pytest
+from _pytest.outcomes import Skipped  # `pytest.skip.Exception`, importable for a subclass
 
 if TYPE_CHECKING:
     from dpaudit.engine.types import AuditResult, PairResult
@@ -78,6 +82,15 @@ class PrivacyViolationError(AssertionError):
 
     def __init__(self, message: str, result: AuditResult) -> None:
         super().__init__(message)
+        self.result = result
+
+
+class InconclusiveAudit(Skipped):
+    """The audit could not judge the claim (verdict "inconclusive": no power or no evidence): the
+    test is skipped with the reason, neither passed nor failed; `result` is the `AuditResult`."""
+
+    def __init__(self, message: str, result: AuditResult) -> None:
+        super().__init__(msg=message)
         self.result = result
 
 
@@ -126,10 +139,11 @@ def _resolve(
         return mech, entry.default_num_samples if entry else DEFAULT_NUM_SAMPLES, words
     if params:
         raise TypeError("params= applies to a mechanism given by name; build the object with them instead")
-    entry = entries().get(mechanism.name)
+    name = mechanism.name
+    entry = entries().get(name)
     if entry is None or not isinstance(entry.factory, type) or not isinstance(mechanism, entry.factory):
         return mechanism, DEFAULT_NUM_SAMPLES, None
-    words = [mechanism.name]
+    words = [name]
     if dataclasses.is_dataclass(mechanism):
         for f in dataclasses.fields(mechanism):
             if not f.init or f.name == "name" or f.default is dataclasses.MISSING:
@@ -141,8 +155,10 @@ def _resolve(
 
 
 def _pair_text(pr: PairResult) -> str:
+    from dpaudit.reports.words import witness_words
+
     e = pr.estimate
-    witness = " (infinite witness: the event never occurred on the other side)" if e.infinite_witness else ""
+    witness = f" ({witness_words(e)})" if e.infinite_witness else ""
     return (
         f"  pair {pr.index + 1}: {pr.description!r} ({pr.relation.value})\n"
         f"    breaks claim {_claim_text(pr.claim)}\n"
@@ -199,8 +215,7 @@ def assert_no_violation(
     `result.epsilon_lower_bound` against the claim to see how tight the audit was).
     """
     __tracebackhide__ = True  # the failure points at the caller's test, not at the plugin
-    from dpaudit.app.cli import pairs_for
-    from dpaudit.engine.runner import run_audit
+    from dpaudit.app.route import Route, certify
     from dpaudit.engine.types import AuditConfig
 
     mech, default_n, words = _resolve(mechanism, params)
@@ -210,21 +225,30 @@ def assert_no_violation(
     config = AuditConfig(
         num_samples=n, seed=seed, failure_probability=failure_probability, jobs=jobs, backend=backend
     )
-    audited = list(pairs) if pairs is not None else pairs_for(mech)
-    command = None
+    route = Route(mode="registered") if pairs is None else Route(mode="explicit", pairs=tuple(pairs))
+    base = ""
     if words is not None and pairs is None:
-        command = shlex.join(
+        base = shlex.join(
             [
                 *("dpaudit", "run", *words),
                 *("--num-samples", str(n), "--seed", str(seed)),
-                *("--failure-probability", f"{failure_probability:g}"),
+                *("--failure-probability", repr(float(failure_probability))),
             ]
         )
-    result = run_audit(mech, audited, config, command=command or "", show_progress=False)
+    # the one route of `run`, `audit()` and the gate; it appends the `--pairs` it audited
+    result = certify(mech, config, route, command=base, show_progress=False).result
+    command = result.command if base else None
+    if not base:
+        result = dataclasses.replace(result, command="")
     for w in result.warnings:
         warnings.warn(f"dpaudit: {result.mechanism}: {w}", DPAuditPowerWarning, stacklevel=2)
     if result.violation:
         raise PrivacyViolationError(violation_message(result, command), result)
+    if result.inconclusive:
+        reproduce = f"; reproduce: {command}" if command else ""
+        raise InconclusiveAudit(
+            f"dpaudit: {result.mechanism}: inconclusive: {result.inconclusive_reason}{reproduce}", result
+        )
     return result
 
 
@@ -325,7 +349,7 @@ def dpaudit_audit(request: pytest.FixtureRequest) -> Callable[..., AuditResult]:
         __tracebackhide__ = True
         try:
             result = assert_no_violation(mechanism, **kwargs)
-        except PrivacyViolationError as exc:
+        except (PrivacyViolationError, InconclusiveAudit) as exc:
             record(exc.result)
             raise
         record(result)

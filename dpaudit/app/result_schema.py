@@ -100,6 +100,12 @@ SHAPE: dict[str, dict[str, Any]] = {
             "schema_version": {"type": "integer", "minimum": 1, "maximum": SCHEMA_VERSION},
             "parameters": {"type": "object", "additionalProperties": {"type": "string"}},
             "extra": {"type": "object"},
+            "inconclusive_reason": {
+                "anyOf": [{"type": "string"}, {"type": "null"}],
+                "description": 'Why the verdict is "inconclusive" (no power: the claim is at or above '
+                "the most this design and budget could certify; or no evidence: no event certified "
+                "any loss and the bound is below 10% of the claim). Written only then (schema 3).",
+            },
         },
     },
 }

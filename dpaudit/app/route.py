@@ -1,12 +1,17 @@
-"""Which pairs an audit certifies, and the call that certifies them: the route shared by
-`dpaudit run`, `dpaudit.audit()` and the gate.
+"""Which pairs an audit certifies, and the call that certifies them: the one route shared by
+`dpaudit run`, `dpaudit.audit()`, the gate and the pytest plugin (issue 43, item 3).
 
 `pairs_for` is a mechanism's registered worst-case pairs, else boundary templates for its
 claims. `certify` runs a `Route`: the default pair search (the registered pairs in its pool) with
 a fallback to the registered pairs when the budget or domain cannot support a search, the
-registered pairs alone, or explicit pairs. The whole route runs in one audit session, so the
-timeout and the output-shape check cover all of it. Every certificate is the engine's (the proof
-is in ARCHITECTURE.md); this module only chooses which procedure runs.
+registered pairs alone, the boundary templates alone, or explicit pairs, and returns the result
+with the pairs it certified (`Certified`: the gate's baseline re-counts those). The whole route
+runs in one audit session, so the timeout and the output-shape check cover all of it, and the
+budget guard (`check_budget`) covers every entry point. The `command` a result carries names
+the pairs the route actually audited (`--pairs registered` only for a mechanism that registers
+pairs, `--pairs templates` for boundary templates), so it reproduces the result. Every
+certificate is the engine's (the proof is in ARCHITECTURE.md); this module only chooses which
+procedure runs.
 """
 
 from __future__ import annotations
@@ -30,9 +35,12 @@ FALLBACK = "the default pair search is unavailable"
 @dataclasses.dataclass(frozen=True)
 class Route:
     """Which pairs an audit certifies: `mode` "all" (search, registered pairs in the pool),
-    "search" (search only), "registered" (the registered pairs), or explicit `pairs`."""
+    "search" (search only), "registered" (the registered pairs), "templates" (boundary
+    templates), or explicit `pairs`."""
 
     mode: str
+    """"all", "search", "registered", "templates" (the boundary templates of the claims'
+    relations, registered pairs or not) or "explicit"."""
     pairs: tuple[NeighborPair, ...] = ()
     explicit: bool = False
     """The mode was asked for (an impossible search is then an error, not a fallback)."""
@@ -57,13 +65,35 @@ def pairs_for(mechanism: Mechanism) -> list[NeighborPair]:
     audited on pairs of another: that is an input error, never a silent audit."""
     registered = getattr(mechanism, "neighbor_pairs", None)
     pairs: list[NeighborPair] = list(registered()) if callable(registered) else []
-    if not pairs:
-        relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
-        gen = BoundaryPairs()
-        pairs = [p for rel in relations for p in gen.pairs(mechanism.domain, rel)]
+    return _checked(mechanism, pairs) if pairs else template_pairs(mechanism)
+
+
+def template_pairs(mechanism: Mechanism) -> list[NeighborPair]:
+    """The boundary templates (`neighbors.generators.BoundaryPairs`) of the mechanism's domain for
+    every relation its claims name (what `pairs_for` audits for a mechanism without pairs)."""
+    relations = dict.fromkeys(c.relation for c in claims_of(mechanism))
+    gen = BoundaryPairs()
+    return _checked(mechanism, [p for rel in relations for p in gen.pairs(mechanism.domain, rel)])
+
+
+def _checked(mechanism: Mechanism, pairs: list[NeighborPair]) -> list[NeighborPair]:
     for rel in dict.fromkeys(p.relation for p in pairs):
         check_amplification(mechanism.domain, rel)
     return pairs
+
+
+def registered_flag(mechanism: Mechanism) -> str:
+    """The `--pairs` value that reproduces an audit of `pairs_for(mechanism)`."""
+    return "registered" if has_registered_pairs(mechanism) else "templates"
+
+
+@dataclasses.dataclass(frozen=True)
+class Certified:
+    """What the route certified: the result and the pairs behind it (the registered pairs, the
+    templates, the explicit pairs, or the search's certified pairs)."""
+
+    result: AuditResult
+    pairs: tuple[NeighborPair, ...]
 
 
 def certify(
@@ -75,8 +105,10 @@ def certify(
     command: str = "",
     checkpoint_path: Path | None = None,
     resume: bool = False,
-) -> AuditResult:
-    """Run `route` on `mechanism`: the search (with a registered fallback) or `run_audit`.
+    show_progress: bool | None = None,
+) -> Certified:
+    """Run `route` on `mechanism`: the search (with a registered fallback) or `run_audit`, and
+    return the result with the pairs it certified.
     A search the budget or domain cannot support falls back to the registered pairs with a
     note in the result's warnings, unless the route was asked for explicitly (then it raises).
     The whole route runs in one `audit_session`: `config.timeout` bounds all of it, and every
@@ -86,7 +118,8 @@ def certify(
     with audit_session(mechanism.name, timeout=config.timeout):
         if route.mode != "explicit" and 2 * config.num_samples >= CHECKED_FROM:
             check_budget(mechanism, pairs_for(mechanism)[0].dataset, config, pairs=1)
-        return _certify(mechanism, config, route, parameters, command, checkpoint_path, resume)
+        saved = Saved(checkpoint_path=checkpoint_path, resume=resume, show_progress=show_progress)
+        return _certify(mechanism, config, route, parameters, command, saved)
 
 
 def _certify(
@@ -95,12 +128,13 @@ def _certify(
     route: Route,
     parameters: tuple[tuple[str, str], ...],
     command: str,
-    checkpoint_path: Path | None,
-    resume: bool,
-) -> AuditResult:
-    saved = Saved(checkpoint_path=checkpoint_path, resume=resume)
+    saved: Saved,
+) -> Certified:
     if route.mode == "explicit":
         return _run(mechanism, list(route.pairs), config, parameters, command, saved)
+    if route.mode == "templates":
+        pairs = template_pairs(mechanism)
+        return _run(mechanism, pairs, config, parameters, f"{command} --pairs templates", saved)
     note = ""
     if route.mode != "registered":
         try:
@@ -108,13 +142,15 @@ def _certify(
         except (SearchBudgetError, SearchUnsupportedError) as exc:
             if route.explicit:
                 raise
-            listed = getattr(mechanism, "neighbor_pairs", None)
-            registered = callable(listed) and len(listed()) > 0
-            which = "registered pairs" if registered else "boundary template pairs"
+            which = "registered pairs" if has_registered_pairs(mechanism) else "boundary template pairs"
             note = f"note: audited on the {which} ({FALLBACK}: {exc})"
-    pairs = pairs_for(mechanism)
-    result = _run(mechanism, pairs, config, parameters, f"{command} --pairs registered", saved)
-    return dataclasses.replace(result, warnings=(*result.warnings, note)) if note else result
+    flag = registered_flag(mechanism)
+    done = _run(mechanism, pairs_for(mechanism), config, parameters, f"{command} --pairs {flag}", saved)
+    if not note:
+        return done
+    return dataclasses.replace(
+        done, result=dataclasses.replace(done.result, warnings=(*done.result.warnings, note))
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -123,6 +159,8 @@ class Saved:
 
     checkpoint_path: Path | None = None
     resume: bool = False
+    show_progress: bool | None = None
+    """None: the progress line when stderr is a terminal (`engine.progress`); False: none."""
 
 
 def _run(
@@ -132,8 +170,8 @@ def _run(
     parameters: tuple[tuple[str, str], ...],
     command: str,
     saved: Saved,
-) -> AuditResult:
-    return run_audit(
+) -> Certified:
+    result = run_audit(
         mechanism,
         pairs,
         config,
@@ -141,7 +179,9 @@ def _run(
         command=command,
         checkpoint_path=saved.checkpoint_path,
         resume=saved.resume,
+        show_progress=saved.show_progress,
     )
+    return Certified(result=result, pairs=tuple(pairs))
 
 
 def _search(
@@ -151,7 +191,7 @@ def _search(
     parameters: tuple[tuple[str, str], ...],
     command: str,
     saved: Saved,
-) -> AuditResult:
+) -> Certified:
     if getattr(mechanism, "domain", None) is None:
         raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
     own = has_registered_pairs(mechanism)
@@ -163,6 +203,7 @@ def _search(
         command=f"{command} --pairs {route.mode}",
         checkpoint_path=saved.checkpoint_path,
         resume=saved.resume,
+        show_progress=saved.show_progress,
         pilot_fraction=route.pilot_fraction,
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
         sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
@@ -177,4 +218,4 @@ def _search(
         # a blind mechanism's boundary templates stand in for registered pairs only where the full
         # plan fits; below it the default route races blind, as `--pairs search` does
         found = search(registered=())
-    return found.certified
+    return Certified(result=found.certified, pairs=tuple(found.certified_pairs))

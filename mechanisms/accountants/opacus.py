@@ -21,7 +21,7 @@ import functools
 import importlib.util
 
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
-from dpaudit.mechanisms.libraries.common import major_minor, version_of
+from dpaudit.mechanisms.versions import major_minor, version_of
 from dpaudit.neighbors.base import Relation
 
 EXTRA = "opacus"

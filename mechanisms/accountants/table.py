@@ -9,8 +9,8 @@ or a curve not in it, is computed live, so the claim is always the installed acc
 `tests/mechanisms/test_dpsgd_accountant_table.py` recomputes every entry and checks that every
 registered preset's curves are in the table. After changing a preset, rebuild:
 
-    python -m dpaudit.mechanisms.accountants.build --write
-    python -m dpaudit.mechanisms.accountants.build --check   # exit 1 on a difference
+    python -m dpaudit.mechanisms.dpsgd.accountant_table --write
+    python -m dpaudit.mechanisms.dpsgd.accountant_table --check   # exit 1 on a difference
 """
 
 from __future__ import annotations

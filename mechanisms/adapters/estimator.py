@@ -19,6 +19,14 @@ type (scikit-learn's "needs samples of at least 2 classes" on one-class data) is
 own (`mechanisms/outcomes.py`: fixed-width rows, so the width witness is then read from the `size`
 column instead); otherwise a raise is the mechanism failing (exit 2).
 
+Continuous regression targets. `target=(low, high)` declares y continuous over [low, high]
+instead of a finite label set: the search's domain gets y as one more feature (the last column
+of each record, in the box like any feature: corners, space-filling points, local moves), and
+each release splits it off (`fit(X[:, :-1], X[:, -1])`). A record is still one row (x, y), so
+a neighbour pair of the search's datasets is a neighbour pair of the (X, y) tables the estimator
+is fitted on: the split is a fixed row-wise map, and nothing about the certificate changes.
+Registered `pairs` are given as (X, y) datasets and joined the same way.
+
 A fit per release is unavoidable (the library draws its noise inside `fit`); the per-release
 Python overhead is one `make`, one `fit` and one concatenation, and `chunk_size` / `n_jobs` run
 chunks on joblib workers exactly as `from_callable` does (results independent of `n_jobs`).
@@ -26,6 +34,7 @@ chunks on joblib workers exactly as `from_callable` does (results independent of
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -35,7 +44,7 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.base import CallableMechanism, PrivacyClaim, from_callable
 from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 __all__ = ["EstimatorRelease", "from_estimator"]
 
@@ -47,10 +56,17 @@ class EstimatorRelease:
     make: Callable[[np.random.Generator], Any]
     output: tuple[str, ...]
     probe: NDArray[np.float64] | None = None
+    target: bool = False
+    """The last feature is a continuous target y (`from_estimator(target=...)`)."""
 
     def __call__(self, dataset: Dataset, rng: np.random.Generator) -> NDArray[np.float64]:
         estimator = self.make(rng)
-        fitted = estimator.fit(dataset.X) if dataset.y is None else estimator.fit(dataset.X, dataset.y)
+        if self.target:
+            fitted = estimator.fit(dataset.X[:, :-1], dataset.X[:, -1])
+        elif dataset.y is None:
+            fitted = estimator.fit(dataset.X)
+        else:
+            fitted = estimator.fit(dataset.X, dataset.y)
         fitted = estimator if fitted is None else fitted
         parts = [np.asarray(self._read(fitted, name), dtype=np.float64).ravel() for name in self.output]
         return np.concatenate(parts) if parts else np.empty(0)
@@ -79,18 +95,24 @@ def from_estimator(
     chunk_size: int | None = None,
     n_jobs: int = 1,
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
+    no_answer: bool = False,
+    target: tuple[float, float] | None = None,
 ) -> CallableMechanism:
     """A `Mechanism` whose release is `make(rng).fit(X, y)`'s `output` attributes (or methods on
     `probe`). `claim` is the ε the user built the estimator with under the relation the library
     documents (`ClaimKind.STATED` where it documents none); `exceptions` are raises that are
-    outputs, not failures."""
+    outputs, not failures; `no_answer=True` makes a fit whose published values hold a NaN (a
+    diverged solver) an outcome of its own too. `target=(low, high)` declares a continuous
+    regression target over [low, high] (module docstring); `domain` then describes X only."""
     names = (output,) if isinstance(output, str) else tuple(output)
     if not names:
         raise ValueError("output names no attribute")
     points = None if probe is None else np.atleast_2d(np.asarray(probe, dtype=np.float64))
     outs = ", ".join(names) + (" on the probe points" if points is not None else "")
+    if target is not None:
+        domain, pairs = with_target(domain, target), tuple(_joined(p) for p in pairs)
     return from_callable(
-        EstimatorRelease(make, names, points),
+        EstimatorRelease(make, names, points, target is not None),
         name=name,
         claim=claim,
         domain=domain,
@@ -101,5 +123,38 @@ def from_estimator(
         n_jobs=n_jobs,
         exceptions=exceptions,
         payload_width=payload_width,
+        no_answer=no_answer,
         threat_model=f"the fitted estimator's {outs}",
     )
+
+
+def with_target(domain: Domain, target: tuple[float, float]) -> Domain:
+    """`domain` (of X) with a continuous target over [low, high] as one more, last, feature."""
+    low, high = (float(v) for v in target)
+    if domain.labels is not None or domain.records is not None:
+        raise ValueError("a continuous target replaces labels: give a box domain of X without labels")
+    if not low < high:
+        raise ValueError(f"target must be (low, high) with low < high, got {target}")
+    lo, hi = domain.bounds()
+    return dataclasses.replace(
+        domain,
+        num_features=domain.num_features + 1,
+        feature_low=(*(float(v) for v in lo), low),
+        feature_high=(*(float(v) for v in hi), high),
+    )
+
+
+def _joined(pair: NeighborPair) -> NeighborPair:
+    """A registered (X, y) pair with y joined to X as the last feature."""
+
+    if pair.relation is Relation.RELABEL_ONE:
+        raise ValueError(
+            f"pair {pair.description!r}: with a continuous target y is a feature; register it as replace_one"
+        )
+
+    def join(ds: Dataset) -> Dataset:
+        if ds.y is None:
+            raise ValueError(f"pair {pair.description!r}: a continuous target needs y on both datasets")
+        return Dataset(np.column_stack([ds.X, ds.y]))
+
+    return dataclasses.replace(pair, dataset=join(pair.dataset), neighbor=join(pair.neighbor))

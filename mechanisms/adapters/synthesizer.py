@@ -42,6 +42,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.base import CallableMechanism, MechanismError, PrivacyClaim, from_callable
+from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH
 from dpaudit.neighbors.base import Dataset, NeighborPair
 from dpaudit.neighbors.tabular import CategoricalColumn, Column, NumericColumn, TabularSpace
 
@@ -171,8 +172,10 @@ class TableRelease:
     space: TabularSpace
     table: str = "auto"
 
-    def __call__(self, dataset: Dataset, rng: np.random.Generator) -> F64:
+    def __call__(self, dataset: Dataset, rng: np.random.Generator) -> F64 | None:
         out = self.release(make_table(self.space.decode(dataset), self.table), rng)
+        if out is None:  # no answer: an outcome when declared (`no_answer=True`), else a failure
+            return None
         try:
             return np.asarray(out, dtype=float).ravel()
         except (TypeError, ValueError) as exc:
@@ -194,13 +197,18 @@ def from_synthesizer(
     seedable: bool = True,
     pairs: Sequence[NeighborPair] = (),
     table: str = "auto",
+    exceptions: Sequence[type[BaseException]] = (),
+    no_answer: bool = False,
+    payload_width: int = DEFAULT_PAYLOAD_WIDTH,
 ) -> CallableMechanism:
     """A synthesizer as a `Mechanism` over the tables of `columns` (see the module docstring).
 
     `make(rng)` returns an unfitted synthesizer (pass the library a seed drawn from `rng`; say
     `seedable=False` when it reads a global source); `rows` synthetic rows are sampled per
     release; `features` chooses among `FEATURES`. The blind search builds tables in the space's
-    domain; `pairs` (e.g. `neighbors.tabular.tabular_pairs`) are registered if given."""
+    domain; `pairs` (e.g. `neighbors.tabular.tabular_pairs`) are registered if given.
+    `exceptions` (raises of these types in `make`, `fit` or `sample`) and `no_answer` (a feature
+    vector with a NaN) are outcomes of their own, as in `from_callable` (`mechanisms/outcomes.py`)."""
     unknown = set(features) - set(FEATURES)
     if unknown or rows < 1:
         raise ValueError(f"features must be among {FEATURES} and rows ≥ 1 (got {sorted(unknown)}, {rows})")
@@ -215,6 +223,7 @@ def from_synthesizer(
         max_size=max_size,
         seedable=seedable,
         pairs=pairs,
+        outcomes=(tuple(exceptions), no_answer, payload_width),
     )
 
 
@@ -230,9 +239,13 @@ def from_release(
     seedable: bool = True,
     pairs: Sequence[NeighborPair] = (),
     table: str = "auto",
+    exceptions: Sequence[type[BaseException]] = (),
+    no_answer: bool = False,
+    payload_width: int = DEFAULT_PAYLOAD_WIDTH,
 ) -> CallableMechanism:
     """`release(table, rng) -> numbers` (a DP statistic of the table) as a `Mechanism` over the
-    tables of `columns`; the output is the release flattened."""
+    tables of `columns`; the output is the release flattened. `exceptions` and `no_answer` (a
+    release of None or with a NaN) make those outcomes of their own, as in `from_callable`."""
     space = _space(columns, label)
     fn = TableRelease(release, space, table)
     return _mechanism(
@@ -244,11 +257,12 @@ def from_release(
         max_size=max_size,
         seedable=seedable,
         pairs=pairs,
+        outcomes=(tuple(exceptions), no_answer, payload_width),
     )
 
 
 def _mechanism(
-    fn: Callable[[Dataset, np.random.Generator], F64],
+    fn: Callable[[Dataset, np.random.Generator], F64 | None],
     space: TabularSpace,
     *,
     claim: PrivacyClaim,
@@ -257,7 +271,9 @@ def _mechanism(
     max_size: int | None,
     seedable: bool,
     pairs: Sequence[NeighborPair],
+    outcomes: tuple[tuple[type[BaseException], ...], bool, int],
 ) -> CallableMechanism:
+    exceptions, no_answer, width = outcomes
     return from_callable(
         fn,
         name=name,
@@ -266,4 +282,7 @@ def _mechanism(
         seedable=seedable,
         pairs=tuple(pairs),
         threat_model="the synthetic table (or the release) only",
+        exceptions=exceptions,
+        no_answer=no_answer,
+        payload_width=width,
     )

@@ -65,7 +65,7 @@ from dpaudit.mechanisms.agnostic._common import (
 )
 from dpaudit.mechanisms.agnostic.pair_search import near_tie_pair
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 
@@ -130,7 +130,7 @@ def resampling_domain(d: int, n: int, m: int) -> Domain:
 
 # =========================================================================== RelabelAndLearn
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RelabelAndLearn:
+class RelabelAndLearn(ClaimFromClaims):
     """Lemma 5.3: 𝒜(A_Relabel(D, T)) with 𝒜 = EM learner on the whole relabelled S."""
 
     d: int = 16
@@ -156,7 +156,7 @@ class RelabelAndLearn:
         return self.size_d + self.size_t
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return relabel_learn_claim(
             self.epsilon_learner,
             reference=f"{PAPER_000}, Lemma 5.3 (explicit: ε_A + 1 + 2 ln 2, δ = 4e·δ_A)",
@@ -165,7 +165,7 @@ class RelabelAndLearn:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:
@@ -291,7 +291,7 @@ def abms_pairs(d: int, size_d: int, size_t: int) -> tuple[NeighborPair, ...]:
 
 # =========================================================================== PrivateAgnostic
 @dataclass(frozen=True, slots=True, kw_only=True)
-class PrivateAgnosticABMS:
+class PrivateAgnosticABMS(ClaimFromClaims):
     """Thm 6.1 (Alon, Beimel, Moran & Stemmer, Alg. 4): A_Relabel(D, T), then 𝒜 on Q = |D|/9 draws
     with replacement from D̃.
 
@@ -335,7 +335,7 @@ class PrivateAgnosticABMS:
         return 2 * self.size_d
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return relabel_learn_claim(
             self.epsilon_learner,
             reference=f"{PAPER_000}, Thm 6.1 via Lemma 5.3 and Lemma 3.12 (explicit constants)",
@@ -344,7 +344,7 @@ class PrivateAgnosticABMS:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:
@@ -399,7 +399,7 @@ class PrivateAgnosticABMS:
 
 # =========================================================================== ClosureLearn
 @dataclass(frozen=True, slots=True, kw_only=True)
-class ClosureLearn:
+class ClosureLearn(ClaimFromClaims):
     """Thm 7.1 (Alon, Beimel, Moran & Stemmer, Alg. 5), with k = 2, G = AND, H_1 = up-thresholds and
     H_2 = down-thresholds, so the learned class is the intervals.
 
@@ -437,7 +437,7 @@ class ClosureLearn:
         return 2 * self.size_part
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return relabel_learn_claim(
             self.epsilon_learner,
             reference=f"{PAPER_000}, Thm 7.1 / Lemma 7.2 (each step Lemma 5.3 + 3.12; disjoint S_i)",
@@ -446,7 +446,7 @@ class ClosureLearn:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:

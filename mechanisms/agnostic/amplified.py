@@ -146,7 +146,7 @@ class AgnosticLearnerAmplified(AgnosticLearner):
         return math.log1p(self.rate() * math.expm1(self.inner_claim_epsilon()))
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         k = self.subset_size(self.inner_size)
         return PrivacyClaim(
             epsilon=self.amplified_epsilon(),
@@ -189,7 +189,7 @@ class AgnosticLearnerAmplified(AgnosticLearner):
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim, self.stated_claim)
+        return (self.headline_claim, self.stated_claim)
 
     @property
     def domain(self) -> Domain:

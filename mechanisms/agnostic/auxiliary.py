@@ -72,12 +72,12 @@ from dpaudit.mechanisms.agnostic._common import (
 )
 from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner
 from dpaudit.mechanisms.analytic import law_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AuxiliaryLearner:
+class AuxiliaryLearner(ClaimFromClaims):
     """A_Auxiliary (Alg. 3): A_Relabel on T = U∘V and W, output 𝒜(T^h) ⊕ h̄(V^h) on [d]."""
 
     epsilon: float = 1 / 3
@@ -126,7 +126,7 @@ class AuxiliaryLearner:
         )
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return PrivacyClaim(
             epsilon=relabel_learn_epsilon(self.epsilon_learner),
             delta=0.0,
@@ -140,7 +140,7 @@ class AuxiliaryLearner:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:

@@ -40,12 +40,12 @@ from dpaudit.mechanisms.agnostic._common import (
     softmax,
 )
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class EMLearner:
+class EMLearner(ClaimFromClaims):
     """EM learner over a finite class (thr | point | interval | all | down_thr) on {0..d−1}."""
 
     epsilon: float = 1.0
@@ -69,7 +69,7 @@ class EMLearner:
         return self.epsilon / 2
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return PrivacyClaim(
             epsilon=self.epsilon,
             relation=Relation.REPLACE_ONE,
@@ -79,7 +79,7 @@ class EMLearner:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:

@@ -110,7 +110,7 @@ from dpaudit.mechanisms.agnostic._common import (
     subset_distribution,
 )
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 _BLOCK_ENTRIES = 4_000_000  # floats per internal block (B × |C|²), ~32 MB
@@ -123,7 +123,7 @@ def _disagreement(C: NDArray[np.int8]) -> F64:
 
 # =========================================================================== A_Agnostic
 @dataclass(frozen=True, slots=True, kw_only=True)
-class AgnosticLearner:
+class AgnosticLearner(ClaimFromClaims):
     """A_Agnostic (Alg. 2) with A_Relabel (Alg. 1) and the EM learner as 𝒜; output 𝒜's index."""
 
     epsilon: float = 1 / 3
@@ -170,7 +170,7 @@ class AgnosticLearner:
         return f"{PAPER_001}, Lemma 3.1 (explicit constants from its proof; no Thm 3.6 amplification step)"
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         worst = max(range(self.min_n, self.max_n + 1), key=self.claim_epsilon)
         k = self.subset_size(worst)
         why = f" {self.slack_note()}" if self.slack_note() else ""
@@ -204,7 +204,7 @@ class AgnosticLearner:
     def claims(self) -> tuple[PrivacyClaim, ...]:
         """The PROVED claim only: Lemma 3.1 states (O(ε), O(εδ)) for this algorithm, whose one
         numeric form is its proof's bound (= `claim`); see the module docstring."""
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:

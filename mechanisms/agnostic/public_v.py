@@ -78,7 +78,7 @@ class RelabelAndLearnPublicV(RelabelAndLearn):
         return self.size_d + self.size_v + self.size_t
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return relabel_learn_claim(
             self.epsilon_learner,
             reference=(

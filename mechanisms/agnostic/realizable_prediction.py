@@ -42,12 +42,12 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.agnostic._common import F64, PAPER_001, concept_class, labelled, learner_domain
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class RealizablePrediction:
+class RealizablePrediction(ClaimFromClaims):
     """Lemma 4.1: r disjoint portions, first consistent concept each, ε-DP vote aggregator."""
 
     epsilon: float = 1.0
@@ -81,7 +81,7 @@ class RealizablePrediction:
         return self.num_portions * self.portion_size
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return PrivacyClaim(
             epsilon=self.epsilon,
             relation=Relation.REPLACE_ONE,
@@ -92,7 +92,7 @@ class RealizablePrediction:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim,)
+        return (self.headline_claim,)
 
     @property
     def domain(self) -> Domain:

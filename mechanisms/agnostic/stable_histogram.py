@@ -48,7 +48,7 @@ from scipy import integrate
 
 from dpaudit.mechanisms.agnostic._common import F64, PAPER_000, PAPER_001, labelled, learner_domain
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 NOT_FROM_PAPERS = (
@@ -67,7 +67,7 @@ def _lap_pdf(t: float, mu: float, b: float) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class StableHistogramLearner:
+class StableHistogramLearner(ClaimFromClaims):
     """Stability-based histogram over POINT_d: Lap(2/ε) on occupied positive counts, threshold."""
 
     epsilon: float = 1.0
@@ -90,7 +90,7 @@ class StableHistogramLearner:
         return 1.0 + self.scale * math.log(1.0 / self.delta)
 
     @property
-    def claim(self) -> PrivacyClaim:
+    def headline_claim(self) -> PrivacyClaim:
         return PrivacyClaim(
             epsilon=self.epsilon,
             delta=(1.0 + math.exp(self.epsilon)) * self.delta / 2,
@@ -112,7 +112,7 @@ class StableHistogramLearner:
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
-        return (self.claim, self.stated_claim)
+        return (self.headline_claim, self.stated_claim)
 
     @property
     def domain(self) -> Domain:

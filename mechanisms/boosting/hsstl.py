@@ -56,7 +56,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "Bun, Carmosino & Sorrell, Efficient, Noise-Tolerant, and Private Learning via Boosting"
@@ -107,7 +107,7 @@ def compress(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HSStL:
+class HSStL(ClaimFromClaims):
     """LazyBregBoost with the Gaussian weak learner (004 Alg. 5, Thm 30); releases ẑ_1..ẑ_T."""
 
     n: int = 40
@@ -177,10 +177,6 @@ class HSStL:
                 curve=ClaimCurve(kind=CurveKind.ZCDP, parameter=self.rho_total()),
             ),
         )
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def domain(self) -> Domain:

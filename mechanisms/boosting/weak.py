@@ -37,14 +37,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "Bun, Carmosino & Sorrell, Efficient, Noise-Tolerant, and Private Learning via Boosting"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class HSWeakLearner:
+class HSWeakLearner(ClaimFromClaims):
     """WL^(S, μ̂, σ) of 004 Thm 27 with a fixed κ-smooth μ̂; releases ẑ ∈ R^d."""
 
     n: int = 40
@@ -96,10 +96,6 @@ class HSWeakLearner:
                 curve=ClaimCurve(kind=CurveKind.ZCDP, parameter=rho),
             ),
         )
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def domain(self) -> Domain:

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 from dpaudit.neighbors.records import RecordSpace
 
@@ -48,7 +48,7 @@ _NODES, _WEIGHTS = np.polynomial.legendre.leggauss(96)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SparseVector:
+class SparseVector(ClaimFromClaims):
     """SVT1 (Lyu, Su & Li 2017, Alg. 1): ρ = Lap(Δ/ε₁), νᵢ = Lap(2cΔ/ε₂), ⊤ if qᵢ + νᵢ ≥ T + ρ,
     halt after c ⊤s; ε-DP (their Theorem 2). See the module docstring for the twins."""
 
@@ -87,10 +87,6 @@ class SparseVector:
         return 2.0 * self.cutoff / (self.epsilon - self.epsilon_threshold)
 
     # ---------------------------------------------------------------- contract
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return tuple(

@@ -224,9 +224,10 @@ class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
     name: str = "private_decision_list_no_group_privacy"
 
     @property
-    def claims(self) -> tuple[PrivacyClaim, ...]:
+    def all_claims(self) -> tuple[PrivacyClaim, ...]:
         c, steps, cover = self.accounted_weight(), self.num_steps, self.cover_epsilon()
-        ar = [cl for cl in PrivateDecisionList.claims.fget(self) if cl.relation is Relation.ADD_REMOVE_ONE]  # type: ignore[attr-defined]
+        inherited = PrivateDecisionList.all_claims.fget(self)  # type: ignore[attr-defined]
+        ar = [cl for cl in inherited if cl.relation is Relation.ADD_REMOVE_ONE]
         ro = [
             PrivacyClaim(
                 epsilon=steps * c,

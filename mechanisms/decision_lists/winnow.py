@@ -79,7 +79,7 @@ from numpy.typing import NDArray
 from scipy import stats
 
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
@@ -118,7 +118,7 @@ def _one_epoch_bound(*, epsilon0: float, eta: float, updates: int, draws: int) -
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DPWinnow:
+class DPWinnow(ClaimFromClaims):
     """DP-Winnow (003 Alg. 4.2), vectorised over runs; releases the w̃ sequence."""
 
     num_features: int = 2
@@ -213,10 +213,6 @@ class DPWinnow:
             "under-charges by 2× on [−1, 1]^d",
         )
         return (*proved, stated)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def domain(self) -> Domain:

@@ -36,7 +36,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.accountants.dp_accounting import accountant_claim, accountant_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.mechanisms.dpsgd.canaries import RESTS, gradient_canary_pairs, input_canary_pairs
 from dpaudit.mechanisms.dpsgd.exact import binomial_mixture_epsilon
 from dpaudit.mechanisms.dpsgd.models import MODELS, check_model, clip_rows, per_example_gradients, record_loss
@@ -68,7 +68,7 @@ def _claims(
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class DPSGD:
+class DPSGD(ClaimFromClaims):
     """DP-SGD with Poisson sampling, per-example clipping and a declared batch size B."""
 
     noise_multiplier: float = 1.0
@@ -124,10 +124,6 @@ class DPSGD:
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         return _claims(self.noise_multiplier, self.sample_rate, self.steps, self.relations, self.delta)
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def threat_model(self) -> str:

@@ -19,7 +19,7 @@ of Differentially Private Machine Learning", USENIX Security 2023, Section 4), s
 reaches the accountant's ε(δ) up to sampling error.
 
 The engine uses any mechanism attribute `statistics` (a tuple of these) as extra candidate
-scores (`engine.statistic_events`); the statistic only proposes events, chosen on the
+scores (`engine.distinguishers.statistic`); the statistic only proposes events, chosen on the
 selection split and certified on fresh samples, so a wrong model of the mechanism costs power,
 never validity.
 """

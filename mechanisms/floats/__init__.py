@@ -6,7 +6,7 @@ significance of the least significant bits for differential privacy", CCS 2012: 
 CCS 2022: a sensitivity computed over the reals does not bound a rounded float sum). Correct
 counterparts: Mironov's snapping mechanism and the discrete Laplace and discrete Gaussian
 (Canonne, Kamath & Steinke, NeurIPS 2020) on integer sums. Every mechanism here declares
-`floating_point = True`, so the audit adds the lattice events of `engine.float_events`.
+`floating_point = True`, so the audit adds the lattice events of `engine.distinguishers.floats`.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Shared pieces of the `floats` family: bounded-sum records, claims, registered pairs.
 
 Every mechanism of the family declares `floating_point = True`: its claim is about the doubles
-it releases, so the audit adds the lattice events of `dpaudit.engine.float_events` (Mironov,
+it releases, so the audit adds the lattice events of `dpaudit.engine.distinguishers.floats` (Mironov,
 "On significance of the least significant bits for differential privacy", CCS 2012).
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 MIRONOV = "Mironov, On significance of the least significant bits for differential privacy (CCS 2012)"
@@ -66,7 +66,7 @@ def check_box(epsilon: float, low: float, high: float) -> None:
         )
 
 
-class BoundedSum:
+class BoundedSum(ClaimFromClaims):
     """What every mechanism of the family shares: a sum of records clamped to [low, high], the
     parameter check, the headline claim (the first of `claims`) and the box domain. Subclasses
     are frozen slotted dataclasses that declare the fields and `claims`.
@@ -89,10 +89,6 @@ class BoundedSum:
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         raise NotImplementedError
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def domain(self) -> Domain:

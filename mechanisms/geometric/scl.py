@@ -76,7 +76,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.mechanisms.geometric import scl_fast
 from dpaudit.mechanisms.oracle_budget import charge
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
@@ -176,7 +176,7 @@ def lap_floor_logsf_ge(w: float, scale: float) -> float:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SetCoverLearner:
+class SetCoverLearner(ClaimFromClaims):
     """Shared engine; concrete learners fix the hypothesis class, the form and the presets."""
 
     epsilon: float = 0.9
@@ -226,10 +226,6 @@ class SetCoverLearner:
         return self.epsilon / ((4 if self.corrected else 2) * math.log(math.e / self.delta))
 
     # ------------------------------------------------------------------ claims
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
-
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:
         e, d, ref = self.epsilon, self.delta, self.reference

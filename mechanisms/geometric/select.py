@@ -66,7 +66,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
 from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
 from dpaudit.mechanisms.geometric.learners import labelled
 from dpaudit.mechanisms.geometric.scl import PAPER
@@ -74,7 +74,7 @@ from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class SelectHalfplane:
+class SelectHalfplane(ClaimFromClaims):
     """One call of SelectHalfplane on X_d² (preset select-halfplane: d = 8, ε = 1, b/k = 1.5)."""
 
     epsilon: float = 1.0
@@ -94,10 +94,6 @@ class SelectHalfplane:
             raise ValueError("need epsilon > 0, d ≥ 1, output in {'probe', 'cell', 'continuous'}")
         if any(not (0 <= x <= self.d and 0 <= y <= self.d) for x, y in self.probe):
             raise ValueError("probe points must lie on the grid {0..d}²")
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def claims(self) -> tuple[PrivacyClaim, ...]:

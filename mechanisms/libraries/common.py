@@ -12,32 +12,17 @@ from __future__ import annotations
 import functools
 import importlib.util
 from collections.abc import Callable, Sequence
-from importlib import metadata
 from typing import Any
 
 import numpy as np
 
+from dpaudit.mechanisms.versions import major_minor, version_of
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
 
 INSTALL_HINT = (
     'the "DP libraries" family needs pip install "dpaudit[opendp]", "dpaudit[diffprivlib]" '
     'and/or "dpaudit[pydp]"'
 )
-
-
-@functools.cache
-def version_of(distribution: str) -> str | None:
-    """The installed version of a distribution, or None when it is not installed (read once per
-    process: registration, `dpaudit list`'s hint and every claim reference ask for it)."""
-    try:
-        return metadata.version(distribution)
-    except metadata.PackageNotFoundError:
-        return None
-
-
-def major_minor(version: str) -> tuple[int, int]:
-    parts = ([*version.split("."), "0", "0"])[:2]
-    return tuple(int("".join(ch for ch in p if ch.isdigit()) or 0) for p in parts)  # type: ignore[return-value]
 
 
 def _installed(distribution: str, module: str, minimum: tuple[int, int]) -> bool:

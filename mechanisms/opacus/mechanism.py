@@ -46,7 +46,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import MechanismError, PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, MechanismError, PrivacyClaim
 from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
 from dpaudit.mechanisms.opacus.common import (
     ACCOUNTANTS,
@@ -95,7 +95,7 @@ def training_module() -> Any:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OpacusDPSGD:
+class OpacusDPSGD(ClaimFromClaims):
     """Opacus DP-SGD on a tiny logistic regression with one canary (module docstring)."""
 
     noise_multiplier: float = 1.0
@@ -174,10 +174,6 @@ class OpacusDPSGD:
                 records=f"{self.rest_size}–{self.rest_size + 1} records ({sampling})",
             ),
         )
-
-    @property
-    def claim(self) -> PrivacyClaim:
-        return self.claims[0]
 
     @property
     def threat_model(self) -> str:

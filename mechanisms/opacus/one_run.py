@@ -29,7 +29,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
 from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim, rates_match
 from dpaudit.mechanisms.opacus.mechanism import rest_records, training_module
 
@@ -37,7 +37,7 @@ SCORES = ("llr", "sum")
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
-class OpacusOneRun:
+class OpacusOneRun(ClaimFromClaims):
     """`train(included, rng) -> scores` for `dpaudit one-run` (module docstring)."""
 
     num_canaries: int = 1000
@@ -72,8 +72,8 @@ class OpacusOneRun:
         return loader_rates(self.size, self.batch_size)[1]
 
     @property
-    def claim(self) -> PrivacyClaim:
-        return opacus_claim(
+    def claims(self) -> tuple[PrivacyClaim, ...]:
+        return (opacus_claim(
             accountant=self.accountant,
             noise_multiplier=self.noise_multiplier,
             max_grad_norm=self.max_grad_norm,
@@ -83,7 +83,7 @@ class OpacusOneRun:
             delta=self.delta,
             poisson_sampling=self.poisson_sampling,
             records=f"{self.size} records ({self.num_canaries} canary slots)",
-        )
+        ),)
 
     def __call__(self, included: NDArray[Any], rng: np.random.Generator) -> NDArray[np.float64]:
         bits = np.asarray(included, dtype=bool).reshape(-1)

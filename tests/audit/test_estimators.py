@@ -7,7 +7,8 @@ from typing import Any, cast
 import numpy as np
 import pytest
 
-from dpaudit.engine.estimators import (
+from dpaudit.engine.distinguishers.objectives import EpsilonAt
+from dpaudit.engine.distinguishers.selection import (
     HistogramDistinguisher,
     Selection,
     SetEvent,
@@ -17,7 +18,6 @@ from dpaudit.engine.estimators import (
     choose_event,
     choose_events,
 )
-from dpaudit.engine.objectives import EpsilonAt
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim
@@ -142,7 +142,7 @@ def test_top_k_runners_up_are_distinct_and_capped(rng: np.random.Generator) -> N
     """Runners-up never repeat the chosen event's counts (within `DISTINCT_FACTOR` on both sides in
     the same direction), are at most `MAX_CERTIFIED` − 1, and each could plausibly beat the chosen
     one (its optimistic projection exceeds the chosen one's projection)."""
-    from dpaudit.engine.estimators import DISTINCT_FACTOR, MAX_CERTIFIED
+    from dpaudit.engine.distinguishers.selection import DISTINCT_FACTOR, MAX_CERTIFIED
 
     a = as_rows(rng.laplace(0.0, 1.0, 20_000))
     b = as_rows(1.0 + rng.laplace(0.0, 1.0, 20_000))

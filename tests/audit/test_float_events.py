@@ -10,8 +10,8 @@ from dpaudit.engine.distinguishers import (
     FLOAT_DISTINGUISHERS,
     default_distinguishers,
 )
-from dpaudit.engine.estimators import choose_event, event_from_spec
-from dpaudit.engine.float_events import FloatDistinguisher, LatticeEvent, UlpResidueEvent, float_bits
+from dpaudit.engine.distinguishers.floats import FloatDistinguisher, LatticeEvent, UlpResidueEvent, float_bits
+from dpaudit.engine.distinguishers.selection import choose_event, event_from_spec
 
 
 def test_float_bits_exact() -> None:
@@ -58,5 +58,5 @@ def test_default_set_follows_declaration(declared: bool) -> None:
         floating_point = declared
 
     want = FLOAT_DISTINGUISHERS if declared else DEFAULT_DISTINGUISHERS
-    assert default_distinguishers(M()) is want
-    assert default_distinguishers() is DEFAULT_DISTINGUISHERS
+    assert default_distinguishers(M()) == want
+    assert default_distinguishers() == DEFAULT_DISTINGUISHERS

@@ -145,7 +145,7 @@ def test_pyproject_table_is_found(in_tmp: Path, capsys: pytest.CaptureFixture[st
         '[[tool.dpaudit.audit]]\nmechanism = "exponential_mechanism"\n',
     )
     code, out, _ = run(capsys, "gate")
-    assert code == 0 and "exponential_mechanism" in out and "5,000 samples/side" in out
+    assert code == 0 and "exponential_mechanism" in out and "samples: 5,000 asked" in out
 
 
 def test_user_mechanism_by_module_attribute(in_tmp: Path, capsys: pytest.CaptureFixture[str]) -> None:

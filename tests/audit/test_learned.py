@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dpaudit.engine import estimators
-from dpaudit.engine.learned.distinguishers import (
+from dpaudit.engine.distinguishers import selection as estimators
+from dpaudit.engine.distinguishers.learned.defaults import (
     FittedEvent,
     LogisticDistinguisher,
     ProjectionDistinguisher,
@@ -241,9 +241,9 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
     """The runner's defaults: learned distinguishers propose on continuous vectors, stay silent on
     1-D outputs and on discrete outputs the histogram covers (≤ max_bins distinct values)."""
     from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, default_distinguishers
-    from dpaudit.engine.estimators import BASE_DISTINGUISHERS
+    from dpaudit.engine.distinguishers.selection import BASE_DISTINGUISHERS
 
-    assert DEFAULT_DISTINGUISHERS is default_distinguishers()
+    assert default_distinguishers() == DEFAULT_DISTINGUISHERS
     names = [d.name for d in DEFAULT_DISTINGUISHERS]
     assert names[: len(BASE_DISTINGUISHERS)] == [d.name for d in BASE_DISTINGUISHERS]
     learned = DEFAULT_DISTINGUISHERS[len(BASE_DISTINGUISHERS) :]
@@ -273,8 +273,8 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
 
 def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
     from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-    from dpaudit.engine.estimators import choose_event, choose_events
-    from dpaudit.engine.objectives import EpsilonAt, GaussianMu, Objective
+    from dpaudit.engine.distinguishers.objectives import EpsilonAt, GaussianMu, Objective
+    from dpaudit.engine.distinguishers.selection import choose_event, choose_events
 
     a, b = _shifted(rng, 4000, 3, 0.5)
     objectives: list[Objective] = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]

@@ -9,10 +9,10 @@ import numpy as np
 from scipy import stats
 
 from dpaudit.api import audit
-from dpaudit.engine.estimators import BASE_DISTINGUISHERS
+from dpaudit.engine.distinguishers.learned import QuadraticDistinguisher, QuadraticEvent
+from dpaudit.engine.distinguishers.learned.quadratic import fit_quadratic
+from dpaudit.engine.distinguishers.selection import BASE_DISTINGUISHERS
 from dpaudit.engine.events import event_from_spec
-from dpaudit.engine.learned import QuadraticDistinguisher, QuadraticEvent
-from dpaudit.engine.learned.quadratic import fit_quadratic
 from dpaudit.engine.runner import run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation

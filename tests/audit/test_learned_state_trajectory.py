@@ -7,9 +7,13 @@ import math
 
 import numpy as np
 
+from dpaudit.engine.distinguishers.learned.state_trajectory import (
+    StateTrajectoryEvent,
+    fit_state_model,
+    state_llr,
+)
+from dpaudit.engine.distinguishers.learned.trajectory import fit_model, llr
 from dpaudit.engine.events import event_from_spec
-from dpaudit.engine.learned.state_trajectory import StateTrajectoryEvent, fit_state_model, state_llr
-from dpaudit.engine.learned.trajectory import fit_model, llr
 
 Q, SIGMA, STEPS, LR = 0.1, 1.0, 20, 0.5
 

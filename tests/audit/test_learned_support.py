@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 import dpaudit
+from dpaudit.engine.distinguishers.learned import ResidualEvent, SupportDistinguisher
+from dpaudit.engine.distinguishers.learned.support import thin_direction
 from dpaudit.engine.events import event_from_spec
-from dpaudit.engine.learned import ResidualEvent, SupportDistinguisher
-from dpaudit.engine.learned.support import thin_direction
 
 Thin = Callable[[np.ndarray], np.ndarray]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from dpaudit.engine.distinguishers.learned import TrajectoryDistinguisher, TrajectoryEvent
+from dpaudit.engine.distinguishers.learned.state_trajectory import StateTrajectoryEvent
+from dpaudit.engine.distinguishers.learned.trajectory import fit_model, structures
 from dpaudit.engine.events import event_from_spec
-from dpaudit.engine.learned import TrajectoryDistinguisher, TrajectoryEvent
-from dpaudit.engine.learned.state_trajectory import StateTrajectoryEvent
-from dpaudit.engine.learned.trajectory import fit_model, structures
 from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
 
 Q, SHIFT, TAU, STEPS, DIM = 0.1, 1.0, 0.8, 20, 2
@@ -81,7 +81,7 @@ def test_one_model_proposes_thresholds_the_most_separating_on_held_out_rows() ->
     None when none is usable; so only that model's thresholds compete on the selection split."""
     from dataclasses import dataclass
 
-    from dpaudit.engine.learned.trajectory import most_separating
+    from dpaudit.engine.distinguishers.learned.trajectory import most_separating
 
     @dataclass(frozen=True)
     class Column:

@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 
 from dpaudit.app.cli.entry import main
-from dpaudit.engine.estimators import choose_events, event_from_spec
-from dpaudit.engine.objectives import EpsilonAt
-from dpaudit.engine.output_width import WidthDistinguisher, WidthEvent, for_outputs
+from dpaudit.engine.distinguishers.objectives import EpsilonAt
+from dpaudit.engine.distinguishers.selection import choose_events, event_from_spec
+from dpaudit.engine.distinguishers.width import WidthDistinguisher, WidthEvent, for_outputs
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.sampling import OutputShapeError
 from dpaudit.engine.types import AuditConfig

@@ -12,14 +12,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.plan import (
+from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.runner.sizing import (
     plan,
     point_epsilon,
     projected_certified_epsilon,
     required_samples,
     total_samples_for,
 )
-from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import RandomizedResponse
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
@@ -116,7 +116,7 @@ def test_target_above_point_estimate_is_flagged() -> None:
 
 def test_the_pilot_draws_from_its_own_stream() -> None:
     """The plan's pilot is the audit at `pilot_seed(seed)`, never at the run's own seed."""
-    from dpaudit.engine.plan import pilot_seed
+    from dpaudit.engine.runner.sizing import pilot_seed
 
     m = RandomizedResponse(epsilon=1.0)
     pl = plan(m, [ONE_RECORD], target_epsilon=0.9, pilot_samples=20_000, seed=3)

@@ -11,12 +11,13 @@ from typing import Any, ClassVar
 
 import pytest
 
-from dpaudit.engine.objectives import DeltaAt, EpsilonAt, GaussianMu
+from dpaudit.engine.distinguishers.objectives import DeltaAt, EpsilonAt, GaussianMu
 from dpaudit.engine.runner.procedure import CURVE_PROFILE_DELTAS, claimed_value, objectives_for, run_audit
 from dpaudit.engine.types import AuditConfig, Verdict
 from dpaudit.mechanisms.analytic import gaussian_delta, gaussian_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
 from dpaudit.mechanisms.reference import GaussianSum, LaplaceSum
+from dpaudit.mechanisms.registry import entries
 from dpaudit.neighbors.base import Relation
 
 
@@ -156,3 +157,21 @@ def test_claimed_value_per_objective() -> None:
     assert claimed_value(zcdp, EpsilonAt(1e-2)) == pytest.approx(0.2 + 2 * math.sqrt(0.2 * math.log(100)))
     gdp = dataclasses.replace(point, curve=ClaimCurve(kind=CurveKind.GDP, parameter=0.3))
     assert claimed_value(gdp, GaussianMu()) == 0.3
+
+
+def test_the_run_level_profile_is_the_verdict_relations() -> None:
+    """Issue 42: DP-SGD's replace-one pair certifies more than the add/remove pair at every δ, but the
+    run-level profile holds only the pairs the verdict claim (add/remove) decides; each pair keeps its
+    own points, each against its own relation's claim."""
+    mech = entries()["dpsgd_canary_t10"].build()
+    r = run_audit(mech, mech.neighbor_pairs(), AuditConfig(num_samples=20_000, seed=1))
+    verdict_pairs = {p.index for p in r.pairs if p.claim == r.claim}
+    assert r.claim.relation is Relation.ADD_REMOVE_ONE and verdict_pairs == {0}
+    assert {pt.parameter for pt in r.profile} == {1e-3, 1e-2, 1e-1}
+    assert all(pt.pair_index in verdict_pairs for pt in r.profile)
+    other = r.pairs[1]
+    assert other.relation is Relation.REPLACE_ONE and len(other.profile) == 3
+    assert max(pt.value for pt in other.profile) > max(pt.value for pt in r.profile)  # the case that mattered
+    for p in r.pairs:
+        for pt in p.profile:
+            assert pt.claimed == p.claim.epsilon_at(pt.parameter or 0.0)

@@ -18,6 +18,7 @@ import pytest
 from dpaudit.app import pytest_plugin
 from dpaudit.app.pytest_plugin import (
     DPAuditPowerWarning,
+    InconclusiveAudit,
     PrivacyViolationError,
     assert_no_violation,
     violation_message,
@@ -171,10 +172,15 @@ def test_from_callable_mechanism_with_explicit_pairs() -> None:
     assert "my_leaky_sum" in str(info.value) and "reproduce:" not in str(info.value)
 
 
-def test_unrefutable_claim_warns() -> None:
-    # ε = 20 is above what 300 samples can certify: "no violation" would be vacuous.
-    with pytest.warns(DPAuditPowerWarning, match="cannot find a violation at this budget"):
+def test_unrefutable_claim_warns_and_skips_as_inconclusive() -> None:
+    # ε = 20 is above what 300 samples can certify: "no violation" would be vacuous (issue 42).
+    with (
+        pytest.warns(DPAuditPowerWarning, match="cannot find a violation at this budget"),
+        pytest.raises(InconclusiveAudit, match="inconclusive: no power") as info,
+    ):
         assert_no_violation(LaplaceSum(epsilon=20.0), num_samples=300)
+    assert info.value.result.verdict.value == "inconclusive"
+    assert "--pairs registered" in str(info.value)
 
 
 def test_params_with_object_is_an_error() -> None:

@@ -178,7 +178,7 @@ def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
     """Trajectory points are the certified ε on the first m certification samples (m ≈ n/64,
     n/16, n/4, n), in chunk order, whatever the chunking: recompute them from the raw chunks."""
     from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-    from dpaudit.engine.estimators import event_from_spec
+    from dpaudit.engine.distinguishers.selection import event_from_spec
     from dpaudit.engine.runner.procedure import trajectory_points
     from dpaudit.engine.sampling import Phase, chunk_sizes, draw
 

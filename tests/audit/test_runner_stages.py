@@ -10,8 +10,8 @@ import pytest
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_ceiling
 from dpaudit.engine.distinguishers import default_distinguishers
-from dpaudit.engine.estimators import Selection, ThresholdEvent
-from dpaudit.engine.objectives import EpsilonAt
+from dpaudit.engine.distinguishers.objectives import EpsilonAt
+from dpaudit.engine.distinguishers.selection import Selection, ThresholdEvent
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble, assemble_pair
 from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test

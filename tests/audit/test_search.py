@@ -307,7 +307,7 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
     selection split and certifies on audit-seed draws only, so the two never share a sample."""
     import dpaudit.engine.runner.procedure as runner_module
-    import dpaudit.engine.search.sampling as search_module
+    import dpaudit.engine.search.pilot_samples as search_module
     from dpaudit.engine.sampling import Phase
 
     pilot_calls: list[int] = []
@@ -329,14 +329,20 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     monkeypatch.setattr(search_module, "sample_rows", pilot_rows)
     monkeypatch.setattr(runner_module, "sample_rows", runner_rows)
     monkeypatch.setattr(runner_module, "draw", runner_draw)
-    if hasattr(runner_module, "count_events_segmented"):  # the runner's chunk counter, if it has one
-        original_count = runner_module.count_events_segmented
+    import dpaudit.engine.runner.certify as certify_module
 
-        def runner_count(mech: Any, ds: Any, events: Any, size: int, seed: int, key: Any, *rest: Any) -> Any:
-            runner_calls.append((seed, key))
-            return original_count(mech, ds, events, size, seed, key, *rest)
+    for module in (runner_module, certify_module):  # the runner's chunk counter, where it is used
+        if hasattr(module, "count_events_segmented"):
+            original_count = module.count_events_segmented
 
-        monkeypatch.setattr(runner_module, "count_events_segmented", runner_count)
+            def runner_count(
+                mech: Any, ds: Any, events: Any, size: int, seed: int, key: Any, *rest: Any,
+                _count: Any = original_count,
+            ) -> Any:
+                runner_calls.append((seed, key))
+                return _count(mech, ds, events, size, seed, key, *rest)
+
+            monkeypatch.setattr(module, "count_events_segmented", runner_count)
     mech = LaplaceSum()
     r = search_and_certify(mech, CONFIG, registered=mech.neighbor_pairs())
     assert runner_calls and pilot_calls

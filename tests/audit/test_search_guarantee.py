@@ -10,13 +10,13 @@ import pytest
 
 from dpaudit.engine.search.certify import choose
 from dpaudit.engine.search.pilot import CHAMPION_MARGIN, Halving, Pilot, RegisteredPairs, beats, challenge
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.procedure import (
     MAX_PILOT_FRACTION,
     PILOT_FRACTION,
     auto_pilot_fraction,
     search_and_certify,
 )
-from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.reference import GaussianSum, LaplaceSum
 from dpaudit.neighbors.base import Relation

@@ -29,9 +29,9 @@ from dpaudit.engine.search.pilot import (
     screen,
     smallest_budget,
 )
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import Ranker, cross_fitted
 from dpaudit.engine.search.result import SearchBudgetError
-from dpaudit.engine.search.sampling import Entry, PilotSampler, pilot_seed
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import claims_of
 from dpaudit.mechanisms.reference import LaplaceSum

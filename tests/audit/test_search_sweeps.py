@@ -11,9 +11,9 @@ from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.search.candidates import Proposer, proposal_rng
 from dpaudit.engine.search.certify import choose
 from dpaudit.engine.search.pilot import Halving, Pilot, RegisteredPairs, inseparable
+from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.search.ranking import Ranker
-from dpaudit.engine.search.sampling import Entry, PilotSampler
 from dpaudit.engine.search.sweeps import (
     MIN_SWEEP_SAMPLES,
     REFERENCE_ROWS,

@@ -18,8 +18,8 @@ from numpy.typing import NDArray
 from scipy import stats
 
 import dpaudit
+from dpaudit.engine.distinguishers.statistic import StatisticDistinguisher, StatisticEvent
 from dpaudit.engine.events import EventShapeError, event_from_spec
-from dpaudit.engine.statistic_events import StatisticDistinguisher, StatisticEvent
 from dpaudit.mechanisms.accountants.dp_accounting import accountant_claim, accountant_epsilon
 from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
 from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR

@@ -11,10 +11,10 @@ import sys
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.engine import whitebox
+from dpaudit.engine.runner import whitebox
 from dpaudit.engine.runner.procedure import run_audit
+from dpaudit.engine.runner.whitebox import DEFAULT_METHOD, white_box_reference
 from dpaudit.engine.types import AuditConfig
-from dpaudit.engine.whitebox import DEFAULT_METHOD, white_box_reference
 from dpaudit.mechanisms import oracle_budget
 from dpaudit.mechanisms.reference import LaplaceSum, RandomizedResponse
 from dpaudit.neighbors.base import NeighborPair
@@ -101,7 +101,7 @@ def test_reports_show_claim_exact_and_certified_side_by_side() -> None:
     page = render_html(r)
     verdict = page[page.index('<section id="verdict"') : page.index("</section>", page.index('id="verdict"'))]
     assert '<svg class="verdict-bars"' in verdict
-    assert "white-box ε" in verdict and "certified ε" in verdict and "claim ε (verdict)" in verdict
+    assert "white-box ε" in verdict and "certified ε" in verdict and "claim ε (replace-one)" in verdict
     without = dataclasses.replace(r, pairs=tuple(dataclasses.replace(p, exact_epsilon=None) for p in r.pairs))
     assert "White-box reference" not in render_markdown(without)
     assert "white-box ε" not in render_html(without).split('id="verdict"')[1].split("</section>")[0]

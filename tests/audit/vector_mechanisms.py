@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import optimize, stats
 
-from dpaudit.engine.estimators import Candidates, Event, ThresholdDistinguisher
+from dpaudit.engine.distinguishers.selection import Candidates, Event, ThresholdDistinguisher
 from dpaudit.mechanisms.analytic import gaussian_epsilon
 from dpaudit.mechanisms.base import PrivacyClaim
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation

@@ -46,6 +46,115 @@ def test_rows_use_only_the_generic_adapters() -> None:
                 assert {a.name for a in node.names} <= ALLOWED[node.module], path.name
 
 
+HAND_WRITTEN = {"NeighborPair", "MixtureLLR"}
+"""Public names that build a neighbour pair or a statistic (`dpaudit.NeighborPair`,
+`dpaudit.MixtureLLR`): a row that reaches one has hand-written pairs or statistics."""
+
+
+def _annotations(tree: ast.AST) -> set[int]:
+    """Nodes inside type annotations (naming a type there builds nothing)."""
+    roots: list[ast.AST] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.arg | ast.AnnAssign) and node.annotation is not None:
+            roots.append(node.annotation)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and node.returns is not None:
+            roots.append(node.returns)
+    return {id(n) for root in roots for n in ast.walk(root)}
+
+
+def _constructors(tree: ast.AST, aliases: dict[str, str]) -> set[str]:
+    """The hand-written constructors `tree` names outside annotations: `NeighborPair` (or an alias
+    from `from dpaudit import NeighborPair as P`) and `dpaudit.NeighborPair` / `anything.MixtureLLR`."""
+    skip = _annotations(tree)
+    found = set()
+    for node in ast.walk(tree):
+        if id(node) in skip:
+            continue
+        if isinstance(node, ast.Name) and aliases.get(node.id, node.id) in HAND_WRITTEN:
+            found.add(aliases.get(node.id, node.id))
+        elif isinstance(node, ast.Attribute) and node.attr in HAND_WRITTEN:
+            found.add(node.attr)
+    return found
+
+
+def _reached(path: Path, names: set[str] | None = None) -> set[str]:
+    """Constructors a row module (names None: all of it) or the named functions of a helper module
+    reach, following calls within the helper and imports of other `known_bugs_rows` modules."""
+    tree = ast.parse(path.read_text())
+    aliases = {
+        a.asname: a.name for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) for a in n.names if a.asname
+    }
+    functions = {n.name: n for n in tree.body if isinstance(n, ast.FunctionDef)}
+    if names is None:
+        todo: list[ast.AST] = [tree]
+    else:
+        todo = [n for n in tree.body if not isinstance(n, ast.FunctionDef | ast.Import | ast.ImportFrom)]
+        seen, stack = set(), [n for n in names if n in functions]
+        while stack:
+            name = stack.pop()
+            if name not in seen:
+                seen.add(name)
+                todo.append(functions[name])
+                called = {
+                    c.func.id
+                    for c in ast.walk(functions[name])
+                    if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
+                }
+                stack += [c for c in called if c in functions]
+    found = set()
+    for node in todo:
+        found |= _constructors(node, aliases)
+        for imp in ast.walk(node):
+            if isinstance(imp, ast.ImportFrom) and (imp.module or "").startswith("known_bugs_rows."):
+                helper = BENCH / "known_bugs_rows" / f"{imp.module.split('.', 1)[1]}.py"
+                found |= _reached(helper, {a.name for a in imp.names})
+    return found
+
+
+def test_the_guard_sees_pairs_and_statistics_built_from_public_names(tmp_path: Path) -> None:
+    cases = {
+        "import dpaudit\ndef mechanism():\n    return dpaudit.MixtureLLR()\n": {"MixtureLLR"},
+        "from dpaudit import NeighborPair as P\ndef mechanism():\n    return P()\n": {"NeighborPair"},
+        "import dpaudit\ndef f(x: dpaudit.NeighborPair) -> dpaudit.NeighborPair:\n    return x\n": set(),
+    }
+    for n, (source, expected) in enumerate(cases.items()):
+        (tmp_path / f"row{n}.py").write_text(source)
+        assert _reached(tmp_path / f"row{n}.py") == expected, source
+    # through the shared helper: the labels-fixed rows reach `dpaudit.NeighborPair`, the blind not
+    rows_dir = BENCH / "known_bugs_rows"
+    assert _reached(rows_dir / "diffprivlib_nb_labels_fixed.py") == {"NeighborPair"}
+    assert _reached(rows_dir / "diffprivlib_nb_blind.py") == set()
+
+
+def test_rows_with_hand_written_pairs_say_so() -> None:
+    """A row reaching a pair or statistic constructor declares `PAIRS = "hand-written: …"` (the
+    table labels it and counts it apart); a blind row declares nothing and reaches none."""
+    for row in known_bugs.rows([]):
+        reached = _reached(BENCH / "known_bugs_rows" / f"{row['ROW']}.py")
+        declared = str(row.get("PAIRS", ""))
+        assert bool(reached) == declared.startswith("hand-written"), (row["ROW"], reached, declared)
+        assert known_bugs.pairs_kind(row) == ("hand-written" if reached else known_bugs.BLIND)
+
+
+def test_the_table_counts_blind_and_hand_written_rows_apart() -> None:
+    rows = {str(r["ROW"]): r for r in known_bugs.rows([])}
+    blind, fixed = rows["diffprivlib_nb_blind"], rows["diffprivlib_nb_labels_fixed"]
+    result = {"verdict": "violation_found", "epsilon_lower_bound": 5.6, "claim": {"epsilon": 1.0}}
+    wrong = {**result, "verdict": "no_violation_found"}
+    lines = [
+        (blind, known_bugs.line(blind, "0.6.6", "violation", result, 8, 25, "1 MiB")),
+        (fixed, known_bugs.line(fixed, "0.6.6", "violation", result, 8, 25, "1 MiB")),
+        (fixed, known_bugs.line(fixed, "0.6.6", "violation", wrong, 8, 25, "1 MiB")),
+        (blind, known_bugs.line(blind, "0.6.6", "violation", "exit 2: boom", 8, 25, "1 MiB")),
+    ]
+    assert "| `diffprivlib_nb_blind` | blind |" in lines[0][1]
+    assert "| `diffprivlib_nb_labels_fixed` | hand-written |" in lines[1][1]
+    assert known_bugs.tally(lines) == (
+        "blind (dpaudit found the pair): 1 of 2 as expected; "
+        "hand-written pairs (the user's): 1 of 2 as expected"
+    )
+
+
 def test_rows_run_outside_benchmarks(tmp_path: Path) -> None:
     """The rows' import root links to `known_bugs_rows` only, so `benchmarks/opacus.py` cannot
     shadow the `opacus` package in a row's venv; a second call keeps the link."""
@@ -98,3 +207,19 @@ def test_opacus_small_n_preset_is_registered_with_opacus() -> None:
     mech, entry = resolve("opacus_make_private_small_n")
     assert entry is not None and entry.family == "opacus"
     assert mech.claim.relation.value == "add_remove_one" and not mech.neighbor_pairs()
+
+
+def test_a_stated_claim_violation_is_flagged_and_labelled() -> None:
+    """Issue 42: the diffprivlib rows' claims are the library's statements (STATED, the only
+    claim): the one verdict rule still flags them, and the table says they are stated claims."""
+    row = {"PACKAGE": "diffprivlib", "ROW": "diffprivlib_nb_blind", "ISSUE": "#80", "NUM_SAMPLES": 2000}
+    claim = {"epsilon": 1.0, "kind": "stated"}
+    flagged = {"verdict": "violation_found", "claim": claim, "epsilon_lower_bound": 3.0}
+    text = known_bugs.line(row, "0.6.3", "violation", flagged, 1.0, 1.0, "1 MiB")
+    assert "| violation (stated claim) |" in text and "unexpected" not in text
+    missed = {"verdict": "no_violation_found", "claim": claim, "epsilon_lower_bound": 0.5}
+    assert "no violation (stated claim) (unexpected)" in known_bugs.line(
+        row, "0.6.3", "violation", missed, 1.0, 1.0, "1 MiB"
+    )
+    proved = {**flagged, "claim": {"epsilon": 1.0, "kind": "proved"}}
+    assert "| violation |" in known_bugs.line(row, "0.6.3", "violation", proved, 1.0, 1.0, "1 MiB")

@@ -8,7 +8,7 @@ import pickle
 import numpy as np
 import pytest
 
-from dpaudit.app.cli.commands import pairs_for
+from dpaudit.app.route import pairs_for
 from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.mechanisms.registry import entries
 from dpaudit.neighbors.base import is_neighbor

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-import dpaudit.mechanisms.accountants.build as accountant_build
 import dpaudit.mechanisms.accountants.dp_accounting as accountant
 import dpaudit.mechanisms.accountants.table as accountant_table
+import dpaudit.mechanisms.dpsgd.accountant_table as accountant_build
 
 
 def test_every_registered_curve_is_shipped_and_equals_the_accountant() -> None:

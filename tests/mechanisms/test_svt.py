@@ -14,7 +14,7 @@ from numpy.typing import NDArray
 
 from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import Mechanism, PrivacyClaim
+from dpaudit.mechanisms.base import PrivacyClaim, is_mechanism
 from dpaudit.mechanisms.counting import (
     SparseVector,
     SparseVectorNoisyAnswers,
@@ -107,7 +107,7 @@ class UserCountingMechanism:
 )
 def test_blind_search_flags_a_broken_user_mechanism_over_counting_queries(inner: Any, broken: bool) -> None:
     mech = UserCountingMechanism(inner=inner)
-    assert isinstance(mech, Mechanism)
+    assert is_mechanism(mech)
     found = search_and_certify(mech, AuditConfig(num_samples=1_000_000, seed=0))
     assert found.certified.violation is broken
     if broken:

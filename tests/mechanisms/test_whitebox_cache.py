@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.engine import whitebox
+from dpaudit.engine.runner import whitebox
 from dpaudit.mechanisms import whitebox_cache
 from dpaudit.mechanisms.oracle_budget import LIMITS
 from dpaudit.mechanisms.registry import entries

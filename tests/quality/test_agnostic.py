@@ -38,7 +38,9 @@ def test_correct_mechanism_no_violation(name: str) -> None:
     pairs = m.neighbor_pairs()  # type: ignore[attr-defined]
     n = max(entry.default_num_samples, 100_000)
     r = run_audit(m, pairs, AuditConfig(num_samples=n, seed=11))
-    assert r.verdict is Verdict.NO_VIOLATION_FOUND
+    # never a violation; "inconclusive" where no event certifies any loss (issue 42:
+    # agnostic_learner_amplified's "0 (no evidence)")
+    assert r.verdict in {Verdict.NO_VIOLATION_FOUND, Verdict.INCONCLUSIVE}
     oracle = getattr(m, "exact_epsilon", None)
     if oracle is None:
         return

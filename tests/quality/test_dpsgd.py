@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import pytest
 
-from dpaudit.app.cli.commands import pairs_for
+from dpaudit.app.route import pairs_for
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import entries

@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpaudit.engine.estimators import Event, ThresholdEvent, event_from_spec
-from dpaudit.engine.gdp import gdp_audit
-from dpaudit.engine.learned.distinguishers import FittedEvent, LogisticDistinguisher
+from benchmarks.gdp import gdp_audit
+from dpaudit.engine.distinguishers.learned.defaults import FittedEvent, LogisticDistinguisher
+from dpaudit.engine.distinguishers.selection import Event, ThresholdEvent, event_from_spec
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.analytic import gaussian_epsilon

@@ -234,3 +234,91 @@ def older(r: AuditResult) -> AuditResult:
     )
     extra = {k: v for k, v in r.extra.items() if k != "selection"}
     return dataclasses.replace(r, pairs=pairs, profile=(), extra=extra)
+
+
+def accountant_claim(relation: Relation, scale: float) -> PrivacyClaim:
+    """A made-up accountant curve claim, tabulated at three δ per decade: ε(δ) = scale·0.1·L·(1 + 0.1·L)
+    with L = −log10 δ (non-increasing in δ, as a privacy profile is)."""
+    deltas = [m * 10.0**k for k in range(-7, 0) for m in (1.0, 2.0, 5.0)]
+    points = tuple((d, scale * max(0.1 * -math.log10(d) * (1 + 0.1 * -math.log10(d)), 0.0)) for d in deltas)
+    return PrivacyClaim(
+        epsilon=scale * 0.1 * 5 * 1.5,
+        delta=1e-5,
+        relation=relation,
+        reference=f"made-up accountant, {relation.value}",
+        kind=ClaimKind.PROVED,
+        curve=ClaimCurve(
+            kind=CurveKind.ACCOUNTANT, points=points, source=f"made-up accountant, {relation.value}"
+        ),
+    )
+
+
+def two_relation_result(*, violation: bool = False) -> AuditResult:
+    """DP-SGD's shape: the verdict claim under add/remove (pair 1), a looser replace-one claim (pair 2)
+    whose certified profile is above the add/remove claim's curve but below its own. With
+    `violation`, pair 1's profile point at δ = 10⁻² exceeds its own (add/remove) claim."""
+    add = accountant_claim(Relation.ADD_REMOVE_ONE, 1.0)
+    rep = accountant_claim(Relation.REPLACE_ONE, 2.0)
+    pairs = []
+    for i, (claim, relation, fraction) in enumerate(
+        ((add, Relation.ADD_REMOVE_ONE, 0.5), (rep, Relation.REPLACE_ONE, 0.8))
+    ):
+        est = estimate(p_count=3000 + 900 * i, q_count=1500, delta=1e-5)
+        points = tuple(
+            ProfilePoint(
+                objective="epsilon",
+                parameter=d,
+                label=f"ε at δ={d:g}",
+                value=(1.3 if violation and i == 0 and d == 1e-2 else fraction) * claim.epsilon_at(d),
+                pair_index=i,
+                estimate=est,
+                claimed=claim.epsilon_at(d),
+                exceeds_claim=violation and i == 0 and d == 1e-2,
+            )
+            for d in (1e-3, 1e-2, 1e-1)
+        )
+        pairs.append(
+            PairResult(
+                index=i,
+                description=f"canary pair {i + 1}, {relation.value}",
+                relation=relation,
+                tags=("canary:gradient",),
+                claim=claim,
+                estimate=est,
+                violation=violation and i == 0,
+                profile=points,
+                exact_epsilon=claim.epsilon,
+                exact_epsilon_method="accountant",
+                trajectory=((1000, est.epsilon_lower_bound - 1.0), (90_000, est.epsilon_lower_bound)),
+            )
+        )
+    checks = tuple(
+        ClaimCheck(
+            claim=p.claim,
+            epsilon_lower_bound=p.estimate.epsilon_lower_bound,
+            delta_lower_bound=p.estimate.delta_lower_bound,
+            exceeded=p.violation,
+            pairs_checked=1,
+        )
+        for p in pairs
+    )
+    return AuditResult(
+        mechanism="two_relations",
+        claim=add,
+        claims=checks,
+        epsilon_lower_bound=pairs[0].estimate.epsilon_lower_bound,
+        delta_lower_bound=pairs[0].estimate.delta_lower_bound,
+        failure_probability=0.05,
+        per_test_failure_probability=0.05 / 8,
+        verdict=Verdict.VIOLATION_FOUND if violation else Verdict.NO_VIOLATION_FOUND,
+        num_samples=100_000,
+        selection_samples=10_000,
+        certification_samples=90_000,
+        seed=3,
+        pairs=tuple(pairs),
+        elapsed_seconds=2.0,
+        package_version="0.0.test",
+        epsilon_ceiling=9.1,
+        command="dpaudit run two_relations --seed 3",
+        profile=pairs[0].profile,
+    )

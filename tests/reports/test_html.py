@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from dpaudit.engine.estimators import ThresholdDistinguisher
+from dpaudit.engine.distinguishers.selection import ThresholdDistinguisher
 from dpaudit.engine.runner.procedure import run_audit
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.buggy import LaplaceSumRangeBug
@@ -22,13 +22,9 @@ from dpaudit.mechanisms.reference import LaplaceSum
 from dpaudit.reports.figures import FIGURE_WIDTH_IN, ranges
 from dpaudit.reports.figures_curves import MAX_LABELLED_PAIRS, trajectory_layout
 from dpaudit.reports.figures_region import clusters, region_caption
-from dpaudit.reports.html import (
-    LOWER_BOUND_NOTE,
-    NO_MATPLOTLIB,
-    render_html,
-    render_index_html,
-    run_command_template,
-)
+from dpaudit.reports.html import LOWER_BOUND_NOTE, NO_MATPLOTLIB, render_html
+from dpaudit.reports.html_index import render_index_html, run_command_template
+from dpaudit.reports.relations import relation_rows
 from dpaudit.reports.schema import from_json_dict, to_json_dict
 from tests.reports.fixtures import estimate, make_result, older
 
@@ -167,7 +163,7 @@ def test_real_result_sections_and_no_external_resources(name: str) -> None:
         assert pr.description in text
         assert pr.estimate.distinguisher in text
     tables = [a.get("class") for a in p.tags("table")]
-    assert tables[:2] == ["claims", "pairs"]
+    assert tables[:3] == ["relations", "claims", "pairs"]
     assert "plot-region" in images(p)
     assert p.class_text("command") == [r.command]
 
@@ -188,7 +184,9 @@ def test_verdict_wording_real_results() -> None:
     violating = [pr for pr in bad.pairs if pr.violation]
     assert violating
     rows = [a for a in parse(render_html(bad)).tags("tr") if a.get("class") == "violation"]
-    assert len(rows) == len(violating) + sum(c.exceeded for c in bad.claims)
+    exceeding = sum(row.exceeds for row in relation_rows(bad))  # the verdict box's relation table
+    assert exceeding >= 1
+    assert len(rows) == len(violating) + sum(c.exceeded for c in bad.claims) + exceeding
 
 
 def test_verdict_wording_stated_finding() -> None:
@@ -371,7 +369,7 @@ def test_index_page() -> None:
     rows = index_rows(page)
     assert [row[0] for row in rows] == ["d_bad", "c_finding", "a_ok", "b_ok"]  # violations first
     assert [row[1] for row in rows] == ["004", "—", "reference", "—"]
-    verdict = 6  # after the white-box ε and "certified of" columns (issue 37)
+    verdict = 7  # after the white-box ε and the two "certified of" columns (issues 37, 42)
     assert rows[0][verdict] == "violation found"
     assert rows[1][verdict] == "no violation found at this power; finding about the paper's statement"
     assert rows[2][verdict] == "no violation found at this power"
@@ -420,7 +418,8 @@ def test_pair_markers_in_the_first_column() -> None:
     (attrs0, cells0), (_, cells1), (_, cells2) = rows
     assert 'class="violation"' in attrs0
     assert cell_text(cells0[0]) == "1 violation" and 'class="badge violation"' in cells0[0]
-    assert cell_text(cells1[0]) == "2 infinite witness" and 'class="badge witness"' in cells1[0]
+    assert cell_text(cells1[0]) == "2 one-sided witness (0 of 90,000 on D′)"
+    assert 'class="badge witness"' in cells1[0]
     assert cell_text(cells2[0]) == "3"
     assert all("badge" not in c for _, cells in rows for c in cells[1:])
 
@@ -599,7 +598,9 @@ def test_script_in_mechanism_name_and_notes_is_escaped() -> None:
     for shown in (f"mech{evil}", f"note {evil}", f"ref {evil}", f"fam {evil}", f"pair {evil}"):
         assert shown in text, shown
     svg = page[page.index('<figure id="plot-trajectory"') :]
-    assert "pair 1: pair &lt;script&gt;" in svg  # the legend, escaped by matplotlib's SVG writer
+    assert (
+        "pair 1 (replace-one): pair &lt;script&gt;" in svg
+    )  # the legend, escaped by matplotlib's SVG writer
     for _, attrs in p.starts:  # nothing user-controlled becomes an attribute name or an event handler
         assert not any(k.startswith("on") for k in attrs)
 

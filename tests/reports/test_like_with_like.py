@@ -6,8 +6,9 @@ import dataclasses
 
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import Relation
-from dpaudit.reports.comparisons import profile_lead, progress_words, white_box_words, white_box_worst
-from dpaudit.reports.html import render_html, render_index_html
+from dpaudit.reports.comparisons import index_ratios, white_box_words, white_box_worst
+from dpaudit.reports.html import render_html
+from dpaudit.reports.html_index import render_index_html
 from dpaudit.reports.markdown import render_markdown
 from tests.reports.fixtures import make_result
 
@@ -32,25 +33,22 @@ def test_the_white_box_beside_the_claim_is_under_its_relation() -> None:
     assert "ε = 3.4 under add_remove_one" in words and "not compared with it" in words
     assert "× the claim" not in words and "certified/white-box" in words
     ratio = max(r.epsilon_lower_bound, 0.0) / 0.8
-    assert f"{ratio:.2f} of white-box" == progress_words(r)
+    assert index_ratios(r)[1] == ratio
     page = render_html(r)
     assert "3.4" in page and "white-box (replace)" in page
 
 
 def test_a_curve_claim_leads_with_its_profile_and_no_cross_relation_ratio() -> None:
     r = _two_relations(curve=True)
-    lead = profile_lead(r)
-    assert lead is not None and lead.startswith("certified ε against the claimed ε(δ)")
     assert "certified/white-box" not in (white_box_words(r) or "")  # no ratio against a curve's point
     md = render_markdown(r)
-    assert md.index("- Privacy profile: certified ε against") < md.index("- Certified ε lower bound")
+    assert md.index("| relation (claim) | δ |") < md.index("- Certified ε lower bound")
     page = render_html(r)
-    assert page.index("Privacy profile (certified of claimed)") < page.index("Certified ε lower bound")
-    assert "of claim at δ" in progress_words(r)
+    assert page.index('<table class="relations">') < page.index("Certified ε lower bound")
 
 
 def test_the_index_has_the_white_box_and_how_far_each_audit_got() -> None:
     rs = [_two_relations(), make_result(mechanism="no_oracle")]
     page = render_index_html(rs, ["a.html", "b.html"])
     assert "white-box ε (claim&#39;s relation)" in page or "white-box ε (claim's relation)" in page
-    assert "of white-box" in page and "of claim" in page and "—" in page
+    assert "certified of the white-box ε" in page and "certified of the claim" in page and "—" in page

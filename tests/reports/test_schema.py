@@ -25,13 +25,14 @@ def test_round_trip_including_infinities() -> None:
         assert m.name in md
 
 
-def test_infinite_witness_reported() -> None:
+def test_one_sided_witness_reported() -> None:
     m = AboveThresholdNoQueryNoise()
     r = run_audit(m, m.neighbor_pairs(), AuditConfig(num_samples=20_000, seed=0))
     assert r.violation
     assert r.pairs[0].estimate.infinite_witness
     assert math.isfinite(r.epsilon_lower_bound)  # finite only because n is
-    assert "infinite witness" in render_markdown(r)
+    e = r.pairs[0].estimate
+    assert f"one-sided witness (0 of {e.q_total:,} on D′)" in render_markdown(r)
 
 
 def test_non_finite_extra_written_as_strict_json() -> None:

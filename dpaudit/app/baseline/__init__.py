@@ -10,6 +10,7 @@ from dpaudit.app.baseline.core import (
     RegressionReport,
     baseline_audit_from_result,
     entry_detectable_increase,
+    recount_samples,
     regression_checks,
 )
 from dpaudit.app.baseline.format import (
@@ -33,6 +34,7 @@ __all__ = [
     "baseline_audit_from_result",
     "entry_detectable_increase",
     "read_baseline",
+    "recount_samples",
     "regression_checks",
     "stale_message",
     "write_baseline",

@@ -313,6 +313,17 @@ class RegressionReport:
         return min(((c.detectable_increase, c.pair_index) for c in self.checks), default=(math.inf, None))
 
 
+def recount_samples(result: AuditResult) -> int:
+    """Samples per side of a witness re-count (baseline or regression): the audit's certification
+    split, or for a sequential audit (`AuditConfig.sequential`) its cap, so an audit that stopped
+    early keeps the baseline's and the regression test's power (its verdict spent only what it
+    needed)."""
+    seq = result.extra.get("sequential")
+    if isinstance(seq, dict) and isinstance(seq.get("cap"), int):
+        return int(seq["cap"])
+    return result.certification_samples
+
+
 def baseline_audit_from_result(
     name: str,
     spec: str,
@@ -328,11 +339,11 @@ def baseline_audit_from_result(
 ) -> BaselineAudit:
     """The baseline entry of one audit: each pair's reported event (its witness; with
     `witnesses="certified"` every event its primary test certified) with counts from a
-    fresh re-count of n = result.certification_samples per side on the BASELINE_PHASE streams of
+    fresh re-count of n = `recount_samples(result)` per side on the BASELINE_PHASE streams of
     result.seed. The run chose the reported event on its certification counts, so those counts are
     biased given the event; the fresh ones are Binomial given it (module docstring)."""
     entry = witness_entry_from_result(name, spec, result, pairs, witnesses=witnesses)
-    n = result.certification_samples
+    n = recount_samples(result)
     checkpoint = open_checkpoint(
         mechanism,
         entry,

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.estimators import Event, event_from_spec, event_spec
+from dpaudit.engine.events import Event, event_from_spec, event_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import Dataset, NeighborPair, Relation

@@ -18,19 +18,18 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.cli.one_run_summary import summary as one_run_summary
 from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
-from dpaudit.app.gate import GateIO
+from dpaudit.app.gate_io import gate_io, write_result
 from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.plan import plan
-from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.engine.runner import sample_size_plan as plan
+from dpaudit.engine.types import AuditResult
+from dpaudit.mechanisms.base import verdict_claim
 from dpaudit.mechanisms.libraries import missing_hint
 from dpaudit.mechanisms.registry import entries, resolve
 from dpaudit.reports.html import render_html
 from dpaudit.reports.junit import render_junit
-from dpaudit.reports.markdown import fmt, render_markdown, weakened
+from dpaudit.reports.markdown import fmt, render_markdown
 from dpaudit.reports.schema import dumps, read_json
 
 
@@ -44,78 +43,25 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
     return out
 
 
-def formats(text: str) -> list[str]:
-    fmts = [f.strip() for f in text.split(",") if f.strip()]
+DEFAULT_FORMATS = "json,md,html"
+
+
+def formats(text: str | None) -> list[str]:
+    """The formats `--format` names (all of `DEFAULT_FORMATS` when not given)."""
+    fmts = [f.strip() for f in (DEFAULT_FORMATS if text is None else text).split(",") if f.strip()]
     bad = [f for f in fmts if f not in FORMATS]
     if bad:
         raise UsageError(f"unknown format(s) {', '.join(bad)} (available: {', '.join(FORMATS)})")
     return fmts
 
 
-def _eps_text(eps: float) -> str:
-    """A lower bound ≤ 0 is valid but says nothing (ε ≥ 0 always): word it so."""
-    return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"
-
-
-def summary(r: AuditResult) -> str:
-    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
-    c = r.claim
-    return (
-        f"{r.mechanism}: {verdict}\n"
-        f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
-        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} "
-        f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
-        f"confidence {1 - r.failure_probability:g}, {r.num_samples:,} samples/side, "
-        f"{len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s"
-        + "".join(f"\n  {line}" for line in _exceeded_lines(r))
-        + "".join(f"\n  {line}" for line in witness_lines(r))
-        + "".join(f"\n  finding: {f}" for f in r.findings)
-        + "".join(f"\n  {w}" for w in weakened(r))
-    )
-
-
-def _exceeded_lines(r: AuditResult) -> list[str]:
-    """One line per proved claim the audit refutes when it is not the headline claim above (a
-    violation under another relation, e.g. replace-one, is named with its own claim)."""
-    return [
-        f"exceeds the proved claim ε={fmt(c.claim.epsilon)} δ={fmt(c.claim.delta)} "
-        f"({c.claim.relation.value}): certified ε ≥ {_eps_text(c.epsilon_lower_bound)} on its pairs"
-        for c in r.claims
-        if c.exceeded and c.claim.kind is ClaimKind.PROVED and c.claim != r.claim
-    ]
-
-
-SHOWN_WITNESSES = 3
-
-
-def witness_lines(r: AuditResult) -> list[str]:
-    """What broke the claim, for each violating pair (the strongest `SHOWN_WITNESSES`): the pair in
-    words and the certified event with its counts and frequencies on each dataset, as the Markdown
-    report's pairs table has them (D = the pair's dataset, D′ = its neighbour)."""
-    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
-    lines = []
-    for p in bad[:SHOWN_WITNESSES]:
-        e = p.estimate
-        on_d = e.direction != "neighbor>dataset"
-        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
-        infinite = "; never on D′" if on_d else "; never on D"
-        lines += [
-            f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
-            f"  event {e.event} ({e.distinguisher}): {kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
-            f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){infinite if e.infinite_witness else ''}",
-        ]
-    if len(bad) > SHOWN_WITNESSES:
-        lines.append(f"… and {len(bad) - SHOWN_WITNESSES} more violating pair(s) in the report")
-    return lines
-
-
-def _relation_words(p: PairResult) -> str:
-    """ " (relation)" unless the description already says it (sweep pairs do)."""
-    return "" if p.relation.value.replace("_", "-") in p.description else f" ({p.relation.value})"
-
-
-def _freq(k: int, n: int) -> str:
-    return fmt(k / n) if n else "-"
+def output_formats(args: argparse.Namespace) -> list[str]:
+    """The formats to write under `--out`; `--format` without `--out` is a usage error (the files
+    would go nowhere)."""
+    fmts = formats(args.format)
+    if args.format is not None and not args.out:
+        raise UsageError("--format needs --out DIR (the report files are written there)")
+    return fmts
 
 
 def drop_checkpoint(out: Path, mechanism: str) -> None:
@@ -126,10 +72,6 @@ def drop_checkpoint(out: Path, mechanism: str) -> None:
 def families() -> dict[str, str]:
     """Registered name → paper family, for the reports' family column."""
     return {e.name: e.family_title for e in entries().values()}
-
-
-def write_result(result: AuditResult, path: Path) -> None:
-    write_text(path, dumps(result))
 
 
 def write_outputs(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
@@ -147,6 +89,11 @@ def write_outputs(result: AuditResult, out: Path, fmts: Sequence[str]) -> None:
 LIST_WIDTH = 100
 """`dpaudit list` fits a terminal this wide; `--wide` prints every column in full."""
 _SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
+_KIND = {"libraries": "library"}
+_KIND_WIDE = {"libraries": "third-party library, audited against its documented claim (not known correct)"}
+"""A library's mechanism is third-party code audited against the library's claim: neither a
+correct reference nor a known twin (issue 42: `diffprivlib_laplace` was listed "correct" while
+the README's gate flags it)."""
 
 
 def _list_rows(wide: bool) -> list[tuple[str, ...]]:
@@ -154,18 +101,19 @@ def _list_rows(wide: bool) -> list[tuple[str, ...]]:
     rows: list[tuple[str, ...]] = []
     for e in entries().values():
         try:
-            c = e.build().claim
+            c = verdict_claim(e.build())  # the claim the report's verdict is about (one rule)
             relation = c.relation.value if wide else _SHORT_RELATION.get(c.relation.value, c.relation.value)
             claim = f"ε={fmt(c.epsilon)} δ={fmt(c.delta)} {relation}"
         except Exception as exc:  # a broken entry should not hide the others
             claim = f"(cannot build: {exc})"
         if wide:
-            kind = f"buggy twin of {e.twin_of}" if e.buggy else "correct"
+            kind = f"buggy twin of {e.twin_of}" if e.buggy else _KIND_WIDE.get(e.family, "correct")
             if e.buggy and not e.detectable:
                 kind += " (undetectable black-box)"
             rows.append((e.name, e.family_title, kind, claim, f"{e.default_num_samples:,}"))
         else:
-            kind = ("buggy" + ("†" if not e.detectable else "")) if e.buggy else "correct"
+            plain = _KIND.get(e.family, "correct")
+            kind = ("buggy" + ("†" if not e.detectable else "")) if e.buggy else plain
             rows.append((e.name, kind, claim, f"{e.default_num_samples:,}"))
     return rows
 
@@ -254,25 +202,6 @@ def cmd_gate(args: argparse.Namespace) -> int:
         jobs=all_cores() if args.jobs is None else args.jobs,
     )
     return run_gate(config, options, gate_io()).exit_code
-
-
-def gate_io() -> GateIO:
-    """The gate's connection to pairs, result files and renderers (the CLI's and the API's)."""
-    from dpaudit.app.gate import GateIO
-
-    return GateIO(
-        pairs_for=pairs_for,
-        write_result=write_result,
-        read_result=read_json,
-        render_markdown=render_markdown,
-        render_junit=render_junit,
-        summary=_gate_summary,
-    )
-
-
-def _gate_summary(r: AuditResult) -> str:
-    """The gate's console summary: `dpaudit one-run`'s for a one-run audit, `run`'s otherwise."""
-    return one_run_summary(r) if isinstance(r.extra.get("one_run"), dict) else summary(r)
 
 
 def cmd_report(args: argparse.Namespace) -> int:

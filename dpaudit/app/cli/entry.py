@@ -30,17 +30,17 @@ from dpaudit.app.cli.commands import (
     cmd_plan,
     cmd_report,
     drop_checkpoint,
-    families,
     formats,
+    output_formats,
     parse_params,
     write_outputs,
 )
-from dpaudit.app.cli.commands import summary as _summary
-from dpaudit.app.cli.commands import write_result as _write_result
+from dpaudit.app.cli.indexes import has_index, write_indexes
 from dpaudit.app.cli.one_run import cmd_one_run, cmd_sampler, cmd_scores
 from dpaudit.app.cli.parser import (
     DEBUG_HELP,
     EXIT_INTERNAL,
+    EXIT_INTERRUPTED,
     EXIT_OK,
     EXIT_USAGE,
     EXIT_VIOLATION,
@@ -50,18 +50,19 @@ from dpaudit.app.cli.parser import (
     build_parser,
 )
 from dpaudit.app.cli.pool import pool_size, run_side_by_side
+from dpaudit.app.cli.scan_command import cmd_scan
+from dpaudit.app.gate_io import write_result as _write_result
 from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
-from dpaudit.engine.outfiles import safe_stem, write_text
-from dpaudit.engine.runner import AuditInputError
-from dpaudit.engine.sampling import AuditTimeout
+from dpaudit.app.summary import summary as _summary
+from dpaudit.engine.outfiles import safe_stem
+from dpaudit.engine.runner import DEFAULT_TIME_BUDGET, AuditInputError, budget_from_cost
+from dpaudit.engine.sampling import AuditTimeout, audit_session
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import MechanismError, claims_of
+from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
 from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
 from dpaudit.mechanisms.opacus import FAMILY as OPACUS
 from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
-from dpaudit.reports.html import render_index_html
-from dpaudit.reports.junit import render_junit
-from dpaudit.reports.markdown import render_index_markdown, weakened
+from dpaudit.reports.markdown import weakened
 from dpaudit.reports.schema import SchemaError, dumps, read_json, to_json_dict
 
 __all__ = [  # main and `run`; what importers used from here before the split is re-exported
@@ -111,17 +112,52 @@ def _test_options(args: argparse.Namespace) -> list[str]:
     return parts
 
 
-def _command(name: str, params: dict[str, str], args: argparse.Namespace, n: int) -> str:
+def _command(
+    name: str, params: dict[str, str], args: argparse.Namespace, n: int, *, sequential: bool = False
+) -> str:
     parts = ["dpaudit", "run", name]
     for k, v in params.items():
         parts += ["--param", f"{k}={v}"]
-    return shlex.join([*parts, "--num-samples", str(n), *_test_options(args)])
+    seq = ["--sequential"] if sequential else []
+    return shlex.join([*parts, "--num-samples", str(n), *_test_options(args), *seq])
+
+
+def _budget(mechanism: Mechanism, entry: RegistryEntry | None, args: argparse.Namespace) -> tuple[int, bool]:
+    """(samples per side, whether the budget was fitted to the measured cost). Without
+    --num-samples, a registered mechanism keeps its budget unless --time-budget is given; a user
+    mechanism's budget fits its measured cost in --time-budget (default `DEFAULT_TIME_BUDGET`),
+    stated up front on stderr (audit/runner/budget.py)."""
+    if args.num_samples:
+        return args.num_samples, False
+    if entry is not None and args.time_budget is None:
+        return entry.default_num_samples, False
+    pairs = pairs_for(mechanism)
+    workers = all_cores() if args.jobs == -1 else args.jobs
+    with audit_session(mechanism.name, timeout=args.timeout):
+        budget = budget_from_cost(
+            mechanism,
+            pairs[0].dataset,
+            pairs=args.search_pairs or len(pairs),
+            workers=workers,
+            time_budget=args.time_budget or DEFAULT_TIME_BUDGET,
+            seed=args.seed,
+        )
+    print(budget.message(mechanism.name), file=sys.stderr, flush=True)
+    return budget.num_samples, True
 
 
 def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> AuditResult:
     mechanism, entry = resolve(spec, params)
     claims_of(mechanism)  # a claim of the wrong type: exit 2 before anything else
-    n = args.num_samples or (entry.default_num_samples if entry else 1_000_000)
+    mode = args.pairs or DEFAULT_PAIRS
+    if mode == "registered" and not has_registered_pairs(mechanism):
+        raise UsageError(
+            f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
+            "registered to search its domain, use --pairs templates for its boundary templates, or "
+            "give it neighbor_pairs()"
+        )
+    n, fitted = _budget(mechanism, entry, args)
+    sequential = fitted if args.sequential is None else args.sequential
     config = AuditConfig(
         num_samples=n,
         seed=args.seed,
@@ -133,13 +169,8 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         gdp=args.gdp,
         timeout=args.timeout,
         floating_point=args.floating_point,
+        sequential=sequential,
     )
-    mode = args.pairs or DEFAULT_PAIRS
-    if mode == "registered" and not has_registered_pairs(mechanism):
-        raise UsageError(
-            f"{mechanism.name!r} registers no neighbour pairs (no neighbor_pairs()): drop --pairs "
-            "registered to search its domain, or give it neighbor_pairs()"
-        )
     checkpoint = args.out / ".checkpoints" / f"{safe_stem(mechanism.name)}.jsonl" if args.out else None
     route = Route(
         mode=mode,
@@ -153,10 +184,10 @@ def _audit_one(spec: str, params: dict[str, str], args: argparse.Namespace) -> A
         config,
         route,
         parameters=tuple(params.items()),
-        command=_command(spec, params, args, n),
+        command=_command(spec, params, args, n, sequential=sequential),
         checkpoint_path=checkpoint,
         resume=args.resume,
-    )
+    ).result
     lost = weakened(result)
     if args.strict and lost:
         raise UsageError(f"{mechanism.name}: {lost[0]} (--strict)")
@@ -172,7 +203,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
         args.jobs = -1 if args.backend == "dask" else all_cores() if args.all else 1
     if args.jobs == 0 or args.jobs < -1:
         raise UsageError("--jobs must be ≥ 1 or -1")
-    fmts = formats(args.format)
+    fmts = output_formats(args)
     params = parse_params(args.param)
     client = _connect_dask(args.scheduler) if args.backend == "dask" else None
     try:
@@ -194,6 +225,8 @@ def _run(args: argparse.Namespace, fmts: Sequence[str], params: dict[str, str]) 
     if args.out:
         write_outputs(result, args.out, fmts)
         drop_checkpoint(args.out, result.mechanism)
+        if has_index(args.out):  # an `--all` folder: its index lists this result, not a stale one
+            write_indexes(args.out, [result], html="html" in fmts)
     if args.json:
         sys.stdout.write(dumps(result))
     else:
@@ -269,28 +302,9 @@ def _closing_line(results: Sequence[AuditResult], args: argparse.Namespace, seco
 
 
 def _write_indexes(results: Sequence[AuditResult], args: argparse.Namespace, fmts: Sequence[str]) -> None:
-    """index.md, index.html (with html), junit.xml and index.json next to the per-mechanism files."""
-    args.out.mkdir(parents=True, exist_ok=True)
-    fams = families()
-    write_text(args.out / "index.md", render_index_markdown(results, families=fams))
-    if "html" in fmts:
-        links = [f"{safe_stem(r.mechanism)}.html" for r in results]
-        write_text(
-            args.out / "index.html",
-            render_index_html(results, links, families=fams, command=_run_all_command(args)),
-        )
-    write_text(args.out / "junit.xml", render_junit(results, families=fams))
-    index = [
-        {
-            "mechanism": r.mechanism,
-            "verdict": r.verdict.value,
-            "epsilon_lower_bound": to_json_dict(r)["epsilon_lower_bound"],
-            "claim": r.claim.to_dict(),
-            "file": f"{safe_stem(r.mechanism)}.json",
-        }
-        for r in results
-    ]
-    write_text(args.out / "index.json", json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+    """index.md, index.html (with html), junit.xml and index.json next to the per-mechanism files,
+    over these results and every other result JSON in --out (`indexes.write_indexes`)."""
+    write_indexes(args.out, results, html="html" in fmts, command=_run_all_command(args))
 
 
 def _finished(entry: RegistryEntry, args: argparse.Namespace) -> AuditResult | None:
@@ -304,10 +318,10 @@ def _finished(entry: RegistryEntry, args: argparse.Namespace) -> AuditResult | N
     except (SchemaError, OSError, ValueError):
         return None
     n = args.num_samples or entry.default_num_samples
-    base = _command(entry.name, {}, args, n)
+    base = _command(entry.name, {}, args, n, sequential=bool(args.sequential))
     same = {f"{base} --pairs {args.pairs or DEFAULT_PAIRS}"}
     if any(FALLBACK in w for w in result.warnings):  # the default route fell back to registered pairs
-        same.add(f"{base} --pairs registered")
+        same |= {f"{base} --pairs registered", f"{base} --pairs templates"}
     return result if result.mechanism == entry.name and result.command in same else None
 
 
@@ -316,7 +330,8 @@ def _run_all_command(args: argparse.Namespace) -> str:
     parts = ["dpaudit", "run", "--all", "--pairs", args.pairs or DEFAULT_PAIRS]
     if args.num_samples:
         parts += ["--num-samples", str(args.num_samples)]
-    return shlex.join([*parts, *_test_options(args)])
+    seq = ["--sequential"] if args.sequential else []
+    return shlex.join([*parts, *_test_options(args), *seq])
 
 
 def _connect_dask(address: str | None) -> Any:
@@ -346,6 +361,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "one-run": cmd_one_run,
             "scores": cmd_scores,
             "sampler": cmd_sampler,
+            "scan": cmd_scan,
         }[args.command]
         return int(handler(args))
     except (
@@ -367,12 +383,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"dpaudit: error: {exc.strerror or exc}: {exc.filename or ''}".rstrip(": "), file=sys.stderr)
         return EXIT_USAGE
     except KeyboardInterrupt:
-        print("dpaudit: interrupted", file=sys.stderr)
-        return 130
+        print(f"dpaudit: interrupted{_resume_words(raw)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
     except Exception as exc:
         if "--debug" in raw:
             raise
         return _internal_error(exc)
+
+
+RESUMABLE = ("run", "gate")
+"""Commands that checkpoint under --out and continue with --resume."""
+
+
+def _resume_words(raw: Sequence[str]) -> str:
+    """After Ctrl-C: "; continue with: dpaudit … --resume" for a command that checkpoints under
+    --out (the same command line, so the same seed and options); "" otherwise."""
+    command = next((a for a in raw if not a.startswith("-")), None)
+    has_out = any(a == "--out" or a.startswith("--out=") for a in raw)
+    if command not in RESUMABLE or not has_out:
+        return ""
+    return f"; continue with: {shlex.join(['dpaudit', *raw, *([] if '--resume' in raw else ['--resume'])])}"
 
 
 def _silence_stdout() -> None:

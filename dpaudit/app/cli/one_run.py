@@ -3,12 +3,17 @@
 `one-run module:train` draws the canaries' inclusion bits from --seed, calls the user's
 `train(included, rng)` once and certifies its scores (audit/one_run/bound.py: Steinke, Nasr &
 Jagielski 2023, Thm 5.2, a union bound over a fixed grid of guess counts). `scores FILE`
-certifies scores produced elsewhere: with inclusion bits by the one-run bound, with "in" and
+certifies scores produced elsewhere: with inclusion bits by the one-run bound over the file's
+registered designs (else the default grid; a design given after the scores is charged against
+every design, audit/one_run/design_choice.py), with "in" and
 "out" scores of independent runs by one threshold event chosen on a split and certified with
 Clopper–Pearson bounds (audit/one_run/score_split.py). Both give an `AuditResult` (same JSON, reports and
-exit codes as `run`: 1 only when the certified ε exceeds a proved claim at its δ; a stated
-claim exceeded is a finding, exit 0). `sampler` tests a
+exit codes as `run`: 1 when the certified ε exceeds the claim at its δ, by `run`'s one verdict
+rule: the audit's only claim decides, proved or stated). `sampler` tests a
 batch sampler against the Poisson sampling an accountant assumes (audit/one_run/sampler_check.py).
+`one-run --out DIR` checks DIR is writable before training and saves the scores, bits and
+registered designs there before any analysis (audit/one_run/saved.py), printing the `dpaudit
+scores` command that re-certifies them.
 """
 
 from __future__ import annotations
@@ -25,26 +30,29 @@ from typing import Any
 import numpy as np
 
 from dpaudit.app.claim_text import ClaimText, parse_claim
-from dpaudit.app.cli.commands import formats, write_outputs
-from dpaudit.app.cli.one_run_summary import summary
+from dpaudit.app.cli.commands import output_formats, write_outputs
 from dpaudit.app.cli.parser import EXIT_OK, EXIT_VIOLATION, UsageError
 from dpaudit.app.cli.score_files import ScoreFile, ScoreFileError, load_scores
+from dpaudit.app.one_run_summary import summary
 from dpaudit.engine.one_run import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,
     Design,
+    OutputDirError,
     assemble,
     certify_in_out,
     certify_method,
     check_sampler,
-    declared_design_note,
-    joined_designs,
+    default_registration,
+    ensure_writable,
+    file_choice,
     one_run,
     one_run_result,
-    posthoc_design_note,
+    save_scores,
+    scores_path,
 )
 from dpaudit.engine.types import AuditResult, PrivacyClaim
-from dpaudit.mechanisms.base import ClaimKind, MechanismError
+from dpaudit.mechanisms.base import ClaimKind, CurveKind, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.schema import dumps
@@ -91,24 +99,30 @@ def designs_from(args: argparse.Namespace, m: int) -> tuple[Design, ...] | None:
     return (d,)
 
 
-def file_designs(args: argparse.Namespace, m: int) -> tuple[tuple[Design, ...] | None, str]:
-    """The designs for a one-run score file and what the report says of them. A design given on
-    the command line may have been picked after looking at these scores (every design's ε̂ is
-    shown, and a re-run reproduces them): it joins the union, β/(K+1), unless the user declares it
-    fixed in advance (`--design-fixed-in-advance`, certified alone at the whole β)."""
-    given = designs_from(args, m)
-    if given is None:
-        if args.design_fixed_in_advance:
-            raise UsageError("--design-fixed-in-advance needs the design: --k-plus and/or --k-minus")
-        return None, ""
+def file_designs(
+    args: argparse.Namespace, data: ScoreFile
+) -> tuple[tuple[Design, ...] | None, int | None, str]:
+    """(designs, the family β is split over, what the report says) for a one-run score file: the
+    file's registered designs at their registered share, else the default grid; a design given on
+    the command line that the file did not register is charged against every design the command
+    accepts (audit/one_run/design_choice.py: it may have been picked after seeing the scores)."""
     if args.design_fixed_in_advance:
-        return given, declared_design_note(given[0])
-    joined = joined_designs(m, given[0])
-    return joined, posthoc_design_note(given[0], len(joined))
+        raise UsageError(
+            "--design-fixed-in-advance was withdrawn: a design typed after the scores cannot be told "
+            "from one fixed before them; `dpaudit one-run --out` registers its designs in the score "
+            "file it writes, and any other design is charged against every design (β/N)"
+        )
+    m = data.first.size
+    given = designs_from(args, m)
+    registered = None
+    if data.registered is not None:
+        registered = tuple(Design(k_plus=p, k_minus=q) for p, q in data.registered)
+    choice = file_choice(m, given=given[0] if given else None, registered=registered)
+    return choice.designs, choice.family_size, choice.note
 
 
 def _finish(result: AuditResult, args: argparse.Namespace) -> int:
-    fmts = formats(args.format)
+    fmts = output_formats(args)
     if args.out:
         write_outputs(result, args.out, fmts)
     if args.json:
@@ -136,32 +150,83 @@ def _options(args: argparse.Namespace) -> list[str]:
 
 
 def cmd_one_run(args: argparse.Namespace) -> int:
-    formats(args.format)
+    output_formats(args)
     train = load_attribute(args.train)
     if not callable(train):
         raise UsageError(f"{args.train!r} is not callable: expected train(included, rng) -> scores")
     m = args.canaries or int(getattr(train, "num_canaries", DEFAULT_CANARIES))
     claim = claim_from(args, getattr(train, "claim", None))
     command = shlex.join(["dpaudit", "one-run", args.train, "--canaries", str(m), *_options(args)])
+    designs = designs_from(args, m)
+    if args.out:
+        try:
+            ensure_writable(args.out)  # before training: an unwritable --out must not lose it
+        except OutputDirError as exc:
+            raise UsageError(str(exc)) from None
     result = one_run(
         train,
         num_canaries=m,
         claim=claim,
         seed=args.seed,
         failure_probability=args.failure_probability,
-        designs=designs_from(args, m),
+        designs=designs,
         name=args.train,
         command=command,
         method=args.method or DEFAULT_METHOD,
+        on_scores=_saver(args, claim, default_registration(m, designs)) if args.out else None,
     )
     return _finish(result, args)
+
+
+def _saver(
+    args: argparse.Namespace, claim: PrivacyClaim, registered: tuple[Design, ...]
+) -> Callable[[np.ndarray[Any, Any], np.ndarray[Any, Any]], None]:
+    """Save the training's scores, bits and registered designs under --out before any analysis, and
+    print (stderr) the `dpaudit scores` command that re-certifies them."""
+
+    def save(included: np.ndarray[Any, Any], scores: np.ndarray[Any, Any]) -> None:
+        path = scores_path(args.out, args.train)
+        try:
+            save_scores(path, scores=scores, included=included, designs=registered)
+        except (TypeError, ValueError):
+            raise MechanismError(
+                f"{args.train}: the training function's scores are not real numbers"
+            ) from None
+        again = shlex.join(["dpaudit", "scores", str(path), *_scores_options(args, claim)])
+        print(f"scores saved before the analysis: {path}; re-certify with: {again}", file=sys.stderr)
+
+    return save
+
+
+def _scores_options(args: argparse.Namespace, claim: PrivacyClaim) -> list[str]:
+    """`dpaudit scores` options that re-certify a saved training as `one-run` did (the designs are
+    registered in the file; a claim from the function's `claim` attribute is spelled out)."""
+    parts = ["--failure-probability", repr(float(args.failure_probability))]
+    given = any(v is not None for v in (args.epsilon, args.accountant, args.gdp))
+    flags = _claim_flags(claim)
+    if given:
+        flags = (("--epsilon", args.epsilon), ("--delta", args.delta), ("--accountant", args.accountant))
+        flags += (("--gdp", args.gdp),)
+    kind = args.claim_kind if given else claim.kind.value
+    for flag, value in (*flags, ("--claim-kind", kind), ("--method", args.method)):
+        if value is not None:
+            parts += [flag, str(value)]
+    return [*parts, "--relation", args.relation if given else claim.relation.value]
+
+
+def _claim_flags(claim: PrivacyClaim) -> tuple[tuple[str, object], ...]:
+    """A claim object as flags: μ-GDP as --gdp, anything else as its headline (ε, δ) point."""
+    curve = claim.curve
+    if curve is not None and curve.kind is CurveKind.GDP:
+        return (("--gdp", repr(float(curve.parameter))), ("--delta", repr(float(claim.delta))))
+    return (("--epsilon", repr(float(claim.epsilon))), ("--delta", repr(float(claim.delta))))
 
 
 def _scores_one_run(
     args: argparse.Namespace, data: ScoreFile, claim: PrivacyClaim, *, command: str, start: float
 ) -> AuditResult:
     """`scores FILE` with inclusion bits: the one-run bound over the file's designs."""
-    designs, design_choice = file_designs(args, data.first.size)
+    designs, family, design_choice = file_designs(args, data)
     try:
         cert = certify_method(
             data.first,
@@ -170,6 +235,7 @@ def _scores_one_run(
             method=args.method or DEFAULT_METHOD,
             failure_probability=args.failure_probability,
             designs=designs,
+            family_size=family,
         )
     except ValueError as exc:
         raise ScoreFileError(f"{args.file}: {exc}") from None
@@ -186,11 +252,10 @@ def _scores_one_run(
 
 
 def cmd_scores(args: argparse.Namespace) -> int:
-    formats(args.format)
+    output_formats(args)
     data = load_scores(args.file)
     claim = claim_from(args)
-    fixed = ["--design-fixed-in-advance"] if args.design_fixed_in_advance else []
-    command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args), *fixed])
+    command = shlex.join(["dpaudit", "scores", str(args.file), *_options(args)])
     start = time.perf_counter()
     name = args.file.name
     if data.kind == "one_run":
@@ -272,7 +337,7 @@ def cmd_sampler(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     "sampler": args.sampler,
-                    "conforms": check.conforms,
+                    "departure_found": check.departure_found,
                     "num_examples": check.num_examples,
                     "steps": check.steps,
                     "sample_rate": check.sample_rate,
@@ -297,4 +362,4 @@ def cmd_sampler(args: argparse.Namespace) -> int:
         )
     else:
         print(f"{args.sampler}: {check.describe()}")
-    return EXIT_OK if check.conforms else EXIT_VIOLATION
+    return EXIT_VIOLATION if check.departure_found else EXIT_OK

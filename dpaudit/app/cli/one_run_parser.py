@@ -38,8 +38,9 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         "--claim-kind",
         choices=["proved", "stated"],
         default=None,
-        help="proved (default: exceeding it is a violation, exit 1) or stated (the paper's or "
-        "library's statement: exceeding it is a finding, exit 0), as in `dpaudit run`",
+        help="proved (default) or stated (the paper's or library's statement); exceeding either is "
+        "a violation, exit 1: the audit's only claim decides, as in `dpaudit run` (the report "
+        "says 'violation of a stated claim')",
     )
     p.add_argument(
         "--seed", type=types["seed"], default=0, help="seed of the inclusion bits and splits (default 0)"
@@ -57,10 +58,25 @@ def _claim_options(p: argparse.ArgumentParser, types: Types) -> None:
         help="one-run bound: fdp (default: Mahloujifar, Melis & Chaudhuri's f-DP bound, which also "
         "tests the claim's trade-off curve), snj (Steinke, Nasr & Jagielski), both (β/2 each)",
     )
-    p.add_argument("--k-plus", type=int, default=None, help="one design: guess 'in' on the K highest scores")
+    p.add_argument(
+        "--k-plus",
+        type=int,
+        default=None,
+        help="one design: guess 'in' on the K highest scores (on `scores`, a design the file did not "
+        "register is charged against every design, β/N, N = (m+1)(m+2)/2 − 1)",
+    )
     p.add_argument("--k-minus", type=int, default=None, help="one design: guess 'out' on the K lowest scores")
-    p.add_argument("--out", type=Path, help="directory for result files")
-    p.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
+    p.add_argument(
+        "--out",
+        type=Path,
+        help="directory for result files (one-run: checked writable before training; the scores are "
+        "saved there first, as NAME.scores.npz)",
+    )
+    p.add_argument(
+        "--format",
+        default=None,
+        help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
+    )
     p.add_argument("--json", action="store_true", help="print the result JSON to stdout")
 
 
@@ -86,11 +102,8 @@ def add_one_run_commands(sub: argparse._SubParsersAction[Any], types: Types) -> 
         "file", type=Path, help="scores + included (one run) or in_scores + out_scores (many runs)"
     )
     _claim_options(s, types)
-    s.add_argument(
-        "--design-fixed-in-advance",
-        action="store_true",
-        help="the --k-plus/--k-minus design was fixed before the scores existed: certify it alone at "
-        "the whole β (default: it joins the union over the fixed designs, β/(K+1) each)",
+    s.add_argument(  # withdrawn (issue 42): kept to explain itself, exit 2
+        "--design-fixed-in-advance", action="store_true", help=argparse.SUPPRESS
     )
 
     sm = sub.add_parser(
@@ -109,6 +122,6 @@ def add_one_run_commands(sub: argparse._SubParsersAction[Any], types: Types) -> 
         "--failure-probability",
         type=types["probability"],
         default=0.05,
-        help="probability of flagging a conforming sampler (default 0.05)",
+        help="probability of flagging a Poisson sampler (false alarm) (default 0.05)",
     )
     sm.add_argument("--json", action="store_true", help="print the check as JSON")

@@ -16,9 +16,12 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
 
+from dpaudit import __version__
 from dpaudit.app.cli.one_run_parser import add_one_run_commands
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
+EXIT_INTERRUPTED = 130
+"""After Ctrl-C (128 + SIGINT), as shells report it."""
 DEBUG_HELP = "show a traceback instead of the one-line error (exit codes unchanged)"
 FORMATS = ("json", "md", "html")
 
@@ -105,6 +108,7 @@ def _float_list(text: str) -> tuple[float, ...]:
 def build_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="dpaudit", description="Certified empirical privacy audits of DP mechanisms.")
     p.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    p.add_argument("--version", action="version", version=f"dpaudit {__version__}")
     sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
     ls = sub.add_parser("list", help="list registered mechanisms, estimators and pair generators")
     ls.add_argument("--wide", action="store_true", help="every column in full (family, buggy twins)")
@@ -113,6 +117,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_gate(sub)
     _add_report(sub)
     add_one_run_commands(sub, {"int": _positive_int, "probability": _probability, "seed": _seed})
+    _add_scan(sub)
     for command in sub.choices.values():  # `dpaudit run X --debug` as well as `dpaudit --debug run X`
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS, help=DEBUG_HELP)
     return p
@@ -121,13 +126,29 @@ def build_parser() -> argparse.ArgumentParser:
 def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r = sub.add_parser("run", help="audit a mechanism (or --all registered correct mechanisms)")
     r.add_argument("mechanism", nargs="?", help="registered name or package.module:attribute")
-    r.add_argument(
-        "--all",
-        action="store_true",
-        help="audit every registered correct mechanism (not the DP-library family, audited by name)",
-    )
+    every = "audit every registered correct mechanism (not the DP-library family, audited by name)"
+    r.add_argument("--all", action="store_true", help=every)
     r.add_argument("--param", action="append", default=[], metavar="K=V", help="mechanism parameter")
-    r.add_argument("--num-samples", type=_positive_int, help="samples per side and pair")
+    r.add_argument(
+        "--num-samples",
+        type=_positive_int,
+        help="samples per side and pair (with --sequential, a cap); default: the registered "
+        "mechanism's budget, or for a user mechanism the budget its measured cost fits in --time-budget",
+    )
+    r.add_argument(
+        "--time-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="without --num-samples: time a few samples and size the budget to this much sampling "
+        "(default 300 for a user mechanism; registered ones keep their budget unless it is given)",
+    )
+    r.add_argument(
+        "--sequential",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="certify on a confidence sequence and stop once a violation is certified or out of reach "
+        "(--num-samples becomes a cap); default on when the budget comes from --time-budget, else off",
+    )
     r.add_argument("--seed", type=_seed, default=0, help="seed of every sample stream (default 0)")
     r.add_argument(
         "--jobs",
@@ -142,22 +163,13 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         help="probability that the certified bound is wrong, split over the tests (default 0.05)",
     )
     r.add_argument("--out", type=Path, help="directory for result files")
-    r.add_argument("--format", default="json,md,html", help="comma-separated: json,md,html (with --out)")
+    r.add_argument(
+        "--format",
+        default=None,
+        help="comma-separated: json,md,html (default all three; needs --out: the files go there)",
+    )
     r.add_argument("--json", action="store_true", help="print the result JSON to stdout")
-    r.add_argument(
-        "--profile-deltas",
-        type=_float_list,
-        default=(),
-        metavar="D1,D2",
-        help="also certify ε at each δ (privacy profile)",
-    )
-    r.add_argument(
-        "--profile-epsilons",
-        type=_float_list,
-        default=(),
-        metavar="E1,E2",
-        help="also certify δ at each ε (privacy profile)",
-    )
+    _add_profile_options(r)
     _add_search_options(r)
     _add_event_options(r)
     r.add_argument(
@@ -178,16 +190,35 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
 
 
+def _add_profile_options(r: argparse.ArgumentParser) -> None:
+    """`run`'s privacy-profile tests (each one more certified test under the one β split)."""
+    r.add_argument(
+        "--profile-deltas",
+        type=_float_list,
+        default=(),
+        metavar="D1,D2",
+        help="also certify ε at each δ (privacy profile)",
+    )
+    r.add_argument(
+        "--profile-epsilons",
+        type=_float_list,
+        default=(),
+        metavar="E1,E2",
+        help="also certify δ at each ε (privacy profile)",
+    )
+
+
 def _add_search_options(r: argparse.ArgumentParser) -> None:
     """`run`'s options that choose the pairs: --pairs and the search's budget and sweeps."""
     r.add_argument(
         "--pairs",
-        choices=["registered", "search", "all"],
+        choices=["registered", "search", "all", "templates"],
         default=None,
-        help="registered: the mechanism's registered worst-case pairs; search: a pilot search over "
-        "pairs generated from its domain, certifying the best; all: that search with the registered "
-        "pairs in its pool; the same total budget either way (default: all; registered, with a note, "
-        "when the mechanism declares no domain or the budget is too small to search)",
+        help="registered: the mechanism's registered worst-case pairs; templates: its domain's "
+        "boundary templates; search: a pilot search over pairs generated from its domain, certifying "
+        "the best; all: that search with the registered pairs in its pool; the same total budget "
+        "(default: all; registered, or templates without them, with a note, when the mechanism "
+        "declares no domain or the budget is too small to search)",
     )
     r.add_argument(
         "--pilot-fraction",
@@ -266,6 +297,27 @@ def _add_gate(sub: argparse._SubParsersAction[_Parser]) -> None:
     g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
     g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
     g.add_argument("--jobs", type=int, default=None, help="parallel workers (-1 or default: all cores)")
+
+
+def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
+    s = sub.add_parser(
+        "scan",
+        help="audit every export of an installed DP library, blind; exit 1 if any is flagged",
+        description="Audit every export of an installed DP library (diffprivlib, opendp) through the "
+        "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
+    )
+    s.add_argument("library", help="diffprivlib or opendp")
+    s.add_argument("--only", action="append", default=[], metavar="TEXT",
+                   help="scan only exports whose name contains TEXT (repeatable)")
+    s.add_argument("--budget", type=_positive_int, default=1000, metavar="N",
+                   help="samples per side for each audit (default 1,000)")
+    s.add_argument("--seed", type=_seed, default=0)
+    s.add_argument("--confidence", type=_probability, default=0.95,
+                   help="for the whole table (β is split over the audits; default 0.95)")
+    s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+                   help="per export: one not decided by then is a 'timed out' row (default 300)")
+    s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")
+    s.add_argument("--out", type=Path, help="directory for scan.json and scan.txt")
 
 
 def _add_report(sub: argparse._SubParsersAction[_Parser]) -> None:

@@ -7,9 +7,15 @@
 
 CSV: a header naming the columns (`score,included` or `in_score,out_score`), then one row per canary
 (one run: every cell present) or per run (many runs: the shorter column may end in empty cells, to
-the end of the file); a missing, non-finite or malformed cell is an error naming the line.
+the end of the file); a missing, non-finite or malformed cell, or a blank line before the last
+data row, is an error naming the line (blank lines after it are the file's end).
 NPZ: arrays with those names (plural). JSON: an object with the plural names as keys, each a list
 of numbers. Any problem is a `ScoreFileError` naming the file.
+
+Registered designs (one run, NPZ or JSON): `designs`, rows (k₊, k₋) fixed before the scores
+existed. `dpaudit one-run --out` and the gate write them (audit/one_run/saved.py, NPZ, before
+any analysis); `dpaudit scores` certifies them at their registered share (audit/one_run/
+design_choice.py). CSV has no place for them: a CSV file registers nothing.
 """
 
 from __future__ import annotations
@@ -43,6 +49,8 @@ class ScoreFile:
     first: NDArray[np.float64]
     second: NDArray[Any]
     """inclusion bits (one run) or out scores (many runs)."""
+    registered: tuple[tuple[int, int], ...] | None = None
+    """(k₊, k₋) of the designs registered before the scores existed (one run; None: none recorded)."""
 
 
 def _layout(path: Path, arrays: dict[str, Any]) -> ScoreFile:
@@ -54,12 +62,29 @@ def _layout(path: Path, arrays: dict[str, Any]) -> ScoreFile:
                 bits = _bits(path, arrays[names[1]])
                 if bits.shape != first.shape:
                     raise ScoreFileError(f"{path}: {first.size} scores but {bits.size} inclusion bits")
-                return ScoreFile(kind=kind, first=first, second=bits)
+                registered = _designs(path, arrays["designs"], first.size) if "designs" in keys else None
+                return ScoreFile(kind=kind, first=first, second=bits, registered=registered)
             return ScoreFile(kind=kind, first=first, second=_numbers(path, names[1], arrays[names[1]]))
     raise ScoreFileError(
         f"{path}: expected 'scores' and 'included' (one run) or 'in_scores' and 'out_scores' (many runs), "
         f"found {', '.join(sorted(keys)) or 'nothing'}"
     )
+
+
+def _designs(path: Path, values: Any, m: int) -> tuple[tuple[int, int], ...]:
+    """The registered designs: rows (k₊, k₋) of integers ≥ 0 with 1 ≤ k₊ + k₋ ≤ m, at least one."""
+    try:
+        a = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        a = np.empty((0, 0))
+    if a.ndim != 2 or a.shape[0] < 1 or a.shape[1] != 2 or not np.all(np.isfinite(a)):
+        raise ScoreFileError(f"{path}: 'designs' must be a non-empty list of [k_plus, k_minus] pairs")
+    k = a.astype(np.int64)
+    if np.any(k != a) or np.any(k < 0) or np.any(k.sum(axis=1) < 1) or np.any(k.sum(axis=1) > m):
+        raise ScoreFileError(
+            f"{path}: every registered design needs integers k_plus, k_minus ≥ 0, 1 ≤ k_plus + k_minus ≤ {m}"
+        )
+    return tuple(dict.fromkeys((int(p), int(q)) for p, q in k))
 
 
 def _numbers(path: Path, name: str, values: Any) -> NDArray[np.float64]:
@@ -109,9 +134,11 @@ def _read_csv(path: Path) -> dict[str, Any]:
     names = [_CSV_NAMES[h] for h in header]
     columns: dict[str, list[Any]] = {name: [] for name in names}
     ended: dict[str, int] = {}
-    for line, row in enumerate(rows[1:], start=2):
-        if not any(c.strip() for c in row):
-            continue
+    blank = [not any(c.strip() for c in row) for row in rows]
+    last = max((i for i, b in enumerate(blank) if not b), default=0)  # blank lines after it: the file's end
+    for line, row in enumerate(rows[1 : last + 1], start=2):
+        if blank[line - 1]:
+            raise ScoreFileError(f"{path}: line {line} is blank (every row is one canary or run; no gaps)")
         if len(row) != len(header):
             raise ScoreFileError(f"{path}: line {line} has {len(row)} fields, the header {len(header)}")
         for name, cell in zip(names, (c.strip() for c in row), strict=True):

@@ -7,11 +7,13 @@ Format (in `dpaudit.toml` the keys sit at the top level and the audits are `[[au
     num_samples = 200_000          # defaults for every audit (all optional)
     seed = 0
     failure_probability = 0.05     # per audit: violation tests + regression tests (see audit/gate.py)
-    pairs = "registered"           # registered | search | all (as `dpaudit run --pairs`)
+    pairs = "registered"           # registered | search | all | templates (as `dpaudit run --pairs`)
     timeout = 600                  # seconds one audit may take (as `dpaudit run --timeout`; default none)
     witnesses = "reported"         # baseline witnesses per pair: reported | certified (every
                                    # event the pair's test certified; β_reg split across them)
     floating_point = false         # also test the bits of float outputs (`dpaudit run --floating-point`)
+    sequential = true              # stop each audit once decided, num_samples a cap (default true;
+                                   # false: the fixed-n audit, `dpaudit run` without --sequential)
     baseline = "dpaudit-baseline.json"   # default for --baseline, relative to this file
 
     [[audit]]
@@ -67,7 +69,7 @@ from dpaudit.mechanisms.registry import RegistryError, resolve
 
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000
-PAIR_MODES = ("registered", "search", "all")
+PAIR_MODES = ("registered", "search", "all", "templates")
 DEFAULT_KEYS = (
     "num_samples",
     "seed",
@@ -76,6 +78,7 @@ DEFAULT_KEYS = (
     "timeout",
     "witnesses",
     "floating_point",
+    "sequential",
 )
 TOP_KEYS = (*DEFAULT_KEYS, "baseline", "audit")
 AUDIT_KEYS = ("mechanism", "name", "params", *DEFAULT_KEYS, *ONE_RUN_KEYS)
@@ -106,6 +109,9 @@ class AuditSpec:
     """What `--update-baseline` stores per pair (`baseline_format.WITNESS_CHOICES`)."""
     floating_point: bool = False
     """Also propose the floating-point lattice events (`AuditConfig.floating_point`)."""
+    sequential: bool = True
+    """Certify on the confidence sequence and stop once decided (`AuditConfig.sequential`): a
+    passing gate spends what it needs, num_samples is a cap."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -297,6 +303,7 @@ def _defaults(top: _Ctx, table: dict[str, Any]) -> dict[str, Any]:
         "timeout": top.timeout(table["timeout"]) if "timeout" in table else None,
         "witnesses": top.witnesses(table.get("witnesses", "reported")),
         "floating_point": top.flag("floating_point", table.get("floating_point", False)),
+        "sequential": top.flag("sequential", table.get("sequential", True)),
     }
     if "num_samples" in table:
         defaults["num_samples"] = top.num_samples(table["num_samples"])
@@ -418,5 +425,8 @@ def _settings(ctx: _Ctx, raw: dict[str, Any], defaults: dict[str, Any], spec: st
             ctx.flag("floating_point", raw["floating_point"])
             if "floating_point" in raw
             else defaults["floating_point"]
+        ),
+        "sequential": (
+            ctx.flag("sequential", raw["sequential"]) if "sequential" in raw else defaults["sequential"]
         ),
     }

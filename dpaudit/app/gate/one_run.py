@@ -15,8 +15,13 @@ and a violation makes the gate exit 1. What differs from a mechanism audit, and 
   fund: the gate's bound (it exits 1 wrongly with probability ≤ Σ_a β_a) is unchanged, and the
   result's `command`, `dpaudit one-run … --failure-probability β_a`, reproduces it exactly.
 - **Resume.** The finished result is reused under `--resume` when its key (everything that
-  determines it: the training function's spec *and a hash of its code*, canaries, claim, method,
-  designs, seed, β_a, version) matches; editing the training function changes the key.
+  determines it: the training function's spec *and a hash of its code* (gate/code_key.py: a
+  partial's function and arguments, an instance's state, the defining module's source file),
+  canaries, claim, method, designs, seed, β_a, version) matches; editing the training function
+  or a helper in its module, or changing its arguments or settings, changes the key.
+- **Scores first.** With `--out`, the directory is checked writable before the training and the
+  scores, inclusion bits and registered designs are saved as `<name>.scores.npz` before any
+  analysis (`dpaudit scores` re-certifies them; audit/one_run/saved.py).
 - **Errors.** The training function raising (or calling sys.exit) is a `MechanismError` (exit 2,
   one line); a `timeout` stops it like a mechanism's sampling (`AuditTimeout`, exit 2).
 
@@ -27,14 +32,16 @@ through `GateIO.summary`, which the CLI and the API give `dpaudit one-run`'s own
 from __future__ import annotations
 
 import dataclasses
-import hashlib
-import inspect
 import shlex
 from pathlib import Path
+from typing import Any
 
+import numpy as np
+
+from dpaudit.app.gate.code_key import code_fingerprint
 from dpaudit.app.gate.one_run_config import OneRunSpec
 from dpaudit.engine.checkpoint import audit_key
-from dpaudit.engine.one_run import one_run
+from dpaudit.engine.one_run import default_registration, ensure_writable, one_run, save_scores, scores_path
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.types import AuditResult
@@ -74,23 +81,18 @@ def one_run_key(spec: OneRunSpec) -> str:
     )
 
 
-def code_fingerprint(train: object) -> str:
-    """A hash of the training function's code (its source, else its bytecode and constants), so a
-    changed training function never reuses an old verdict under `--resume`; '' when neither can be
-    read (the key then changes with the spec and version only)."""
-    target = train if inspect.isroutine(train) or inspect.isclass(train) else type(train)
-    try:
-        return hashlib.sha256(inspect.getsource(target).encode()).hexdigest()
-    except (OSError, TypeError):
-        pass
-    code = getattr(target, "__code__", None)
-    if code is None:
-        return ""
-    return hashlib.sha256(code.co_code + repr(code.co_consts).encode()).hexdigest()
+def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path, out: Path | None = None) -> AuditResult:
+    """Train once and certify (under the audit's timeout); the result carries `extra["gate"]`.
+    With `out`, the directory is checked writable before training and the scores, bits and
+    registered designs are saved there (`<name>.scores.npz`) before any analysis."""
+    on_scores = None
+    if out is not None:
+        ensure_writable(out)  # an OutputDirError (exit 2) before the training it would lose
+        path, registered = scores_path(out, spec.name), default_registration(spec.canaries, spec.designs)
 
+        def on_scores(included: np.ndarray[Any, Any], scores: np.ndarray[Any, Any]) -> None:
+            save_scores(path, scores=scores, included=included, designs=registered)
 
-def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult:
-    """Train once and certify (under the audit's timeout); the result carries `extra["gate"]`."""
     with audit_session(spec.train_spec, timeout=spec.timeout) as session:
         session.label = TRAINING_LABEL
         result = one_run(
@@ -103,6 +105,7 @@ def run_one_run(spec: OneRunSpec, *, key: str, config_path: Path) -> AuditResult
             name=spec.train_spec,
             command=one_run_command(spec),
             method=spec.method,
+            on_scores=on_scores,
         )
     gate_extra = {
         "audit": spec.name,

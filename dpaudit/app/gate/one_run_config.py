@@ -7,7 +7,7 @@
     # accountant = "1.0,0.01,1000"   #   dp_accounting's ε(δ) for σ, q, T (δ: `delta`, default 1e-5), or
     # gdp = 2.0                      #   μ-GDP (headline point at `delta`, default 1e-5);
                                      #   none of them: the function's `claim` attribute
-    claim_kind = "proved"            # or stated: exceeding it is a finding, not a failure (`--claim-kind`)
+    claim_kind = "proved"            # or stated: still a failure when exceeded, worded as a stated claim
     relation = "add_remove_one"      # or replace_one (as `--relation`)
     method = "fdp"                   # fdp (default) | snj | both (as `--method`)
     k_plus = 50                      # optional, with k_minus: one fixed design (as `--k-plus/--k-minus`)
@@ -15,7 +15,7 @@
     name = "sgd-canaries"            # plus the usual seed, failure_probability, timeout
 
 The keys mirror `dpaudit one-run`'s options. Keys of mechanism audits (`params`, `num_samples`,
-`pairs`, `witnesses`, `floating_point`) are rejected on a one-run audit and vice versa, and the
+`pairs`, `witnesses`, `floating_point`, `sequential`) are rejected on a one-run audit and vice versa, and the
 claim is built and the training function imported here, before any audit runs. This module does
 not import `gate_config` (which imports it): errors are raised through the `error` callable the
 caller hands in, which formats them as `<file>: [[audit]] #i: <problem>`.
@@ -49,7 +49,15 @@ ONE_RUN_KEYS = (
     "k_minus",
 )
 """Keys only a one-run audit (`train`) takes."""
-MECHANISM_KEYS = ("mechanism", "params", "num_samples", "pairs", "witnesses", "floating_point")
+MECHANISM_KEYS = (
+    "mechanism",
+    "params",
+    "num_samples",
+    "pairs",
+    "witnesses",
+    "floating_point",
+    "sequential",
+)
 """Keys only a mechanism audit takes."""
 CLAIM_KINDS = tuple(k.value for k in ClaimKind)
 RELATIONS = tuple(r.value for r in (Relation.ADD_REMOVE_ONE, Relation.REPLACE_ONE))

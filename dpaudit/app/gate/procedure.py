@@ -26,8 +26,9 @@ One-run audits (`train` instead of `mechanism`; gate_one_run.py) train once and 
 no regression test (nothing to re-count), left out of `--update-baseline`'s file, their whole
 failure probability spent on the verdict; their results, reports and exit codes are the others'.
 
-Exit code: 1 if any audit's certified bound exceeds its *proved* claim (a violation; a bound
-above only a paper's stated claim is a finding, never a failure, see docs/specs/ERRATA.md) or any
+Exit code: 1 if any audit's verdict is a violation (the one verdict rule of `run`,
+`mechanisms.base.decides_verdict`: a bound above a paper's stated claim beside a proved one is a
+finding, never a failure, see docs/specs/ERRATA.md; a lone stated claim decides) or any
 regression is flagged, else 0; input errors are exit 2 via the CLI.
 
 Error budget. An audit configured with failure_probability β_a spends β_a/2 on its violation
@@ -56,6 +57,7 @@ from dpaudit.app.baseline import (
     RegressionReport,
     baseline_audit_from_result,
     read_baseline,
+    recount_samples,
     regression_checks,
     stale_message,
     write_baseline,
@@ -81,11 +83,11 @@ from dpaudit.app.gate.types import (
     GateOutcome,
     GateUsageError,
 )
+from dpaudit.app.route import Route, certify, pairs_for, template_pairs
 from dpaudit.engine.checkpoint import audit_key
 from dpaudit.engine.outfiles import write_text
-from dpaudit.engine.runner import package_version, run_audit
+from dpaudit.engine.runner import package_version
 from dpaudit.engine.sampling import audit_session
-from dpaudit.engine.search import search_and_certify
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import claims_of
 from dpaudit.neighbors.base import NeighborPair
@@ -110,10 +112,11 @@ def _command(spec: AuditSpec, beta_v: float) -> str:
         parts += ["--param", f"{k}={v}"]
     parts += ["--num-samples", str(spec.num_samples), "--seed", str(spec.seed)]
     parts += ["--failure-probability", f"{beta_v:g}"]
-    parts += ["--pairs", spec.pairs]  # always: `dpaudit run` defaults to "all"
     if spec.floating_point:
         parts.append("--floating-point")
-    return shlex.join(parts)
+    if spec.sequential:
+        parts.append("--sequential")
+    return shlex.join(parts)  # the route appends the `--pairs` it audited (`dpaudit run` defaults to "all")
 
 
 def _key(spec: AuditSpec) -> str:
@@ -132,6 +135,7 @@ def _key(spec: AuditSpec) -> str:
             "pairs": spec.pairs,
             "version": package_version(),
             **({"floating_point": True} if spec.floating_point else {}),
+            **({"sequential": True} if spec.sequential else {}),
         }
     )
 
@@ -190,9 +194,10 @@ class _Runner:
         beta_v = spec.failure_probability * VIOLATION_SHARE
         key = _key(spec)
         mechanism = spec.mechanism
-        reused = self.reuse(spec.name, key) if spec.pairs == "registered" else None
+        reused = self.reuse(spec.name, key) if spec.pairs in {"registered", "templates"} else None
         if reused is not None:
-            return reused, tuple(self.io.pairs_for(mechanism)), True
+            listed = template_pairs(mechanism) if spec.pairs == "templates" else pairs_for(mechanism)
+            return reused, tuple(listed), True
         config = AuditConfig(
             num_samples=spec.num_samples,
             seed=spec.seed,
@@ -201,28 +206,20 @@ class _Runner:
             backend=self.options.backend,
             timeout=spec.timeout,
             floating_point=spec.floating_point,
+            sequential=spec.sequential,
         )
-        command = _command(spec, beta_v)
-        if spec.pairs == "registered":
-            pairs = tuple(self.io.pairs_for(mechanism))
-            result = run_audit(
-                mechanism,
-                pairs,
-                config,
-                parameters=spec.params,
-                command=command,
-                checkpoint_path=self.checkpoint(spec.name),
-                resume=self.options.resume,
-            )
-        else:
-            found = search_and_certify(
-                mechanism,
-                config,
-                registered=tuple(self.io.pairs_for(mechanism)) if spec.pairs == "all" else (),
-                parameters=spec.params,
-                command=command,
-            )
-            result, pairs = found.certified, found.certified_pairs
+        # the one route of `run` and `audit()` (its budget guard included); the mode is explicit: a
+        # search the budget cannot support is an error, not a silent fallback to other pairs
+        done = certify(
+            mechanism,
+            config,
+            Route(mode=spec.pairs, explicit=True),
+            parameters=spec.params,
+            command=_command(spec, beta_v),
+            checkpoint_path=self.checkpoint(spec.name) if spec.pairs in {"registered", "templates"} else None,
+            resume=self.options.resume,
+        )
+        result, pairs = done.result, done.pairs
         gate_extra = {
             "audit": spec.name,
             "key": key,
@@ -240,7 +237,7 @@ class _Runner:
         reused = self.reuse(spec.name, key)
         if reused is not None:
             return reused, True
-        return run_one_run(spec, key=key, config_path=self.config.path), False
+        return run_one_run(spec, key=key, config_path=self.config.path, out=self.out), False
 
     def write_result(self, spec: AuditSpec | OneRunSpec, result: AuditResult) -> None:
         if self.out is None:
@@ -269,7 +266,7 @@ class _Runner:
         report = regression_checks(
             spec.mechanism,
             entry,
-            num_samples=result.certification_samples,
+            num_samples=recount_samples(result),
             seed=spec.seed,
             failure_probability=spec.failure_probability * (1 - VIOLATION_SHARE),
             jobs=self.options.jobs,

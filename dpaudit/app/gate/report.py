@@ -16,6 +16,7 @@ from pathlib import Path
 from dpaudit.app.baseline import DETECTION_POWER
 from dpaudit.app.gate.types import AuditOutcome, GateIO, GateOutcome
 from dpaudit.engine.outfiles import write_text
+from dpaudit.engine.types import AuditResult
 
 
 def _fmt(x: float) -> str:
@@ -46,7 +47,7 @@ def print_outcome(io: GateIO, o: AuditOutcome) -> None:
     if io.summary is not None:
         io.say("  " + io.summary(r).replace("\n", "\n  "))
     else:
-        verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+        verdict = "VIOLATION FOUND" if r.violation else _quiet_verdict(r)
         io.say(
             f"  {r.mechanism}: {verdict}; certified ε ≥ {_fmt(r.epsilon_lower_bound)} "
             f"(claim {r.claim.epsilon:g})"
@@ -81,7 +82,7 @@ def markdown(outcome: GateOutcome) -> str:
     ]
     for o in outcome.outcomes:
         r = o.result
-        verdict = "**violation found**" if r.violation else "no violation found at this power"
+        verdict = "**violation found**" if r.violation else _quiet_verdict(r)
         if o.regression is None:
             reg = o.regression_status
         else:
@@ -178,13 +179,20 @@ def write_reports(outcome: GateOutcome, out: Path, io: GateIO) -> None:
         write_text(out / "junit.xml", junit(outcome, base_xml))
 
 
+def _quiet_verdict(r: AuditResult) -> str:
+    """The verdict of a result without a violation: inconclusive, or no violation at this power."""
+    return f"inconclusive ({r.inconclusive_reason})" if r.inconclusive else "no violation found at this power"
+
+
 def print_verdict(io: GateIO, outcome: GateOutcome) -> None:
     """The gate's closing line: counts, exit code and its false-alarm bound."""
     violations = sum(o.violation for o in outcome.outcomes)
     regressions = sum(o.regressed for o in outcome.outcomes)
+    inconclusive = sum(o.result.inconclusive for o in outcome.outcomes)
     io.say(
-        f"gate: {len(outcome.outcomes)} audit(s), {violations} violation(s), {regressions} regression(s) "
-        f"→ exit {outcome.exit_code}; the gate exits 1 wrongly with probability "
+        f"gate: {len(outcome.outcomes)} audit(s), {violations} violation(s), {regressions} regression(s)"
+        + (f", {inconclusive} inconclusive (no power or no evidence: not a pass)" if inconclusive else "")
+        + f" → exit {outcome.exit_code}; the gate exits 1 wrongly with probability "
         f"≤ {outcome.failure_probability:g} ({_budget_words(outcome)})"
     )
 

@@ -1,8 +1,8 @@
 """The gate's inputs and outcome: options, the I/O it is handed, and what each audit produced.
 
 `GateOptions` are the command-line options, `GateIO` what the gate needs from outside the engine
-(pair construction, result writer/reader and renderers from reports/, handed in by the CLI so the
-gate never imports reports/), and `GateOutcome`/`AuditOutcome` the record of a run with its exit
+(result writer/reader and renderers from reports/, handed in by `app.gate_io` so the gate never
+imports reports/), and `GateOutcome`/`AuditOutcome` the record of a run with its exit
 code and its JSON form (`gate.json`). The error budget is stated here (`VIOLATION_SHARE`): each
 audit spends β_a/2 on its violation tests and β_a/2 on its regression tests, so by the union
 bound the gate wrongly exits 1 with probability ≤ Σ_a β_a (`GateOutcome.failure_probability`).
@@ -12,7 +12,7 @@ A one-run audit (gate_one_run.py) has no regression test and spends its whole β
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
@@ -23,7 +23,6 @@ from dpaudit.app.gate.one_run_config import OneRunSpec
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.types import AuditResult
-from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbors.base import NeighborPair
 
 DEFAULT_BASELINE = Path("dpaudit-baseline.json")
@@ -55,16 +54,11 @@ class GateOptions:
             raise GateUsageError("--jobs must be ≥ 1 or -1")
 
 
-def _registered_pairs(mechanism: Mechanism) -> list[NeighborPair]:
-    registered = getattr(mechanism, "neighbor_pairs", None)
-    return list(registered()) if callable(registered) else []
-
-
 @dataclass(frozen=True, slots=True, kw_only=True)
 class GateIO:
-    """What the gate needs from outside audit/: pairs, result files and renderers (from the CLI)."""
+    """What the gate needs from outside audit/: result files, renderers and console summaries
+    (`app.gate_io.gate_io`); the pairs come from the route (`app.route`)."""
 
-    pairs_for: Callable[[Mechanism], Sequence[NeighborPair]] = _registered_pairs
     write_result: Callable[[AuditResult, Path], None] | None = None
     read_result: Callable[[Path], AuditResult] | None = None
     render_markdown: Callable[[AuditResult], str] | None = None

@@ -1,0 +1,202 @@
+"""Base distinguishers: candidate events that need no fitting (histogram and tail thresholds).
+
+A distinguisher looks at the selection-split outputs of both sides of a pair and proposes
+candidate events with their selection counts (`Candidates`); the choice among them is made in
+`estimators`. `ThresholdDistinguisher` proposes the tails {s ≥ t}, {s ≤ t} of each coordinate
+(and of a mean-difference projection) on a quantile grid: for a monotone likelihood ratio the
+Neyman–Pearson lemma makes such tails the most powerful events. `HistogramDistinguisher`
+proposes prefixes of exact output values sorted by likelihood ratio, the Neyman–Pearson-optimal
+sets for discrete outputs. Both only propose: validity comes from certifying the chosen event on
+fresh samples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import numpy as np
+from numpy.typing import NDArray
+
+from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, distinguisher, members
+from dpaudit.engine.events import Event, SetEvent, ThresholdEvent, row_keys
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Candidate events with their selection counts on side a (dataset) and b (neighbor)."""
+
+    counts_a: NDArray[np.float64]
+    counts_b: NDArray[np.float64]
+    make_event: Callable[[int], Event]
+
+
+class Distinguisher(Protocol):
+    @property
+    def name(self) -> str: ...
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None: ...
+
+
+def threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
+    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
+    s = np.sort(pooled)
+    return np.unique(np.concatenate([_sorted_quantiles(s, grid), s[:tails], s[-tails:]]))
+
+
+def _sorted_quantiles(s: NDArray[np.float64], grid: int) -> NDArray[np.float64]:
+    """`np.quantile(s, linspace(0, 1, grid))` (method "linear", bit for bit: numpy's lerp) on an
+    already sorted `s`, without numpy's partition per quantile (≈ 100× faster at 2048 points)."""
+    n = s.size
+    idx = np.linspace(0.0, 1.0, grid) * (n - 1)
+    lo = np.floor(idx).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    t = idx - lo
+    a, b = s[lo], s[hi]
+    d = b - a
+    return np.where(t >= 0.5, b - d * (1 - t), a + d * t)
+
+
+def tail_counts(
+    sa: NDArray[np.float64], sb: NDArray[np.float64], ts: NDArray[np.float64]
+) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
+    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
+    a, b = np.sort(sa), np.sort(sb)
+    ge_a = a.size - np.searchsorted(a, ts, side="left")
+    ge_b = b.size - np.searchsorted(b, ts, side="left")
+    le_a = np.searchsorted(a, ts, side="right")
+    le_b = np.searchsorted(b, ts, side="right")
+    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
+
+
+def tail_candidates(
+    scores: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    make_event: Callable[[int, float, bool], Event],
+    *,
+    grid: int,
+    tails: int,
+) -> Candidates:
+    """Both tails {s ≥ t}, {s ≤ t} of each score (side a, side b) on its threshold grid; candidate
+    events are built on demand by `make_event(score index, threshold, upper)`."""
+    ca, cb, grids = [], [], []
+    for sa, sb in scores:
+        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
+        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
+        ca += [ge_a, le_a]
+        cb += [ge_b, le_b]
+        grids.append(ts)
+    # candidate i lies in block k (ends[k-1] <= i < ends[k]): score k // 2, upper tail if k is even
+    ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
+
+    def make(i: int) -> Event:
+        block = int(np.searchsorted(ends, i, side="right"))
+        t = float(grids[block // 2][i - (int(ends[block - 1]) if block else 0)])
+        return make_event(block // 2, t, block % 2 == 0)
+
+    return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+
+
+@distinguisher(cost=CHEAP, event_types=("threshold",), sets=(DEFAULT,), rank=20)
+@dataclass(frozen=True, slots=True)
+class ThresholdDistinguisher:
+    """Tail events {s ≥ t}, {s ≤ t} on each coordinate, and on the standardised mean-difference
+    projection when outputs are vectors."""
+
+    name: str = "threshold"
+    grid: int = 2048
+    tails: int = 256
+    max_coordinates: int = 64
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
+        d = a.shape[1]
+        scores: list[
+            tuple[NDArray[np.float64], NDArray[np.float64], int | None, tuple[float, ...] | None]
+        ] = []
+        for j in range(min(d, self.max_coordinates)):
+            scores.append((a[:, j], b[:, j], j, None))
+        if d > 1:
+            sd = np.sqrt(0.5 * (a.var(axis=0) + b.var(axis=0))) + 1e-12
+            w = (a.mean(axis=0) - b.mean(axis=0)) / sd**2
+            if np.any(w != 0):
+                w = w / np.max(np.abs(w))
+                scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
+
+        def make(k: int, t: float, upper: bool) -> Event:
+            _, _, coord, proj = scores[k]
+            return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
+
+        return tail_candidates([(sa, sb) for sa, sb, _, _ in scores], make, grid=self.grid, tails=self.tails)
+
+
+@distinguisher(cost=CHEAP, event_types=("set",), sets=(DEFAULT,), rank=10)
+@dataclass(frozen=True, slots=True)
+class HistogramDistinguisher:
+    """Events = sets of exact output values ranked by selection-split likelihood ratio.
+
+    Applies when the pooled selection split has at most `max_bins` distinct outputs. Only
+    values seen at least `min_count` times in the pooled selection split may join an event:
+    a set built from values seen once is fitted to the selection noise (on continuous outputs
+    it would never recur on fresh samples). The candidates are the prefixes of the eligible
+    values sorted by smoothed ratio, in both orders.
+
+    With more than `holdout_above` eligible values the ranking is done on the first half of each
+    side and the prefix counts are taken on the second half, rescaled to the full selection size
+    (as `audit.learned` does). Ranking thousands of rarely seen values by their own counts and
+    projecting the bound from those same counts is badly optimistic: on DP-Winnow (≈ 2 000
+    values) the in-sample projection was 2.5 for a set that certified 0.32, so the histogram won
+    the choice against learned scores that certified ≈ 0.9. With few values (large counts) the
+    in-sample ranking is kept: its optimism is small and it uses every selection sample.
+    """
+
+    name: str = "histogram"
+    max_bins: int = 4096
+    min_count: int = 5
+    holdout_above: int = 64
+
+    def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
+        ka, kb = row_keys(a), row_keys(b)
+        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+        if uniq.size > self.max_bins:
+            return None
+        pooled_rows = np.concatenate([a, b])
+        first = np.zeros(uniq.size, dtype=np.intp)
+        first[inv[::-1]] = np.arange(inv.size)[::-1]
+        inv_a, inv_b = inv[: ka.size], inv[ka.size :]
+        na = np.bincount(inv_a, minlength=uniq.size).astype(float)
+        nb = np.bincount(inv_b, minlength=uniq.size).astype(float)
+        eligible = np.flatnonzero(na + nb >= self.min_count)
+        # counts that rank the values (fit) and counts the candidates report (count)
+        fit_a, fit_b, count_a, count_b = na, nb, na, nb
+        tot_a, tot_b = a.shape[0], b.shape[0]
+        if eligible.size > self.holdout_above and min(ka.size, kb.size) >= 4:
+            ha, hb = ka.size // 2, kb.size // 2
+            fit_a = np.bincount(inv_a[:ha], minlength=uniq.size).astype(float)
+            fit_b = np.bincount(inv_b[:hb], minlength=uniq.size).astype(float)
+            count_a = (na - fit_a) * (ka.size / (ka.size - ha))
+            count_b = (nb - fit_b) * (kb.size / (kb.size - hb))
+            eligible = np.flatnonzero(fit_a + fit_b >= self.min_count)
+            tot_a, tot_b = ha, hb
+        if eligible.size == 0:
+            return None
+        values = pooled_rows[first[eligible]]
+        ratio = np.log((fit_a[eligible] + 0.5) / tot_a) - np.log((fit_b[eligible] + 0.5) / tot_b)
+        ca_e, cb_e = count_a[eligible], count_b[eligible]
+        orders = [np.argsort(-ratio, kind="stable"), np.argsort(ratio, kind="stable")]
+        ca = np.concatenate([np.cumsum(ca_e[o]) for o in orders])
+        cb = np.concatenate([np.cumsum(cb_e[o]) for o in orders])
+        m = eligible.size
+
+        def make(i: int) -> Event:
+            order = orders[i // m]
+            chosen = np.sort(order[: i % m + 1])
+            return SetEvent(tuple(tuple(float(x) for x in values[j]) for j in chosen))
+
+        return Candidates(ca, cb, make)
+
+
+def __getattr__(name: str) -> Any:
+    """`BASE_DISTINGUISHERS`, kept for importers: the registry's cheap default members."""
+    if name == "BASE_DISTINGUISHERS":
+        return members(DEFAULT, cost=CHEAP)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

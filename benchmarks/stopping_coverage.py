@@ -1,0 +1,162 @@
+"""Coverage of the stopping bound (issue 44, item 3), and samples to a decision.
+
+**Coverage.** Textbook rows with an exact ε on a fixed pair and a fixed event (so the event is
+chosen before certification, as the runner's selection split guarantees):
+
+- `rr`: randomized response at ε = 1, event "output = 1": P = e/(1+e), Q = 1/(1+e), ln(P/Q) = 1;
+- `laplace`: Laplace(0, 1) against Laplace(1, 1), event x > 1.5: ln(P/Q) = 1 exactly;
+- `laplace_tail`: the same with x > 5 (P ≈ 0.009: few counts, where Clopper–Pearson is discrete).
+
+Each seeded audit draws the event's counts on both sides look by look up to the cap
+(`audit.sequential.look_schedule`, binomial increments, vectorised over audits) and certifies
+ε ≥ ln(p_lo/q_hi) at every look with the sequence's bounds (`sequence_bounds`). A failure is an
+audit in which the bound exceeds the exact ε at ANY look: the worst stopping rule (stop the first
+time the bound is wrong) fails exactly then, so every stopping rule, the runner's included (a
+violation stop with the claim at the exact ε is such a failure), fails at most that often.
+Beside it, `peeking` is the same looks at the fixed-n level β (no share): what stopping on
+plain Clopper–Pearson bounds would give. Failures are reported with their Clopper–Pearson 95%
+upper bound. `--runner N` adds N seeded `run_audit`s through the runner's own stopping rule on
+`randomized_response` (claim = exact ε = 1, the event chosen on a selection split): false
+violations out of N.
+
+**Samples to a decision** (`--decision`): registered pairs, `run_audit` with and without
+`AuditConfig.sequential` at the registered default budget, seeds 0..S−1: verdicts and the
+certification samples per side each spent.
+
+    python benchmarks/stopping_coverage.py [--audits 1000] [--cap 20000] [--runner 1000]
+                                           [--decision 5 [--rows NAME …]]
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import time
+from typing import Any
+
+import numpy as np
+
+from dpaudit.app.route import pairs_for
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+from dpaudit.engine.runner import LookSchedule, look_schedule, run_audit, sequence_bounds
+from dpaudit.engine.types import AuditConfig
+from dpaudit.mechanisms.registry import resolve
+
+E = math.e
+ROWS: dict[str, tuple[float, float]] = {
+    "rr": (E / (1 + E), 1 / (1 + E)),
+    "laplace": (0.5 * math.exp(-0.5), 0.5 * math.exp(-1.5)),
+    "laplace_tail": (0.5 * math.exp(-4.0), 0.5 * math.exp(-5.0)),
+}
+EXACT = 1.0
+BETAS = (0.05, 0.5)
+DECISION_ROWS = (
+    "laplace_sum_range_bug",
+    "laplace_sum",
+    "randomized_response_half_flip",
+    "randomized_response",
+)
+
+
+def look_counts(p: float, schedule: LookSchedule, audits: int, rng: np.random.Generator) -> Any:
+    """Counts at each look, shape (audits, looks): cumulative binomial increments."""
+    steps = np.diff(np.concatenate([[0], schedule.looks]))
+    return np.cumsum(rng.binomial(steps[None, :], p, size=(audits, len(steps))), axis=1)
+
+
+def failures(row: str, *, beta: float, cap: int, audits: int, seed: int) -> tuple[int, int]:
+    """(sequence failures, peeking failures) out of `audits` for one row and β."""
+    p, q = ROWS[row]
+    s = look_schedule(cap)
+    rng = np.random.default_rng([seed, int(beta * 1000), list(ROWS).index(row)])
+    kp, kq = look_counts(p, s, audits, rng), look_counts(q, s, audits, rng)
+    seq_bad = np.zeros(audits, dtype=bool)
+    peek_bad = np.zeros(audits, dtype=bool)
+    for j, n in enumerate(s.looks):
+        p_lo, q_hi = sequence_bounds(kp[:, j], kq[:, j], schedule=s, j=j, beta=beta)
+        seq_bad |= epsilon_from_bounds(p_lo, q_hi, delta=0.0) > EXACT
+        naive = epsilon_from_bounds(
+            cp_lower(kp[:, j], n, beta / 2), cp_upper(kq[:, j], n, beta / 2), delta=0.0
+        )
+        peek_bad |= naive > EXACT
+    return int(seq_bad.sum()), int(peek_bad.sum())
+
+
+def coverage(audits: int, cap: int, seed: int) -> None:
+    print(f"coverage: {audits} audits per row and β, cap {cap:,} per side, looks {look_schedule(cap).looks}")
+    print("| row | β | sequence failures | CP 95% upper | peeking at β (no sequence) |")
+    print("|---|---|---|---|---|")
+    for row in ROWS:
+        for beta in BETAS:
+            bad, peek = failures(row, beta=beta, cap=cap, audits=audits, seed=seed)
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(f"| {row} | {beta} | {bad}/{audits} | {upper:.3f} | {peek}/{audits} |")
+
+
+def runner_coverage(audits: int, num_samples: int) -> None:
+    mechanism, _ = resolve("randomized_response", {})
+    pairs = pairs_for(mechanism)
+    print(f"\nrunner: randomized_response (claim = exact ε = 1), {audits} seeds, --num-samples {num_samples}")
+    print("| β | false violations | CP 95% upper | stopped early (futility) |")
+    print("|---|---|---|---|")
+    for beta in BETAS:
+        bad = early = 0
+        for seed in range(audits):
+            config = AuditConfig(
+                num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True
+            )
+            r = run_audit(mechanism, pairs, config, show_progress=False)
+            bad += r.violation
+            seq = r.extra["sequential"]
+            early += isinstance(seq, dict) and seq["stopped_at"] < seq["cap"]
+        print(f"| {beta} | {bad}/{audits} | {float(cp_upper(bad, audits, 0.05)):.3f} | {early}/{audits} |")
+
+
+def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
+    print(f"\nsamples to a decision: registered pairs, default budgets, seeds 0–{seeds - 1}")
+    print("| mechanism | route | verdicts | certification samples per side (median, range) | mean ε bound |")
+    print("|---|---|---|---|---|")
+    for name in rows:
+        mechanism, entry = resolve(name, {})
+        n = entry.default_num_samples if entry is not None else 1_000_000
+        pairs = pairs_for(mechanism)
+        for sequential in (False, True):
+            verdicts, spent, eps = [], [], []
+            for seed in range(seeds):
+                config = AuditConfig(num_samples=n, seed=seed, sequential=sequential)
+                r = run_audit(mechanism, pairs, config, show_progress=False)
+                verdicts.append("V" if r.violation else "-")
+                spent.append(r.certification_samples)
+                eps.append(r.epsilon_lower_bound)
+            route = "sequential" if sequential else f"fixed n = {n:,}"
+            print(
+                f"| {name} | {route} | {''.join(verdicts)} | {int(np.median(spent)):,} "
+                f"({min(spent):,}–{max(spent):,}) | {np.mean(eps):.3f} |"
+            )
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--audits", type=int, default=1000, help="seeded audits per row and β (default 1000)")
+    ap.add_argument("--cap", type=int, default=20_000, help="certification samples per side at the cap")
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--runner", type=int, default=0, help="seeded run_audit's per β (default 0: skip)")
+    ap.add_argument("--runner-samples", type=int, default=2000, help="--num-samples of those audits")
+    ap.add_argument(
+        "--decision", type=int, default=0, help="seeds of the samples-to-decision table (0: skip)"
+    )
+    ap.add_argument(
+        "--rows", nargs="+", default=list(DECISION_ROWS), help="registered mechanisms of that table"
+    )
+    args = ap.parse_args()
+    start = time.process_time()
+    coverage(args.audits, args.cap, args.seed)
+    if args.runner:
+        runner_coverage(args.runner, args.runner_samples)
+    if args.decision:
+        decision(args.decision, tuple(args.rows))
+    print(f"\n{time.process_time() - start:.0f} s CPU")
+
+
+if __name__ == "__main__":
+    main()

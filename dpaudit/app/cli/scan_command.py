@@ -1,0 +1,50 @@
+"""`dpaudit scan LIBRARY`: the handler (its options are in `parser.py`; the wing is `dpaudit.app.scan`)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from importlib.metadata import PackageNotFoundError, version
+
+from dpaudit.app.cli.parser import all_cores
+
+EXIT_OK, EXIT_VIOLATION = 0, 1
+
+
+def cmd_scan(args: argparse.Namespace) -> int:
+    from dpaudit.app.scan import ScanConfig, ScanRow, library_targets, render, scan, to_json
+    from dpaudit.app.scan.table import line
+    from dpaudit.engine.outfiles import write_text
+
+    targets = library_targets(args.library, tuple(args.only))
+    if args.out is not None:
+        args.out.mkdir(parents=True, exist_ok=True)
+    jobs = all_cores() if args.jobs in (None, -1) else max(1, args.jobs)
+    config = ScanConfig(num_samples=args.budget, seed=args.seed, failure_probability=1 - args.confidence,
+                        timeout=args.timeout, jobs=jobs)
+    built = sum(t.build is not None for t in targets)
+    print(f"dpaudit: scanning {built} of {len(targets)} exports of {args.library} "
+          f"({config.num_samples:,} samples per side each, {jobs} at a time)", file=sys.stderr)
+    done = [0]
+
+    def progress(row: ScanRow) -> None:
+        done[0] += 1
+        print(f"[{done[0]}/{built}] {line(row)}", file=sys.stderr)
+
+    rows = scan(targets, config, progress=progress)
+    installed = _version(args.library)
+    text = render(rows, config, args.library, installed)
+    print(text)
+    if args.out is not None:
+        write_text(args.out / "scan.txt", text + "\n")
+        record = to_json(rows, config, args.library, installed)
+        write_text(args.out / "scan.json", json.dumps(record, indent=2))
+    return EXIT_VIOLATION if any(r.flagged for r in rows) else EXIT_OK
+
+
+def _version(library: str) -> str:
+    try:
+        return version(library)
+    except PackageNotFoundError:
+        return "(version unknown)"

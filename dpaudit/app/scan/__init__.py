@@ -1,0 +1,47 @@
+"""The scan wing: `dpaudit scan LIBRARY` audits every export of an installed DP library.
+
+targets (what an export is) → <library>_targets (what the installed version exports, built through
+the generic adapters) → procedure (one blind audit per export, β split over them) → table.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from dpaudit.app.scan.procedure import ScanConfig, ScanRow, scan
+from dpaudit.app.scan.table import render, to_json
+from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
+
+__all__ = ["LIBRARIES", "LibraryNotInstalledError", "ScanConfig", "ScanRow", "Target", "library_targets",
+           "render", "scan", "to_json"]
+
+
+def _diffprivlib() -> list[Target]:
+    from dpaudit.app.scan import diffprivlib_targets
+
+    return diffprivlib_targets.targets()
+
+
+def _opendp() -> list[Target]:
+    from dpaudit.app.scan import opendp_targets
+
+    return opendp_targets.targets()
+
+
+LIBRARIES: dict[str, Callable[[], list[Target]]] = {"diffprivlib": _diffprivlib, "opendp": _opendp}
+"""Library name (as installed) → its targets."""
+
+
+def library_targets(library: str, only: tuple[str, ...] = ()) -> list[Target]:
+    """The library's targets, narrowed to exports containing any of `only` (case-insensitive)."""
+    if library not in LIBRARIES:
+        raise LibraryNotInstalledError(
+            f"cannot scan {library!r}: dpaudit scans {', '.join(sorted(LIBRARIES))}"
+        )
+    found = LIBRARIES[library]()
+    if only:
+        keys = [o.lower() for o in only]
+        found = [t for t in found if any(k in t.export.lower() for k in keys)]
+        if not found:
+            raise LibraryNotInstalledError(f"--only {', '.join(only)} matches no export of {library}")
+    return found

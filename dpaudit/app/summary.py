@@ -1,0 +1,120 @@
+"""The console summary of a `run` result (`dpaudit run`, mechanism audits in `dpaudit gate`): the
+verdict, the claim, the certified bounds, the other proved claims refuted and the witnesses.
+
+A printed ε bound is the engine's certified lower bound: valid with probability ≥ 1 − β (β the
+failure probability); a bound ≤ 0 is worded as no evidence of privacy loss. The verdict's words
+are the reports' (`reports.markdown.verdict_words`), so the console says what the files say.
+"""
+
+from __future__ import annotations
+
+from dpaudit.engine.types import AuditResult, PairResult
+from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
+
+
+def _eps_text(eps: float) -> str:
+    """A lower bound ≤ 0 is valid but says nothing (ε ≥ 0 always): word it so."""
+    return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"
+
+
+def summary(r: AuditResult) -> str:
+    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
+    if r.inconclusive:
+        verdict = f"INCONCLUSIVE ({r.inconclusive_reason})"
+    if decided_by_stated(r):
+        verdict += f" ({stated_verdict_words(next(p.claim for p in r.pairs if p.violation))})"
+    c = r.claim
+    return (
+        f"{r.mechanism}: {verdict}\n"
+        f"  claim ε={fmt(c.epsilon)} δ={fmt(c.delta)} ({c.relation.value}; {c.reference})\n"
+        f"  certified ε ≥ {_eps_text(r.epsilon_lower_bound)} "
+        f"(δ ≥ {fmt(r.delta_lower_bound)} at the claimed ε), "
+        f"confidence {1 - r.failure_probability:g}, {len(r.pairs)} pair(s), {r.elapsed_seconds:.1f} s\n"
+        f"  samples: {samples_sentence(r)}"
+        + "".join(f"\n  {line}" for line in _exceeded_lines(r))
+        + "".join(f"\n  {line}" for line in sequential_lines(r))
+        + "".join(f"\n  {line}" for line in witness_lines(r))
+        + "".join(f"\n  finding: {f}" for f in r.findings)
+        + "".join(f"\n  {w}" for w in weakened(r))
+    )
+
+
+def samples_sentence(r: AuditResult) -> str:
+    """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
+    each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
+    search (registered pairs), each pair spends what was asked, split into choosing its event and
+    certifying it. A sequential audit was asked its selection plus the certification cap."""
+    seq = r.extra.get("sequential")
+    asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
+    search = r.extra.get("search")
+    pairs = len(r.pairs)
+    each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
+    if isinstance(search, dict) and "total_samples" in search:
+        certified = int(search["certification_samples"])
+        total = int(search["total_samples"])
+        pilot = total - certified * pairs
+        return (
+            f"{asked}; {certified:,} per side spent certifying {each}, {pilot:,} on the pilot "
+            f"(selection included); {total:,} per side in all"
+        )
+    return (
+        f"{asked}; {r.selection_samples + r.certification_samples:,} per side spent on {each} "
+        f"({r.selection_samples:,} choosing the event, {r.certification_samples:,} certifying it)"
+    )
+
+
+def sequential_lines(r: AuditResult) -> list[str]:
+    """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
+    against the cap and why (empty for a fixed-n audit)."""
+    seq = r.extra.get("sequential")
+    if not isinstance(seq, dict):
+        return []
+    return [
+        f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
+        f"side ({seq['reason']})"
+    ]
+
+
+def _exceeded_lines(r: AuditResult) -> list[str]:
+    """One line per proved claim the audit refutes when it is not the headline claim above (a
+    violation under another relation, e.g. replace-one, is named with its own claim)."""
+    return [
+        f"exceeds the proved claim ε={fmt(c.claim.epsilon)} δ={fmt(c.claim.delta)} "
+        f"({c.claim.relation.value}): certified ε ≥ {_eps_text(c.epsilon_lower_bound)} on its pairs"
+        for c in r.claims
+        if c.exceeded and c.claim.kind is ClaimKind.PROVED and c.claim != r.claim
+    ]
+
+
+SHOWN_WITNESSES = 3
+
+
+def witness_lines(r: AuditResult) -> list[str]:
+    """What broke the claim, for each violating pair (the strongest `SHOWN_WITNESSES`): the pair in
+    words and the certified event with its counts and frequencies on each dataset, as the Markdown
+    report's pairs table has them (D = the pair's dataset, D′ = its neighbour)."""
+    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
+    lines = []
+    for p in bad[:SHOWN_WITNESSES]:
+        e = p.estimate
+        on_d = e.direction != "neighbor>dataset"
+        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
+        infinite = "; never on D′" if on_d else "; never on D"
+        lines += [
+            f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
+            f"  event {e.event} ({e.distinguisher}): {kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
+            f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){infinite if e.infinite_witness else ''}",
+        ]
+    if len(bad) > SHOWN_WITNESSES:
+        lines.append(f"… and {len(bad) - SHOWN_WITNESSES} more violating pair(s) in the report")
+    return lines
+
+
+def _relation_words(p: PairResult) -> str:
+    """ " (relation)" unless the description already says it (sweep pairs do)."""
+    return "" if p.relation.value.replace("_", "-") in p.description else f" ({p.relation.value})"
+
+
+def _freq(k: int, n: int) -> str:
+    return fmt(k / n) if n else "-"
