@@ -26,7 +26,7 @@ yielded in priority order (the counting changes of the first two targets for k �
 then the counting changes at the other locations of `neighbors.sweep_locations` — mixed corners,
 the centre, categories, labels, interior quartiles of each feature — for k ≤ `DENSE_UP_TO`, tagged
 "anywhere", then those at the points of a scrambled Sobol design over the box (issue 44,
-`neighbors.sweep_locations.design_locations`, when a Generator is passed) for k ≤ `DESIGN_EARLY`,
+`neighbors.sweep_locations.design_locations`, when a design is passed) for k ≤ `DESIGN_EARLY`,
 then the first two targets' counts above `DENSE_UP_TO`, then the design's counts up to
 `DESIGN_MAX_COUNT`, tagged "anywhere" and "design", then the first two targets' mass and size
 changes, then the other targets), each admissible (`neighbors.admissible.admitted_pairs`), so a
@@ -46,7 +46,7 @@ from dpaudit.neighbors.admissible import admitted_pairs
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair, farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
-from dpaudit.neighbors.sweep_locations import DESIGN_POINTS, LOCATIONS, design_locations, sweep_locations
+from dpaudit.neighbors.sweep_locations import LOCATIONS, Unit, design_locations, sweep_locations
 
 __all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "DESIGN_MAX_COUNT", "CountSweeps", "count_grid"]
 
@@ -104,11 +104,9 @@ class CountSweeps:
     max_count: int = DEFAULT_MAX_COUNT
     targets: int = 4
     locations: int = LOCATIONS
-    rng: np.random.Generator | None = None
-    """Seeds the space-filling design (`neighbors.sweep_locations.design_locations`); None: no
-    design points."""
-    design: int = DESIGN_POINTS
-    """Points of the design."""
+    design: Unit = ()
+    """A space-filling design of the unit cube (`neighbors.sweep_locations.design_locations`
+    maps it to the box); empty: no design points."""
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         space = Space.of(domain, self.max_count + 1)
@@ -126,7 +124,7 @@ class CountSweeps:
         dense = tuple(k for k in grid if k <= DENSE_UP_TO)
         yield from self._counting(space, relation, dense, targets[:2])
         yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
-        places = design_locations(space, self.rng, self.design) if self.rng is not None else []
+        places = design_locations(space, self.design)
         yield from self._design(space, relation, places, range(1, DESIGN_EARLY + 1))
         yield from self._counting(space, relation, tuple(k for k in grid if k > DENSE_UP_TO), targets[:2])
         late = range(DESIGN_EARLY + 1, min(DESIGN_MAX_COUNT, self.max_count) + 1)

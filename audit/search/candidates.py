@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import qmc
 
 from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.mechanisms.base import PrivacyClaim, applicable_claim
@@ -26,6 +27,7 @@ from dpaudit.neighbors.generators import (
     pair_key,
     random_pair,
 )
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS, Unit
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
 
 PROPOSAL_SPAWN_KEY = 8
@@ -37,6 +39,16 @@ DESIGN_SPAWN_KEY = 10
 def proposal_rng(seed: int) -> np.random.Generator:
     """The generator of a search's random proposals (random pairs and local moves)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PROPOSAL_SPAWN_KEY,)))
+
+
+def sobol_design(d: int, rng: np.random.Generator, count: int = DESIGN_POINTS) -> Unit:
+    """`count` points of a scrambled Sobol design of [0, 1)^d (Owen's scrambling, seeded from
+    `rng`; `scipy.stats.qmc.Sobol`): a (0, m, d)-net puts one point in each 1/count of every axis.
+    Empty for d < 1."""
+    if d < 1 or count < 1:
+        return ()
+    points = qmc.Sobol(d=d, scramble=True, seed=rng).random(count)
+    return tuple(tuple(float(v) for v in row) for row in points)
 
 
 def templates(domain: Domain, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
@@ -100,7 +112,7 @@ class Proposer:
         sweep screen become candidates (`initial(front=...)`). Built once per proposer."""
         if self.sweep_cache is None:
             gens = [
-                CountSweeps(max_count=self.max_count, rng=self._design_rng()).pairs(self.domain, r)
+                CountSweeps(max_count=self.max_count, design=self._design()).pairs(self.domain, r)
                 for r in self.relations
             ]
             cache: list[tuple[NeighborPair, PrivacyClaim]] = []
@@ -119,11 +131,12 @@ class Proposer:
             if pair_key(pair) not in self.seen
         ]
 
-    def _design_rng(self) -> np.random.Generator | None:
-        """A fresh generator of the design (the same design at every call)."""
+    def _design(self) -> Unit:
+        """The sweeps' space-filling design (`sobol_design` from the design seed; none without)."""
         if self.design_seed is None:
-            return None
-        return np.random.default_rng(np.random.SeedSequence(self.design_seed, spawn_key=(DESIGN_SPAWN_KEY,)))
+            return ()
+        rng = np.random.default_rng(np.random.SeedSequence(self.design_seed, spawn_key=(DESIGN_SPAWN_KEY,)))
+        return sobol_design(self.domain.num_features, rng)
 
     def initial(
         self, registered: Sequence[NeighborPair], *, size: int, front: Sequence[NeighborPair] = ()

@@ -278,19 +278,14 @@ def search_and_certify(
     verdict_pair: bool = False,
     blind: bool | None = None,
 ) -> SearchResult:
-    """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
-
-    See the module docstring for the procedure, the validity argument and the budget
-    (`budget` = total samples per side, default `default_budget(mechanism, num_samples)`;
-    `top_k` = the most pairs certified; `distinguishers` are the certification's,
-    `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
-    fitting). With `registered` pairs and `hedge_registered`, the best registered finalist is
-    certified next to the winner; with `verdict_pair`, the best pair under the verdict claim's
-    relation when no chosen pair is. `blind` (default: no `registered` pairs; the default route
-    passes it for a mechanism whose `registered` are boundary templates) adds the sweeps'
-    space-filling design (`neighbors.sweep_locations.design_locations`) and races the sweeps.
-    Raises `AmplificationMismatchError` (a ValueError) for a claim relying on amplification under
-    another relation, `SearchBudgetError` for too small a budget."""
+    """Search for worst-case pairs with a pilot, then certify the best on fresh samples. See the
+    module docstring for the procedure, validity and budget (`budget` = total samples per side,
+    default `default_budget`; `top_k` = the most pairs certified; `distinguishers` certify,
+    `pilot_distinguishers` rank, by default those of `distinguishers` that need no fitting).
+    With `registered` pairs and `hedge_registered`, the best registered finalist is certified
+    next to the winner; `verdict_pair`: the best pair under the verdict claim's relation when no
+    chosen pair is; `blind` (default: no `registered`): the sweeps' design and race. Raises
+    `AmplificationMismatchError` (a ValueError), `SearchBudgetError` for too small a budget."""
     started = time.perf_counter()
     if distinguishers is None:
         distinguishers = default_distinguishers(mechanism, floating_point=config.floating_point)

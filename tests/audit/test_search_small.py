@@ -12,7 +12,7 @@ import pytest
 
 from dpaudit.app.cli.entry import main
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
-from dpaudit.engine.search.candidates import Proposer, proposal_rng
+from dpaudit.engine.search.candidates import Proposer, proposal_rng, sobol_design
 from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.search.ranking import Ranker
 from dpaudit.engine.search.sampling import PilotSampler
@@ -41,26 +41,32 @@ def test_the_design_is_a_seeded_scrambled_sobol_net_over_the_box() -> None:
     seed and different for another; integer features on their grid; labels in turn; none for a
     record space."""
     space = _space(BOX3)
-    pts = np.array([r for _, r in design_points(space, np.random.default_rng(1))])
+
+    def design(d: int, seed: int) -> tuple[tuple[float, ...], ...]:
+        return sobol_design(d, np.random.default_rng(seed))
+
+    pts = np.array([r for _, r in design_points(space, design(3, 1))])
     assert pts.shape == (DESIGN_POINTS, 3) and np.all((pts >= 0) & (pts <= 1))
     for j in range(3):
         assert sorted(np.floor(pts[:, j] * DESIGN_POINTS).astype(int)) == list(range(DESIGN_POINTS))
-    again = np.array([r for _, r in design_points(space, np.random.default_rng(1))])
-    other = np.array([r for _, r in design_points(space, np.random.default_rng(2))])
+    again = np.array([r for _, r in design_points(space, design(3, 1))])
+    other = np.array([r for _, r in design_points(space, design(3, 2))])
     assert np.array_equal(pts, again) and not np.array_equal(pts, other)
     grid = _space(Domain(num_features=2, feature_low=0.0, feature_high=5.0, integer_features=True))
-    ints = np.array([r for _, r in design_points(grid, np.random.default_rng(0))])
+    ints = np.array([r for _, r in design_points(grid, design(2, 0))])
     assert np.array_equal(ints, np.floor(ints)) and ints.min() >= 0 and ints.max() <= 5
     labelled = _space(Domain(num_features=1, labels=(0.0, 1.0)))
-    assert {float(r[-1]) for _, r in design_points(labelled, np.random.default_rng(0))} == {0.0, 1.0}
-    assert design_points(_space(Domain.over(RecordSpace.categorical(4))), np.random.default_rng(0)) == []
+    assert {float(r[-1]) for _, r in design_points(labelled, design(1, 0))} == {0.0, 1.0}
+    assert design_points(_space(Domain.over(RecordSpace.categorical(4))), design(1, 0)) == []
+    assert design_points(space, design(2, 0)) == []  # a design of another dimension
     # each point's change moves one copy to the farthest extreme record
-    for _, r, o in design_locations(space, np.random.default_rng(1)):
+    for _, r, o in design_locations(space, design(3, 1)):
         assert np.array_equal(o, np.where(r < 0.5, 1.0, 0.0))
 
 
 def test_count_sweeps_at_the_design_cover_k_up_to_twenty_small_counts_first() -> None:
-    sweeps = list(CountSweeps(rng=np.random.default_rng(0)).pairs(BOX3, Relation.REPLACE_ONE))
+    unit = sobol_design(3, np.random.default_rng(0))
+    sweeps = list(CountSweeps(design=unit).pairs(BOX3, Relation.REPLACE_ONE))
     design = [p for p in sweeps if "design" in p.tags]
     ks = [int(next(t for t in p.tags if t.startswith("count:"))[6:]) for p in design]
     assert sorted(set(ks)) == list(range(1, 21)) and len(design) == 20 * DESIGN_POINTS
