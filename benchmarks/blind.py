@@ -1,4 +1,5 @@
-"""Blind user mechanisms (`tests/blind_mechanisms.py`): decision, bound, truth and seconds per row.
+"""Blind user mechanisms (`tests/blind_mechanisms.py`, then the held-out region gates of
+`tests/blind_regions.py`): decision, bound, truth and seconds per row.
 
 Each row is audited as `dpaudit run tests.blind_mechanisms:NAME --seed S` would audit it: the
 default route (the pair search, with the boundary templates standing in for registered pairs, since
@@ -49,14 +50,17 @@ def _ratio(blind: float, registered: float) -> str:
 def main() -> None:
     args = _parse()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # the repository's tests/
-    from tests.blind_mechanisms import ROWS
+    from tests.blind_mechanisms import ROWS as MECHANISM_ROWS
+    from tests.blind_regions import HELD_OUT
+
+    rows = (*MECHANISM_ROWS, *HELD_OUT)  # issue 44: gates on regions no template names
 
     head = f"{'mechanism':26s} {'seed':>4s} {'claim':>5s} {'truth':>7s} {'bound':>7s}"
     if args.registered:
         head += f" {'regist.':>7s} {'b/r':>5s}"
     print(f"{head} {'decision':>9s} {'s':>6s}  ok")
     wrong = []
-    for row in ROWS:
+    for row in rows:
         if args.only and row.name not in args.only:
             continue
         for seed in args.seeds:

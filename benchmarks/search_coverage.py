@@ -11,12 +11,15 @@ bounds come (max over runs of bound − truth, ≤ 0 when no run exceeds).
 
     python benchmarks/search_coverage.py [--seeds 40] [--num-samples 200000] [--beta 0.05]
                                          [--only NAME ...] [--blind] [--verdict-pair]
+                                         [--pairs-search]
 
 `--blind` audits each mechanism as the blind route does (its registered pairs and statistics
 hidden, `blind_registered.Blind`: the
 boundary templates stand in for them, and `verdict_pair`: a pair under the verdict claim's
 relation is certified next to a winner under another); `--verdict-pair` keeps the registered pairs
 and asks for that extra pair alone. Both count the runs where it was certified ("verdict+").
+`--pairs-search` audits as `dpaudit run NAME --pairs search` does (no registered pairs in the
+pool): at a small `--num-samples` that is the racing plan of issue 44.
 """
 
 from __future__ import annotations
@@ -48,10 +51,12 @@ DEFAULT = (
 
 
 def _run(
-    mech: Any, cfg: AuditConfig, *, blind: bool = False, verdict_pair: bool = False
+    mech: Any, cfg: AuditConfig, *, blind: bool = False, verdict_pair: bool = False, search: bool = False
 ) -> tuple[list[tuple[float, float]], float, bool]:
     t = time.perf_counter()
-    if blind:  # as the blind route: the boundary templates stand in for the hidden pairs
+    if search:  # as `--pairs search`: no registered pairs (below 20,000 per side: the racing plan)
+        found = search_and_certify(mech, cfg, registered=())
+    elif blind:  # as the blind route: the boundary templates stand in for the hidden pairs
         hidden = Blind(mech)
         found = search_and_certify(hidden, cfg, registered=tuple(pairs_for(hidden)), verdict_pair=True)
     else:
@@ -82,6 +87,7 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--blind", action="store_true", help="hide the registered pairs (module docstring)")
     ap.add_argument("--verdict-pair", action="store_true", help="certify a verdict-relation pair too")
+    ap.add_argument("--pairs-search", action="store_true", help="as --pairs search (racing at small budgets)")
     args = ap.parse_args()
     names = args.only or DEFAULT
     print(
@@ -99,7 +105,9 @@ def main() -> None:
         seconds = 0.0
         for seed in range(args.seeds):
             cfg = AuditConfig(num_samples=n, seed=seed, failure_probability=args.beta)
-            rows, s, extra = _run(mech, cfg, blind=args.blind, verdict_pair=args.verdict_pair)
+            rows, s, extra = _run(
+                mech, cfg, blind=args.blind, verdict_pair=args.verdict_pair, search=args.pairs_search
+            )
             seconds += s
             extras += extra
             known = [(b, t) for b, t in rows if math.isfinite(t)]

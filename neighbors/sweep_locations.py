@@ -12,7 +12,19 @@ corners put no record. `sweep_locations` lists the other places a count sweep pu
 
 each with the farthest extreme record as the place a change moves one copy to, at most `LOCATIONS`
 of them in that order. `CountSweeps` sweeps k = 1 … `DENSE_UP_TO` at each (any region holding a
-location and not its opposite is crossed at every t ≤ `DENSE_UP_TO`). Depends on numpy only.
+location and not its opposite is crossed at every t ≤ `DENSE_UP_TO`).
+
+`design_locations` (issue 44) covers the domain instead of listing special points: the points of
+a space-filling design of the unit cube (the search passes a scrambled Sobol design of
+`DESIGN_POINTS` points, Owen 1998, `audit.search.candidates.sobol_design`, seeded from a
+Generator) mapped to the box (integer features on their grid; labels taken in turn, so every
+label value appears), each with its farthest extreme record. A region gate (a box in the
+interior, a ball, a half-space at an odd angle) whose region has volume v holds none of
+`DESIGN_POINTS` points with probability ≈ (1 − v)^`DESIGN_POINTS` (less for a scrambled net:
+its points are spread evenly, each elementary box of volume 1/`DESIGN_POINTS` holds one), so
+a sweep at the design points puts k records inside it. A record space (categories, cells,
+counting queries) has all its records among `Space.extreme_records` already. Depends on numpy
+only.
 """
 
 from __future__ import annotations
@@ -22,7 +34,15 @@ import numpy as np
 from dpaudit.neighbors.building import farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
 
-__all__ = ["FEATURES", "LOCATIONS", "QUANTILES", "interior_points", "sweep_locations"]
+__all__ = [
+    "DESIGN_POINTS",
+    "FEATURES",
+    "LOCATIONS",
+    "QUANTILES",
+    "design_locations",
+    "interior_points",
+    "sweep_locations",
+]
 
 QUANTILES = (0.25, 0.5, 0.75)
 """Interior points per feature, as fractions of its declared range."""
@@ -30,6 +50,10 @@ FEATURES = 3
 """Features that get interior points (the first ones)."""
 LOCATIONS = 4
 """Most locations beyond the two extremes."""
+DESIGN_POINTS = 32
+"""Points of the space-filling design (a power of two: a scrambled Sobol net's balance)."""
+Unit = tuple[tuple[float, ...], ...]
+"""Points of a design of the unit cube, one tuple per point."""
 
 
 def interior_points(space: Space) -> list[tuple[str, F64]]:
@@ -61,5 +85,37 @@ def sweep_locations(space: Space, skip: list[F64]) -> list[tuple[str, F64, F64]]
         far = farthest_records(space, r, limit=1)
         if far:
             seen.append(r)
+            out.append((name, r, far[0][1]))
+    return out
+
+
+def design_points(space: Space, unit: Unit) -> list[tuple[str, F64]]:
+    """The records at the design's points `unit` (rows in [0, 1)^d) mapped to the box: integer
+    features on their grid, labels in turn (point i gets label i mod L); none for a record space
+    (its records are all extremes already), a design of another dimension, or no points."""
+    u = np.asarray(unit, dtype=float).reshape(len(unit), -1) if len(unit) else np.empty((0, space.d))
+    if space.domain.records is not None or u.shape[0] == 0 or u.shape[1] != space.d:
+        return []
+    if space.domain.integer_valued:
+        x = np.minimum(np.floor(space.lo + u * (space.hi - space.lo + 1.0)), space.hi)
+    else:
+        x = space.lo + u * (space.hi - space.lo)
+    out = []
+    for i, v in enumerate(x):
+        name = ", ".join(fmt_value(float(round(c, 3))) for c in v)
+        if space.labels is None:
+            out.append((f"design point ({name})", np.asarray(v, dtype=float)))
+        else:
+            y = space.labels[i % len(space.labels)]
+            out.append((f"design point ({name}), y={fmt_value(y)}", np.append(v, y)))
+    return out
+
+
+def design_locations(space: Space, unit: Unit) -> list[tuple[str, F64, F64]]:
+    """(name, r, o) for each point r of `design_points`, o the farthest extreme record from it."""
+    out = []
+    for name, r in design_points(space, unit):
+        far = farthest_records(space, r, limit=1)
+        if far:
             out.append((name, r, far[0][1]))
     return out

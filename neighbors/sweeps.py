@@ -22,11 +22,15 @@ domain's sizes (`Domain.min_size` pads with the opposite record, `Domain.max_siz
 
 For a box the k copies of r also carry the mass k·r, so the same pairs are the sums crossing each
 value of the grid: no separate family is needed for "release only when Σx ≥ s". Pairs are
-yielded in priority order (the counting changes of the first two targets over the whole grid,
+yielded in priority order (the counting changes of the first two targets for k ≤ `DENSE_UP_TO`,
 then the counting changes at the other locations of `neighbors.sweep_locations` — mixed corners,
 the centre, categories, labels, interior quartiles of each feature — for k ≤ `DENSE_UP_TO`, tagged
-"anywhere", then the first two targets' mass and size changes, then the other targets), each admissible
-(`neighbors.admissible.admitted_pairs`), so a caller with a small budget takes a prefix.
+"anywhere", then those at the points of a scrambled Sobol design over the box (issue 44,
+`neighbors.sweep_locations.design_locations`, when a design is passed) for k ≤ `DESIGN_EARLY`,
+then the first two targets' counts above `DENSE_UP_TO`, then the design's counts up to
+`DESIGN_MAX_COUNT`, tagged "anywhere" and "design", then the first two targets' mass and size
+changes, then the other targets), each admissible (`neighbors.admissible.admitted_pairs`), so a
+caller with a small budget takes a prefix (the search races it: `audit.search.sweeps`).
 Depends on numpy only.
 """
 
@@ -42,14 +46,21 @@ from dpaudit.neighbors.admissible import admitted_pairs
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair, farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
-from dpaudit.neighbors.sweep_locations import LOCATIONS, sweep_locations
+from dpaudit.neighbors.sweep_locations import LOCATIONS, Unit, design_locations, sweep_locations
 
-__all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "CountSweeps", "count_grid"]
+__all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "DESIGN_MAX_COUNT", "CountSweeps", "count_grid"]
 
 DEFAULT_MAX_COUNT = 64
 """The largest k of the default grid (records at one extreme)."""
 DENSE_UP_TO = 10
 """Every k up to this is on the grid."""
+DESIGN_MAX_COUNT = 20
+"""The largest k swept at the space-filling design's points (every k from 1, within the
+domain's size limit and `max_count`)."""
+DESIGN_EARLY = 5
+"""The design's counts k ≤ this come right after the issue-35 locations, before the extremes'
+counts above `DENSE_UP_TO` (a small budget's race takes a prefix: the design's first counts
+are the cheapest, one to five rows, and cover the whole box)."""
 _NICE = (1.0, 1.2, 1.5, 2.0, 2.5, 3.0, 4.0, 5.0, 6.0, 8.0)
 _RELATION_WORDS = {
     Relation.REPLACE_ONE: "replace-one",
@@ -93,6 +104,9 @@ class CountSweeps:
     max_count: int = DEFAULT_MAX_COUNT
     targets: int = 4
     locations: int = LOCATIONS
+    design: Unit = ()
+    """A space-filling design of the unit cube (`neighbors.sweep_locations.design_locations`
+    maps it to the box); empty: no design points."""
 
     def pairs(self, domain: Domain, relation: Relation) -> Iterator[NeighborPair]:
         space = Space.of(domain, self.max_count + 1)
@@ -103,11 +117,18 @@ class CountSweeps:
     def _raw(self, space: Space, relation: Relation) -> Iterator[NeighborPair | None]:
         targets = sweep_targets(space)[: self.targets]
         grid = count_grid(self.max_count)
-        # the counting changes of the first two targets over the whole grid, then those of every
-        # other location for k ≤ DENSE_UP_TO (location by location), then the first two targets'
+        # the counting changes of the first two targets for k ≤ DENSE_UP_TO, then those of every
+        # other location for k ≤ DENSE_UP_TO (location by location), the design's for small k,
+        # the first two targets' larger k, the design's larger k, then the first two targets'
         # other changes (mass, size), then every change of the other targets
-        yield from self._counting(space, relation, grid, targets[:2])
+        dense = tuple(k for k in grid if k <= DENSE_UP_TO)
+        yield from self._counting(space, relation, dense, targets[:2])
         yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
+        places = design_locations(space, self.design)
+        yield from self._design(space, relation, places, range(1, DESIGN_EARLY + 1))
+        yield from self._counting(space, relation, tuple(k for k in grid if k > DENSE_UP_TO), targets[:2])
+        late = range(DESIGN_EARLY + 1, min(DESIGN_MAX_COUNT, self.max_count) + 1)
+        yield from self._design(space, relation, places, late)
         for group, counting in ((targets[:2], False), (targets[2:], None)):
             for k in grid:
                 for name_r, r, name_o, o in group:
@@ -136,6 +157,19 @@ class CountSweeps:
         for _, r, o in sweep_locations(space, skip)[: self.locations]:
             for pair in self._counting(space, relation, grid, [(words(space, r), r, words(space, o), o)]):
                 yield replace(pair, tags=(*pair.tags, "anywhere")) if pair is not None else None
+
+    def _design(
+        self, space: Space, relation: Relation, places: list[tuple[str, F64, F64]], counts: range
+    ) -> Iterator[NeighborPair | None]:
+        """The counting changes at every point of the space-filling design (`places`) for k in
+        `counts`, k by k (a budget taking a prefix covers every point at the small counts
+        first), tagged "anywhere" and "design"."""
+        for k in counts:
+            if k > self.max_count:
+                return
+            for _, r, o in places:
+                for pair in self._counting(space, relation, (k,), [(words(space, r), r, words(space, o), o)]):
+                    yield replace(pair, tags=(*pair.tags, "anywhere", "design")) if pair is not None else None
 
 
 def sweep_targets(space: Space) -> list[tuple[str, F64, str, F64]]:

@@ -129,19 +129,25 @@ BLIND = dpaudit.from_callable(
     domain=dpaudit.Domain(num_features=1, min_size=2, max_size=2),
     batch_fn=_noisy_sum,
 )
-"""A mechanism without registered pairs: at a budget too small to search, `run` audits its
-boundary templates (issue 42: the printed command used to say `--pairs registered`, exit 2)."""
+"""A mechanism without registered pairs: at a budget too small to search (below the racing
+plan's 485 samples per side, issue 44), `run` audits its boundary templates (issue 42: the
+printed command used to say `--pairs registered`, exit 2); above it, it races blind."""
 
 
 def test_a_blind_mechanism_on_its_templates_prints_a_command_that_reproduces(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out = _main(capsys, "run", f"{__name__}:BLIND", "--num-samples", "2000", "--json")
+    code, out = _main(capsys, "run", f"{__name__}:BLIND", "--num-samples", "400", "--json")
     assert code in (cli.EXIT_OK, cli.EXIT_VIOLATION)
     original = json.loads(out)
     assert original["command"].endswith("--pairs templates")
     assert any("boundary template pairs" in w for w in original["warnings"])
     _same_figure(original, _rerun(capsys, original["command"]))
+    code, out = _main(capsys, "run", f"{__name__}:BLIND", "--num-samples", "2000", "--json")
+    raced = json.loads(out)
+    assert code in (cli.EXIT_OK, cli.EXIT_VIOLATION) and raced["command"].endswith("--pairs all")
+    assert "search" in raced["extra"] and not any("boundary template pairs" in w for w in raced["warnings"])
+    _same_figure(raced, _rerun(capsys, raced["command"]))
 
 
 def test_the_pytest_plugin_reproduce_command_reproduces(capsys: pytest.CaptureFixture[str]) -> None:

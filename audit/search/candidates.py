@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy.stats import qmc
 
 from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.mechanisms.base import PrivacyClaim, applicable_claim
@@ -26,15 +27,28 @@ from dpaudit.neighbors.generators import (
     pair_key,
     random_pair,
 )
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS, Unit
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
 
 PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""
+DESIGN_SPAWN_KEY = 10
+"""SeedSequence spawn key of the sweeps' space-filling design (`neighbors.sweep_locations`)."""
 
 
 def proposal_rng(seed: int) -> np.random.Generator:
     """The generator of a search's random proposals (random pairs and local moves)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=(PROPOSAL_SPAWN_KEY,)))
+
+
+def sobol_design(d: int, rng: np.random.Generator, count: int = DESIGN_POINTS) -> Unit:
+    """`count` points of a scrambled Sobol design of [0, 1)^d (Owen's scrambling, seeded from
+    `rng`; `scipy.stats.qmc.Sobol`): a (0, m, d)-net puts one point in each 1/count of every axis.
+    Empty for d < 1."""
+    if d < 1 or count < 1:
+        return ()
+    points = qmc.Sobol(d=d, scramble=True, seed=rng).random(count)
+    return tuple(tuple(float(v) for v in row) for row in points)
 
 
 def templates(domain: Domain, relations: Sequence[Relation], max_rows: int) -> Iterator[NeighborPair]:
@@ -69,6 +83,11 @@ class Proposer:
     seen: set[tuple[str, str, str]] = field(default_factory=set)
     max_count: int = DEFAULT_MAX_COUNT
     """The largest k of the count sweeps (`neighbors.sweeps`)."""
+    sweep_cache: list[tuple[NeighborPair, PrivacyClaim]] | None = None
+    """The admissible sweep pairs and their claims (`sweeps`, built once)."""
+    design_seed: int | None = None
+    """The audit seed the sweeps' space-filling design derives from (spawn key
+    `DESIGN_SPAWN_KEY`: never a stream any sample is drawn from); None: no design points."""
 
     def admit(self, pair: NeighborPair, source: str, batch: list[Entry]) -> bool:
         """Append `pair` to `batch` as a new entry if it is new, covered by a claim, admissible."""
@@ -90,18 +109,34 @@ class Proposer:
         """The count and mass sweep candidates of every relation (`neighbors.sweeps.CountSweeps`,
         priority order, relations interleaved) that a claim covers and that are admissible, as
         fresh entries (source "sweep"). They are not marked as seen: only the finalists of the
-        sweep screen become candidates (`initial(front=...)`)."""
-        gens = [CountSweeps(max_count=self.max_count).pairs(self.domain, r) for r in self.relations]
-        out: list[Entry] = []
-        seen: set[tuple[str, str, str]] = set()
-        for pair in _interleave(gens):
-            claim = applicable_claim(self.claims, pair.relation)
-            key = pair_key(pair)
-            if claim is None or key in seen or key in self.seen or not admissible(pair, self.domain):
-                continue
-            seen.add(key)
-            out.append(Entry(pair, "sweep", claim.epsilon, claim.delta))
-        return out
+        sweep screen become candidates (`initial(front=...)`). Built once per proposer."""
+        if self.sweep_cache is None:
+            gens = [
+                CountSweeps(max_count=self.max_count, design=self._design()).pairs(self.domain, r)
+                for r in self.relations
+            ]
+            cache: list[tuple[NeighborPair, PrivacyClaim]] = []
+            seen: set[tuple[str, str, str]] = set()
+            for pair in _interleave(gens):
+                claim = applicable_claim(self.claims, pair.relation)
+                key = pair_key(pair)
+                if claim is None or key in seen or not admissible(pair, self.domain):
+                    continue
+                seen.add(key)
+                cache.append((pair, claim))
+            self.sweep_cache = cache
+        return [
+            Entry(pair, "sweep", claim.epsilon, claim.delta)
+            for pair, claim in self.sweep_cache
+            if pair_key(pair) not in self.seen
+        ]
+
+    def _design(self) -> Unit:
+        """The sweeps' space-filling design (`sobol_design` from the design seed; none without)."""
+        if self.design_seed is None:
+            return ()
+        rng = np.random.default_rng(np.random.SeedSequence(self.design_seed, spawn_key=(DESIGN_SPAWN_KEY,)))
+        return sobol_design(self.domain.num_features, rng)
 
     def initial(
         self, registered: Sequence[NeighborPair], *, size: int, front: Sequence[NeighborPair] = ()

@@ -21,11 +21,52 @@ import numpy as np
 
 from dpaudit.engine.search.candidates import Proposer
 from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
+from dpaudit.engine.search.plan import (
+    MIN_CERTIFICATION,
+    MIN_SCREEN_SAMPLES,
+    SCREEN_TARGET,
+    SMALL_PILOT_FRACTION,
+    SMALL_SWEEP_SHARE,
+    PilotPlan,
+    full_budget,
+    plan_pilot,
+    small_plan,
+    smallest_budget,
+)
 from dpaudit.engine.search.ranking import Ranker
 from dpaudit.engine.search.result import SearchBudgetError
 from dpaudit.engine.search.sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
-from dpaudit.engine.types import AuditConfig
 from dpaudit.neighbors.base import NeighborPair, Relation
+
+__all__ = [
+    "CHALLENGERS",
+    "HALVING_POOL",
+    "MIN_CERTIFICATION",
+    "MIN_SCREEN_SAMPLES",
+    "REGISTERED_TIE",
+    "SCREEN_TARGET",
+    "SMALL_PILOT_FRACTION",
+    "SMALL_SWEEP_SHARE",
+    "VERDICT_TIE",
+    "Halving",
+    "Pilot",
+    "PilotPlan",
+    "RegisteredPairs",
+    "SearchSetup",
+    "beats",
+    "challenge",
+    "full_budget",
+    "halve",
+    "inseparable",
+    "plan_pilot",
+    "ranked",
+    "registered_tie",
+    "run_pilot",
+    "score_registered",
+    "screen",
+    "small_plan",
+    "smallest_budget",
+]
 
 VERDICT_TIE = 0.05
 """Score margin within which a pair under the verdict claim's relation is preferred."""
@@ -62,25 +103,6 @@ def beats(entry: Entry, champion: Entry, *, pool: int) -> bool:
     if entry.drawn < champion.drawn:
         scale = math.sqrt(champion.drawn / max(entry.drawn, 1) * 2.0 * math.log(max(pool, 3)))
     return entry.score > champion.score + CHAMPION_MARGIN * scale
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class PilotPlan:
-    """The budget split (samples per side): T in all, P for the pilot, C candidates screened on
-    s₀ each, and the certification size the pilot projects to (one pair, selection removed)."""
-
-    total_budget: int
-    pilot_budget: int
-    num_candidates: int
-    per_candidate: int
-    projected_total: int
-    challenge_budget: int = 0
-    """Taken from screening so that what the pilot has left after the registered top-ups can pay
-    the challenge (`challenge_reserve` holds it back from the halving); without a registered
-    champion it goes to the halving."""
-    sweep_budget: int = 0
-    """Taken from screening for the sweep screen (`search_sweeps`); what it leaves unspent goes
-    to the halving."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -167,7 +189,7 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     budget = plan.pilot_budget - sampler.spent
     reserve = challenge_reserve(budget, reg.champion)
     halving = halve(
-        sampler, scorer, entries, reg, budget=budget - reserve, min_pilot_samples=min_pilot_samples
+        sampler, scorer, entries, reg, budget=budget - reserve, min_pilot_samples=plan.min_samples
     )
     budget = plan.pilot_budget - sampler.spent
     champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
@@ -177,47 +199,6 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
 def ranked(entries: Sequence[Entry]) -> list[Entry]:
     """Entries by score, best first (stable)."""
     return sorted(entries, key=lambda e: -e.score)
-
-
-def plan_pilot(
-    config: AuditConfig,
-    *,
-    total_budget: int,
-    pilot_fraction: float,
-    max_candidates: int,
-    min_pilot_samples: int,
-    sweep_share: float = 0.0,
-) -> PilotPlan:
-    """P = ⌊f·T⌋: P/2 − R − W for screening C = min(max_candidates, ⌊(P/2 − R − W) /
-    min_pilot_samples⌋) candidates on s₀ = ⌊(P/2 − R − W) / C⌋ samples each, R = min(P/8, P/2 −
-    2·min_pilot_samples) held for the challenge (3P/8 and P/8 once the budget allows), W =
-    ⌊sweep_share·P⌋ for the sweep screen while screening keeps 4·min_pilot_samples (else 0);
-    `SearchBudgetError` if C < 2 or T − P < 200."""
-    pilot_budget = math.floor(pilot_fraction * total_budget)
-    half = pilot_budget // 2  # the reserve never costs a small budget its two screened candidates
-    challenge_budget = min(pilot_budget // 8, max(0, half - 2 * min_pilot_samples))
-    screen_budget = half - challenge_budget
-    sweep_budget = math.floor(sweep_share * pilot_budget)
-    if screen_budget - sweep_budget < 4 * min_pilot_samples:
-        sweep_budget = 0
-    screen_budget -= sweep_budget
-    num_candidates = min(max_candidates, screen_budget // min_pilot_samples)
-    if num_candidates < 2 or total_budget - pilot_budget < 200:
-        need = math.ceil(2 * 2 * min_pilot_samples / pilot_fraction)
-        raise SearchBudgetError(
-            f"a total budget of {total_budget:,} samples per side is too small for a search with "
-            f"pilot_fraction={pilot_fraction:g} (need ≥ {need:,})"
-        )
-    cert_cfg = dataclasses.replace(config, num_samples=max(total_budget - pilot_budget, 200))
-    return PilotPlan(
-        total_budget=total_budget,
-        pilot_budget=pilot_budget,
-        num_candidates=num_candidates,
-        per_candidate=screen_budget // num_candidates,
-        projected_total=cert_cfg.split()[1],
-        challenge_budget=challenge_budget,
-        sweep_budget=sweep_budget,
-    )
 
 
 def screen(

@@ -144,6 +144,17 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
   certified pairs: top_k, plus the registered champion and contenders when hedging); whatever the pilot
   leaves unspent goes to certification.
 
+Below the full plan's budget (T < 4·min_pilot_samples / f), and for a blind search wherever the
+full plan would screen fewer than `search_pilot.SCREEN_TARGET` candidates, `plan_pilot` races
+(`search_pilot.small_plan`, issue 44): the pilot's share grows to min(0.5, f·√(full / T)),
+leaving ≥ `MIN_CERTIFICATION` = 400 to certify; a quarter of it races the sweeps
+(`search_sweeps.race`), the screening gives `SCREEN_TARGET` candidates a few samples each (≥ 16)
+and the halving's per-candidate floor is that size. The draws are the same pilot and coupled
+draws as above, so the validity argument is unchanged. With registered pairs the full plan is
+kept (`small=False`: the guarantee against the registered route is stated for it), and a budget
+below it raises `SearchBudgetError` as before; a budget that fits no plan raises it with the
+budget needed (`search_pilot.smallest_budget`).
+
 So pilot + top-up + certification spend T − r samples per side with 0 ≤ r < k, except where
 the search certifies exactly the registered pairs: each then gets max(N_cert, c), c the
 registered route's certification size, so the total can exceed T by the pilot's exploration.
@@ -265,17 +276,16 @@ def search_and_certify(
     resume: bool = False,
     hedge_registered: bool = True,
     verdict_pair: bool = False,
+    blind: bool | None = None,
 ) -> SearchResult:
-    """Search for worst-case pairs with a pilot, then certify the best on fresh samples.
-
-    See the module docstring for the procedure, the validity argument and the budget
-    (`budget` = total samples per side, default `default_budget(mechanism, num_samples)`;
-    `top_k` = the most pairs certified; `distinguishers` are the certification's,
-    `pilot_distinguishers` the pilot's, by default those of `distinguishers` that need no
-    fitting). With `registered` pairs and `hedge_registered`, the best registered finalist is
-    certified next to the winner; with `verdict_pair`, the best pair under the verdict claim's
-    relation when no chosen pair is. Raises `AmplificationMismatchError` (a ValueError) for a claim
-    relying on amplification under another relation, `SearchBudgetError` for too small a budget."""
+    """Search for worst-case pairs with a pilot, then certify the best on fresh samples. See the
+    module docstring for the procedure, validity and budget (`budget` = total samples per side,
+    default `default_budget`; `top_k` = the most pairs certified; `distinguishers` certify,
+    `pilot_distinguishers` rank, by default those of `distinguishers` that need no fitting).
+    With `registered` pairs and `hedge_registered`, the best registered finalist is certified
+    next to the winner; `verdict_pair`: the best pair under the verdict claim's relation when no
+    chosen pair is; `blind` (default: no `registered`): the sweeps' design and race. Raises
+    `AmplificationMismatchError` (a ValueError), `SearchBudgetError` for too small a budget."""
     started = time.perf_counter()
     if distinguishers is None:
         distinguishers = default_distinguishers(mechanism, floating_point=config.floating_point)
@@ -292,6 +302,8 @@ def search_and_certify(
         max_rows=max_rows,
         pilot_distinguishers=_pilot_distinguishers(distinguishers, pilot_distinguishers),
         sweep_max_count=sweep_max_count,
+        small=not registered,
+        design=not registered if blind is None else blind,
     )
     if registered:  # the registered route cuts its selection split in these chunks
         setup = dataclasses.replace(
@@ -350,6 +362,8 @@ def prepare(
     max_rows: int,
     pilot_distinguishers: Sequence[Distinguisher],
     sweep_max_count: int = DEFAULT_MAX_COUNT,
+    small: bool = True,
+    design: bool = True,
 ) -> SearchSetup:
     """Check the arguments and the claims' amplification, plan the budget, build the pilot's
     sampler, proposer and scorer (raises as `search_and_certify`)."""
@@ -373,6 +387,7 @@ def prepare(
         sampler.skipped,
         max_rows,
         max_count=sweep_max_count,
+        design_seed=config.seed if design else None,  # the design widens blind searches only
     )
     plan = plan_pilot(
         config,
@@ -381,6 +396,7 @@ def prepare(
         max_candidates=max_candidates,
         min_pilot_samples=min_pilot_samples,
         sweep_share=SWEEP_SHARE if sweep_max_count > 0 and proposer.sweeps() else 0.0,
+        small=small,
     )
     return SearchSetup(
         plan=plan,

@@ -43,12 +43,27 @@ from dpaudit.neighbors.base import NeighborPair
 
 SWEEP_SHARE = 1 / 16
 """The sweep screen's share of the pilot budget P (taken from what the halving would get)."""
-MIN_SWEEP_SAMPLES = 32
-"""Fewest coupled samples per side a sweep candidate is screened on."""
+MIN_SWEEP_SAMPLES = 8
+"""Fewest coupled samples per side a sweep candidate gets in the race's first round (4 per
+cross-fitting half: a branch that one side takes and the other does not, on the same draws,
+ranks its pair first on those)."""
 MAX_SWEEP_SAMPLES = 256
-"""Most coupled samples per side a sweep candidate is screened on."""
+"""Most coupled samples per side a sweep candidate gets in one round of the race."""
 SWEEP_FINALISTS = 4
 """Sweep candidates passed on to the screening."""
+SCREEN_SAMPLES = 32
+"""Fewest coupled samples per side a sweep candidate gets when the screen runs one round (a
+search with registered pairs: the main job's sweep screen of issue 35, unchanged)."""
+MAX_FIELD = 256
+"""Most sweep candidates in a race: each is scored (a cross-fitted event choice) once per round
+it runs, and the scoring, not the sampling, is what a wide field costs on a cheap mechanism
+(`laplace_sum` in the main job: 1,254 candidates took 40 s against 5 s)."""
+FIRST_ROUND_SHARE = 0.5
+"""The race's first round spends this share of its budget (the field is widest there: racing's
+point is to try many candidates on a few samples); later rounds split the rest equally."""
+RACE_KEEP = 4
+"""Each round of the sweep race keeps the best ⌈1/this⌉ of its field (successive halving with
+η = 4: a field four times larger costs one more round)."""
 MIN_SWEEP_LIMIT = 32
 """The sweep screen scores up to max(this, the screening's candidate count) candidates: on a small
 budget the screening has a handful, and the counting sweeps of both extremes up to k = 20 are the
@@ -83,6 +98,7 @@ class SweepScreen:
     seconds: float = 0.0
     best: tuple[tuple[str, float], ...] = ()
     locations: int = 0
+    rounds: int = 0
 
     def to_dict(self) -> dict[str, Any]:
         """The search summary's "sweeps" entry."""
@@ -93,6 +109,7 @@ class SweepScreen:
             "samples": self.samples,
             "coupled": self.coupled,
             "locations": self.locations,
+            "rounds": self.rounds,
             "finalists": [p.description for p in self.finalists],
             "best": [{"description": d, "score": s} for d, s in self.best],
         }
@@ -104,6 +121,28 @@ def sweep_budget(pilot_budget: int, free: int) -> int:
     return max(0, min(int(pilot_budget * SWEEP_SHARE), free))
 
 
+def race_rounds(n: int) -> int:
+    """Rounds of a race over n candidates: one, then one per cut to ⌈1/`RACE_KEEP` of the
+    field⌉ until at most `SWEEP_FINALISTS` are left."""
+    rounds, left = 1, n
+    while left > SWEEP_FINALISTS:
+        left = max(SWEEP_FINALISTS, math.ceil(left / RACE_KEEP))
+        rounds += 1
+    return rounds
+
+
+def race_field(weights: NDArray[np.float64], budget: int) -> int:
+    """The longest prefix of the candidates (cumulated `weights`) whose first round,
+    `FIRST_ROUND_SHARE` of `budget`, gives each `MIN_SWEEP_SAMPLES`."""
+    return int(np.searchsorted(weights, FIRST_ROUND_SHARE * budget / MIN_SWEEP_SAMPLES, side="right"))
+
+
+def round_share(left: float, r: int, planned: int) -> float:
+    """The (weighted) samples round r of `planned` may spend out of `left`: `FIRST_ROUND_SHARE`
+    of the budget for the first, then an equal share of what is left per remaining round."""
+    return left * FIRST_ROUND_SHARE if r == 0 and planned > 1 else left / (planned - r)
+
+
 def sweep_screen(
     sampler: PilotSampler,
     proposer: Proposer,
@@ -113,46 +152,100 @@ def sweep_screen(
     limit: int,
     reference_rows: float = REFERENCE_ROWS,
 ) -> SweepScreen:
-    """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`), `limit`
-    being the screening's candidate count, so the sweeps add about as many `sample` calls as the
-    screening makes, plus the "anywhere" candidates: the counting sweeps at the locations beyond
-    the two extremes, `neighbors.sweep_locations`, which the budget's `MIN_SWEEP_SAMPLES` per
-    candidate still bounds) on coupled draws within `budget` samples per side, each candidate's samples
-    weighted by its rows over `reference_rows` (the registered pairs' size; a learner's cost per
-    sample grows with its dataset, and a sweep reaches 64 records where templates have a few:
-    `sweep_weights`); the best `SWEEP_FINALISTS` (finite score) are the finalists. Samples are
-    released afterwards."""
+    """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
+    "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at the other places of
+    `neighbors.sweep_locations` and at the space-filling design's points) on coupled draws
+    within `budget` samples per side, each candidate's samples weighted by its rows over
+    `reference_rows` (`sweep_weights`). A blind search (the proposer has a design) races them
+    (`race`, successive halving with cut 1/`RACE_KEEP`): every candidate of the field gets
+    `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the best
+    quarter more in each next round (an equal share of what is left, at most
+    `MAX_SWEEP_SAMPLES` each), until `SWEEP_FINALISTS` are left; the best of those (finite
+    score) are the finalists. With registered pairs, one round: the prefix that gives each
+    `SCREEN_SAMPLES` of the whole budget, each on min(`MAX_SWEEP_SAMPLES`, budget / weights)
+    (the main job's screen, as before). Samples are released afterwards."""
     started = time.perf_counter()
     candidates = proposer.sweeps() if budget >= 2 * MIN_SWEEP_SAMPLES else []
-    weights = np.cumsum(sweep_weights(candidates, reference_rows))
-    fits = int(np.searchsorted(weights, budget / MIN_SWEEP_SAMPLES, side="right"))
+    proposed = len(candidates)
     extra = sum("anywhere" in e.pair.tags for e in candidates)
-    count = min(fits, max(limit, MIN_SWEEP_LIMIT) + extra)
+    candidates = candidates[: min(max(limit, MIN_SWEEP_LIMIT) + extra, MAX_FIELD)]
+    weights = sweep_weights(candidates, reference_rows)
+    wide = proposer.design_seed is not None  # a blind search races; with registered pairs, one round
+    if wide:
+        count = race_field(np.cumsum(weights), budget)
+    else:
+        count = int(np.searchsorted(np.cumsum(weights), budget / SCREEN_SAMPLES, side="right"))
     if count < 2:
-        return SweepScreen(proposed=len(candidates))
-    per = int(min(MAX_SWEEP_SAMPLES, budget // weights[count - 1]))
-    chosen = candidates[:count]
+        return SweepScreen(proposed=proposed)
     coupled = bool(getattr(sampler.mechanism, "seedable", True))
     before = sampler.spent
-
-    def keep(entry: Entry, ok: bool) -> None:
-        if ok:
-            scorer(entry)
-        entry.release()
-
-    sampler.draw_all([(e, per) for e in chosen], then=keep, coupled=coupled)
-    ranked = sorted((e for e in chosen if math.isfinite(e.score)), key=lambda e: -e.score)
+    survivors, first, rounds = race(
+        sampler,
+        scorer,
+        candidates[:count],
+        weights[:count],
+        budget=budget,
+        coupled=coupled,
+        rounds=None if wide else 1,
+    )
+    ranked = sorted((e for e in survivors if math.isfinite(e.score)), key=lambda e: -e.score)
+    for e in candidates[:count]:
+        e.release()
     return SweepScreen(
         finalists=tuple(e.pair for e in ranked[:SWEEP_FINALISTS]),
-        proposed=len(candidates),
+        proposed=proposed,
         scored=count,
-        samples_per_candidate=per,
+        samples_per_candidate=first,
         samples=sampler.spent - before,
         coupled=coupled,
         seconds=time.perf_counter() - started,
         best=tuple((e.pair.description, e.score) for e in ranked[:SHOWN]),
-        locations=locations_tried(chosen),
+        locations=locations_tried(candidates[:count]),
+        rounds=rounds,
     )
+
+
+def race(
+    sampler: PilotSampler,
+    scorer: Ranker,
+    field: list[Entry],
+    weights: NDArray[np.float64],
+    *,
+    budget: int,
+    coupled: bool,
+    rounds: int | None = None,
+) -> tuple[list[Entry], int, int]:
+    """Successive halving over `field` (survivors best first, first round's samples per side,
+    rounds run): each round its `round_share` of what is left of `budget` (weighted samples),
+    split over that round's survivors; the best ⌈1/`RACE_KEEP`⌉ (at least `SWEEP_FINALISTS`) go on,
+    scored on all their samples so far; losers are released. `rounds` = 1: every candidate
+    scored once on an equal share of the whole budget (the issue-35 screen)."""
+    weight = dict(zip(map(id, field), weights, strict=True))
+    survivors, left, first = list(field), float(budget), 0
+    planned = race_rounds(len(field)) if rounds is None else rounds
+
+    def rescore(entry: Entry, ok: bool) -> None:
+        if ok:
+            scorer(entry)
+        else:
+            entry.score = -math.inf
+
+    for r in range(planned):
+        per = int(
+            min(MAX_SWEEP_SAMPLES, round_share(left, r, planned) / sum(weight[id(e)] for e in survivors))
+        )
+        if per < 2:
+            return survivors, first, r
+        first = first or per
+        sampler.draw_all([(e, per) for e in survivors], then=rescore, coupled=coupled)
+        left -= per * sum(weight[id(e)] for e in survivors)
+        survivors.sort(key=lambda e: -e.score)
+        keep = max(SWEEP_FINALISTS, math.ceil(len(survivors) / RACE_KEEP))
+        for e in survivors[keep:]:
+            e.release()
+        if r < planned - 1:
+            survivors = survivors[:keep]
+    return survivors, first, planned
 
 
 def locations_tried(entries: list[Entry]) -> int:

@@ -17,6 +17,7 @@ procedure runs.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from pathlib import Path
 
 from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
@@ -193,10 +194,11 @@ def _search(
 ) -> Certified:
     if getattr(mechanism, "domain", None) is None:
         raise SearchUnsupportedError(f"{mechanism.name!r} declares no domain to search")
-    found = search_and_certify(
+    own = has_registered_pairs(mechanism)
+    search = functools.partial(
+        search_and_certify,
         mechanism,
         config,
-        registered=pairs_for(mechanism) if route.mode == "all" else (),
         parameters=parameters,
         command=f"{command} --pairs {route.mode}",
         checkpoint_path=saved.checkpoint_path,
@@ -205,6 +207,15 @@ def _search(
         pilot_fraction=route.pilot_fraction,
         budget=None if route.search_pairs is None else config.num_samples * route.search_pairs,
         sweep_max_count=DEFAULT_MAX_COUNT if route.sweep_max_count is None else route.sweep_max_count,
-        verdict_pair=not has_registered_pairs(mechanism),
+        verdict_pair=not own,
+        blind=not own,
     )
+    try:
+        found = search(registered=pairs_for(mechanism) if route.mode == "all" else ())
+    except SearchBudgetError:
+        if route.mode != "all" or own:
+            raise
+        # a blind mechanism's boundary templates stand in for registered pairs only where the full
+        # plan fits; below it the default route races blind, as `--pairs search` does
+        found = search(registered=())
     return Certified(result=found.certified, pairs=tuple(found.certified_pairs))

@@ -123,7 +123,8 @@ def test_search_is_deterministic_from_the_seed() -> None:
 
 def test_failure_probability_is_split_and_budget_is_exact() -> None:
     mech = LaplaceSum()
-    r = search_and_certify(mech, CONFIG, top_k=3)
+    # without the sweep race (its coupled samples are counted in extra["search"]["sweeps"])
+    r = search_and_certify(mech, CONFIG, top_k=3, sweep_max_count=0)
     cert = r.certified
     k = len(cert.pairs)
     assert 1 <= k <= 3 and k == len(r.certified_pairs)
@@ -213,8 +214,16 @@ def test_amplification_under_another_relation_is_refused() -> None:
 
 
 def test_budget_too_small_is_an_explicit_error() -> None:
-    with pytest.raises(SearchBudgetError, match="too small"):
-        search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0))
+    """A blind search runs at 1,000 samples per side (a racing plan); below the smallest plan, or
+    with registered pairs below the full plan, the error says how much is needed."""
+    found = search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0), budget=1_000)
+    assert found.total_samples <= 1_000 and len(found.candidates) >= 8
+    with pytest.raises(SearchBudgetError, match=r"too small.*need ≥ 4"):
+        search_and_certify(LaplaceSum(), AuditConfig(num_samples=1_000, seed=0), budget=420)
+    with pytest.raises(SearchBudgetError, match="need ≥ 20,000"):
+        search_and_certify(
+            LaplaceSum(), AuditConfig(num_samples=1_000, seed=0), registered=LaplaceSum().neighbor_pairs()
+        )
     with pytest.raises(ValueError):
         search_and_certify(LaplaceSum(), CONFIG, pilot_fraction=1.5)
 

@@ -14,7 +14,10 @@ from dpaudit.engine.sampling import sample_rows
 from dpaudit.engine.search.candidates import Proposer, proposal_rng
 from dpaudit.engine.search.certify import Outputs, certification_order, certify, choose
 from dpaudit.engine.search.pilot import (
+    MIN_CERTIFICATION,
+    MIN_SCREEN_SAMPLES,
     REGISTERED_TIE,
+    SCREEN_TARGET,
     VERDICT_TIE,
     Halving,
     Pilot,
@@ -24,6 +27,7 @@ from dpaudit.engine.search.pilot import (
     registered_tie,
     score_registered,
     screen,
+    smallest_budget,
 )
 from dpaudit.engine.search.pilot_samples import Entry, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import Ranker, cross_fitted
@@ -60,13 +64,47 @@ def _entry(
 
 def test_plan_pilot_splits_the_budget() -> None:
     plan = plan_pilot(
-        CONFIG, total_budget=100_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000
+        CONFIG,
+        total_budget=100_000,
+        pilot_fraction=0.2,
+        max_candidates=64,
+        min_pilot_samples=1000,
+        small=False,
     )
     assert plan.pilot_budget == 20_000 and plan.challenge_budget == 2_500  # P/8 held for the challenge
     assert plan.num_candidates == 7 and plan.per_candidate == 7_500 // 7  # screening: 3P/8
     assert plan.projected_total == AuditConfig(num_samples=80_000, seed=5).split()[1]
-    with pytest.raises(SearchBudgetError, match="too small"):
-        plan_pilot(CONFIG, total_budget=5_000, pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000)
+    with pytest.raises(SearchBudgetError, match="registered pairs"):
+        plan_pilot(
+            CONFIG,
+            total_budget=5_000,
+            pilot_fraction=0.2,
+            max_candidates=64,
+            min_pilot_samples=1000,
+            small=False,
+        )
+
+
+def test_small_budgets_get_a_racing_plan_down_to_the_stated_minimum() -> None:
+    """Below the full plan's 20,000 (at f = 0.2, 1,000 per candidate) the pilot's share grows
+    (f·√(20,000 / T), at most 0.5, leaving ≥ MIN_CERTIFICATION), candidates are screened on a
+    few samples each and the sweeps race on a quarter of the pilot; below `smallest_budget` the
+    error says how much is needed, and that budget itself fits."""
+    kw = {"pilot_fraction": 0.2, "max_candidates": 64, "min_pilot_samples": 1000, "sweep_share": 1 / 16}
+    plan = plan_pilot(CONFIG, total_budget=1_000, **kw)
+    assert plan.pilot_budget == 500 and plan.sweep_budget == 125 and plan.min_samples == MIN_SCREEN_SAMPLES
+    assert plan.num_candidates * plan.per_candidate <= (500 - 125) * 3 // 8 and plan.num_candidates >= 8
+    assert 1_000 - plan.pilot_budget >= MIN_CERTIFICATION
+    mid = plan_pilot(CONFIG, total_budget=10_000, **kw)
+    assert 0.2 < mid.pilot_budget / 10_000 < 0.5 and mid.num_candidates == SCREEN_TARGET
+    # above the full plan's minimum, a blind search races while the full plan would screen few
+    assert plan_pilot(CONFIG, total_budget=100_000, **kw).num_candidates == SCREEN_TARGET
+    assert plan_pilot(CONFIG, total_budget=10**6, **kw).min_samples == 1000  # the full plan
+    need = smallest_budget(pilot_fraction=0.2, min_pilot_samples=1000)
+    assert MIN_CERTIFICATION < need < 1_000
+    plan_pilot(CONFIG, total_budget=need, **kw)
+    with pytest.raises(SearchBudgetError, match=f"need ≥ {need:,}"):
+        plan_pilot(CONFIG, total_budget=need - 1, **kw)
 
 
 def test_pilot_sampler_issues_pilot_seeds_in_order_and_counts_spend() -> None:

@@ -25,6 +25,7 @@ from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim, claims_of, from_callable
 from dpaudit.mechanisms.reference import LaplaceSum
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.sweep_locations import DESIGN_POINTS
 
 CONFIG = AuditConfig(num_samples=20_000, seed=3, failure_probability=0.05)
 CLAIM = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test")
@@ -87,7 +88,8 @@ def test_the_sweep_finds_the_threshold_pair_and_certifies_it_on_fresh_samples() 
     sweeps: dict[str, Any] = found.certified.extra["search"]["sweeps"]  # type: ignore[index]
     words = "20 records at x = 1 vs 19 records at x = 1 and one at x = 0, replace-one"
     assert sweeps["finalists"][0] == words and sweeps["coupled"]
-    assert sweeps["locations"] == 5  # both extremes, the centre and the quartiles 0.25, 0.75
+    # both extremes, the centre, the quartiles 0.25, 0.75 and the 16 points of the Sobol design
+    assert sweeps["locations"] == 5 + DESIGN_POINTS and sweeps["rounds"] >= 2
     assert 0 < sweeps["samples"] <= found.budget // 16
     assert found.certified.violation
     assert found.certified_pairs[0].description == words
