@@ -75,6 +75,9 @@ def test_read_outcome_and_table(tmp_path: Path) -> None:
         "| 2,000,000 | 4 | default: 1,000,000 | violation (ε ≥ 1.50) "
         "| 460,752 | 4 | 0.2304 | no: 0.23 > 0.2 |" in line
     )
+    assert line.endswith("| same as old |")
+    control = Outcome(verdict="violation", samples=400_000, seconds=1.0, epsilon=1.25)
+    assert table_line(ROW, old, new, control=control).endswith("| violation (ε ≥ 1.25), 400,000 |")
     failed = keep(tmp_path, "bad", None, rc=2, seconds=1.0)
     assert (failed.verdict, failed.samples) == ("exit 2", None)
     assert "| — |" in table_line(ROW, failed, new)
@@ -115,3 +118,5 @@ def test_bar() -> None:
     assert bar(o("no violation", 1000), o("violation", 5000)) == "yes: new verdict"
     assert bar(o("violation", 1000), o("no violation", 10)) == "no: verdict differs"
     assert bar(o("violation", 1000), o("exit 2", None)) == "no: no new result"
+    assert bar(o("no violation", 1000), o("inconclusive", 200)) == "yes (both not flagged)"
+    assert bar(o("no violation", 1000), o("inconclusive", 300)) == "no: 0.3 > 0.2 (both not flagged)"
