@@ -29,8 +29,10 @@ under `--work` (`SIDE/ROW.json`, `SIDE/ROW.meta.json`); `--reuse` reads them ins
 `--only` (which prints and leaves the README alone: only a full table replaces it).
 
 The new side is run at each cap in `--fractions` of the default budget (default 1 and 0.2); at a
-cap below the default, today's main at that same cap (fixed n) is run beside it as the control: a saving that today's main gets too at
-that cap is the default budget's generosity, not this tree's doing.
+cap below the default, today's main at that same cap (fixed n) is run beside it as the control:
+a saving that today's main gets too at that cap is the default budget's generosity, not this
+tree's doing. `--new CHECKOUT` runs the new side from another checkout (e.g. a branch not merged
+yet), `--new-args` adds `dpaudit run` arguments to it (e.g. `--pairs search`).
 """
 
 from __future__ import annotations
@@ -192,7 +194,8 @@ def outcome(
 ) -> Outcome:
     """One side's outcome: its kept result under `work/side` with `reuse`, else a fresh run."""
     meta = work / side / f"{row.name}.meta.json"
-    if not (reuse and meta.is_file() and json.loads(meta.read_text())["command"] == cmd[1:]):
+    kept_run = json.loads(meta.read_text()) if reuse and meta.is_file() else {}
+    if (kept_run.get("command"), kept_run.get("home")) != (cmd[1:], str(home)):
         run_side(row, side, cmd, home=home, work=work, timeout=timeout)
     return read_outcome(work / side / f"{row.name}.json", meta)
 
@@ -317,7 +320,7 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
             row,
             f"new-{f:g}",
             command(row, sequential=True, num_samples=cap, extra=args.new_args.split()),
-            home=CHECKOUT,
+            home=args.new.resolve(),
             **_kw(args),
         )
         control = old
@@ -342,6 +345,7 @@ def main(argv: list[str] | None = None) -> None:
         default=[1.0, 0.2],
         help="the new side's cap as fractions of the default budget (default: 1 0.2)",
     )
+    ap.add_argument("--new", type=Path, default=CHECKOUT, help="checkout of the new side (default: this one)")
     ap.add_argument("--new-args", default="", help="further `dpaudit run` arguments of the new side")
     ap.add_argument("--no-readme", action="store_true", help="print only (as with --only)")
     args = ap.parse_args(argv)
@@ -355,13 +359,14 @@ def main(argv: list[str] | None = None) -> None:
     shown = " ".join(
         [
             "python benchmarks/expensive.py --old OLD",
+            *(["--new NEW"] if args.new.resolve() != CHECKOUT else []),
             *(["--fractions", *(f"{f:g}" for f in args.fractions)] if args.fractions != [1.0, 0.2] else []),
             *([f"--new-args '{args.new_args}'"] if args.new_args else []),
             *(["--only", *args.only] if args.only else []),
         ]
     )
     block = (
-        f"`{shown}` ({today}; old = `{commit_of(args.old)}`, new = `{commit_of(CHECKOUT)}`; seed 0, "
+        f"`{shown}` ({today}; old = `{commit_of(args.old)}`, new = `{commit_of(args.new)}`; seed 0, "
         f"`OMP_NUM_THREADS=1`, one run per side, wall seconds on a shared 2-core machine)\n\n{table(lines)}"
     )
     print("\n" + block)
