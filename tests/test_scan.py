@@ -115,3 +115,16 @@ def test_the_installed_diffprivlib_is_enumerated_and_its_exports_built() -> None
     rows = scan([t for t in targets if t.export in ("tools.count_nonzero", "mechanisms.Snapping")],
                 ScanConfig(num_samples=2_000, seed=0))
     assert [r.status for r in rows] == ["no_violation_found", "no_violation_found"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("diffprivlib") is None, reason="diffprivlib not installed")
+def test_a_bounded_diffprivlib_tool_is_also_given_a_value_outside_its_bounds() -> None:
+    from dpaudit.app.scan.diffprivlib_targets import tool
+
+    median = tool("median")
+    assert [p.neighbor.X[-1, 0] for p in median.pairs] == [1.0, 1000.0]
+    assert median.domain.feature_high == 1000.0
+    assert [p.neighbor.X[-1, 0] for p in tool("count_nonzero").pairs] == [1.0]  # told no bounds
+    median_target = scan_wing.library_targets("diffprivlib", ("tools.median",))
+    rows = scan(median_target, ScanConfig(num_samples=1_000, seed=0))
+    assert rows[0].status in ("no_violation_found", "inconclusive")  # it clips: 1000 is 1 to it

@@ -303,10 +303,10 @@ def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
     s = sub.add_parser(
         "scan",
         help="audit every export of an installed DP library, blind; exit 1 if any is flagged",
-        description="Audit every export of an installed DP library (diffprivlib, opendp) through the "
-        "generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
+        description="Audit every export of an installed DP library (diffprivlib, opendp, smartnoise-synth) "
+        "through the generic adapters, blind, at one budget; print one table. Exit 1 if anything is flagged.",
     )
-    s.add_argument("library", help="diffprivlib or opendp")
+    s.add_argument("library", help="diffprivlib, opendp or smartnoise-synth (alias smartnoise)")
     s.add_argument("--only", action="append", default=[], metavar="TEXT",
                    help="scan only exports whose name contains TEXT (repeatable)")
     s.add_argument("--budget", type=_positive_int, default=1000, metavar="N",

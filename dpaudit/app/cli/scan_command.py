@@ -13,10 +13,11 @@ EXIT_OK, EXIT_VIOLATION = 0, 1
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from dpaudit.app.scan import ScanConfig, ScanRow, library_targets, render, scan, to_json
+    from dpaudit.app.scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
     from dpaudit.app.scan.table import line
     from dpaudit.engine.outfiles import write_text
 
+    args.library = canonical(args.library)
     targets = library_targets(args.library, tuple(args.only))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)

@@ -12,8 +12,8 @@ from dpaudit.app.scan.procedure import ScanConfig, ScanRow, scan
 from dpaudit.app.scan.table import render, to_json
 from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
 
-__all__ = ["LIBRARIES", "LibraryNotInstalledError", "ScanConfig", "ScanRow", "Target", "library_targets",
-           "render", "scan", "to_json"]
+__all__ = ["ALIASES", "LIBRARIES", "LibraryNotInstalledError", "ScanConfig", "ScanRow", "Target", "canonical",
+           "library_targets", "render", "scan", "to_json"]
 
 
 def _diffprivlib() -> list[Target]:
@@ -28,12 +28,30 @@ def _opendp() -> list[Target]:
     return opendp_targets.targets()
 
 
-LIBRARIES: dict[str, Callable[[], list[Target]]] = {"diffprivlib": _diffprivlib, "opendp": _opendp}
-"""Library name (as installed) → its targets."""
+def _smartnoise() -> list[Target]:
+    from dpaudit.app.scan import smartnoise_targets
+
+    return smartnoise_targets.targets()
+
+
+LIBRARIES: dict[str, Callable[[], list[Target]]] = {
+    "diffprivlib": _diffprivlib,
+    "opendp": _opendp,
+    "smartnoise-synth": _smartnoise,
+}
+"""Library name (its distribution name, as pip installs it) → its targets."""
+ALIASES = {"smartnoise": "smartnoise-synth", "snsynth": "smartnoise-synth"}
+"""Other names a user types for a library (its import name, its family's name)."""
+
+
+def canonical(library: str) -> str:
+    """The distribution name of `library` (an alias resolved)."""
+    return ALIASES.get(library, library)
 
 
 def library_targets(library: str, only: tuple[str, ...] = ()) -> list[Target]:
     """The library's targets, narrowed to exports containing any of `only` (case-insensitive)."""
+    library = canonical(library)
     if library not in LIBRARIES:
         raise LibraryNotInstalledError(
             f"cannot scan {library!r}: dpaudit scans {', '.join(sorted(LIBRARIES))}"

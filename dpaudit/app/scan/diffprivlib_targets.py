@@ -7,7 +7,8 @@ library's documentation asks for to avoid its `PrivacyLeakWarning` (`bounds`, `b
 is the fitted public attributes (names ending in `_` holding numbers), or `predict_proba` /
 `predict` on nine probe points when the model has none (a tree). A model with a registered preset
 (`diffprivlib_model_*`) is that preset. Tools with a preset (`diffprivlib_mean`, …) are the preset;
-other tools taking `bounds` are called on ten values in [0, 1] with one value replaced 0 → 1. Scalar
+other tools taking `bounds` are called on ten values in [0, 1] with one value replaced 0 → 1, and
+0 → 1000 (outside the bounds, which every such tool clips to: see `OUTSIDE`). Scalar
 mechanisms are built from their signature (`epsilon`, `delta`, `sensitivity` 1 and bounds [0, 1])
 and randomise one value, 0 against 1. Float outputs are audited with the floating-point lattice
 events, as the presets are (Mironov, On significance of the least significant bits for
@@ -193,6 +194,21 @@ def _tool_target(fn_name: str, fn: Any) -> Target:
     return Target(library=LIBRARY, export=export, kind="tool", build=functools.partial(tool, fn_name))
 
 
+OUTSIDE = 1000.0
+"""A value the tool is not told about: every diffprivlib tool taking `bounds` first clips its array
+to them (`diffprivlib.validation.clip_to_bounds`, public), so its ε holds for every real array and
+replacing one value by one outside the bounds is a replace-one neighbour the claim covers (input
+validation is where libraries break)."""
+
+
+def _replace_last(size: int, value: float) -> NeighborPair:
+    low, high = np.zeros((size, 1)), np.zeros((size, 1))
+    high[-1, 0] = value
+    where = "" if value <= 1.0 else " (outside the bounds [0, 1])"
+    return NeighborPair(dataset=Dataset(low), neighbor=Dataset(high), relation=Relation.REPLACE_ONE,
+                        description=f"replace one of {size} values 0 → {value:g}{where}")
+
+
 class _Tool:
     """One release of `tools.<fn_name>` on the dataset's column."""
 
@@ -210,20 +226,19 @@ class _Tool:
 
 
 def tool(fn_name: str, *, size: int = 10) -> Mechanism:
-    """A diffprivlib tool no preset covers: ten values in [0, 1], one replaced 0 → 1."""
+    """A diffprivlib tool no preset covers: ten values in [0, 1], one replaced 0 → 1, and (a tool
+    told `bounds`) one replaced 0 → `OUTSIDE`, far outside them."""
     kwargs: dict[str, Any] = {"epsilon": 1.0, **TOOL_EXTRA.get(fn_name, {})}
+    values = [1.0]
     if fn_name != "count_nonzero":
         kwargs["bounds"] = (0.0, 1.0)
+        values.append(OUTSIDE)
     built = f"tools.{fn_name}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + f") on {size} values"
-    low, high = np.zeros((size, 1)), np.zeros((size, 1))
-    high[-1, 0] = 1.0
-    pair = NeighborPair(dataset=Dataset(low), neighbor=Dataset(high), relation=Relation.REPLACE_ONE,
-                        description=f"replace one of {size} values 0 → 1")
     return from_callable(
         name=f"diffprivlib_scan_{fn_name}",
         claim=_stated(built, epsilon=1.0),
-        domain=Domain(num_features=1, min_size=size, max_size=size),
-        pairs=(pair,),
+        domain=Domain(num_features=1, min_size=size, max_size=size, feature_high=max(values)),
+        pairs=tuple(_replace_last(size, v) for v in values),
         batch_fn=_Tool(fn_name, kwargs),
         output_kind="continuous",
         floating_point=fn_name != "count_nonzero",  # as the presets: the float lattice events
