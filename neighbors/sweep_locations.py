@@ -32,7 +32,7 @@ from __future__ import annotations
 import numpy as np
 
 from dpaudit.neighbors.building import farthest_records
-from dpaudit.neighbors.space import F64, Space, fmt_value
+from dpaudit.neighbors.space import F64, Space, fmt_value, lerp
 
 __all__ = [
     "DESIGN_POINTS",
@@ -99,7 +99,7 @@ def design_points(space: Space, unit: Unit) -> list[tuple[str, F64]]:
     if space.domain.integer_valued:
         x = np.minimum(np.floor(space.lo + u * (space.hi - space.lo + 1.0)), space.hi)
     else:
-        x = space.lo + u * (space.hi - space.lo)
+        x = lerp(space.lo, space.hi, u)  # finite even over the whole double range
     out = []
     for i, v in enumerate(x):
         name = ", ".join(fmt_value(float(round(c, 3))) for c in v)

@@ -125,8 +125,8 @@ class CountSweeps:
         yield from self._counting(space, relation, dense, targets[:2])
         yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
         places = design_locations(space, self.design)
-        yield from self._design(space, relation, places, range(1, DESIGN_EARLY + 1))
         yield from self._counting(space, relation, tuple(k for k in grid if k > DENSE_UP_TO), targets[:2])
+        yield from self._design(space, relation, places, range(1, DESIGN_EARLY + 1))
         late = range(DESIGN_EARLY + 1, min(DESIGN_MAX_COUNT, self.max_count) + 1)
         yield from self._design(space, relation, places, late)
         for group, counting in ((targets[:2], False), (targets[2:], None)):

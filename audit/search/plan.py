@@ -30,6 +30,10 @@ SMALL_PILOT_FRACTION = 0.5
 """The largest pilot share of a small budget (`small_pilot_fraction`)."""
 SMALL_SWEEP_SHARE = 1 / 4
 """The sweep race's share of a small budget's pilot (the full plan's is `SWEEP_SHARE`)."""
+RACE_SWEEP_SHARE = 1 / 2
+"""The sweep race's share of the pilot of a budget at or above the full plan's (raced because its
+plan would screen few candidates): there the pilot can afford a wide first round, and a quarter
+left the race's field short of the design points once the extremes' large counts came first."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -89,6 +93,12 @@ def small_pilot_fraction(total_budget: int, *, pilot_fraction: float, full: int)
     return max(0.0, min(grown, 1.0 - MIN_CERTIFICATION / total_budget))
 
 
+RACE_FEW = True
+"""Race a full budget whose plan screens few candidates (off: at 2·10⁵ the race's 8 coupled samples
+per sweep candidate left a count-20 branch unranked, `threshold_box_t20`, which the full plan's
+sweep screen flags; racing stays for budgets below the full plan's minimum)."""
+
+
 def plan_pilot(
     config: AuditConfig,
     *,
@@ -111,7 +121,7 @@ def plan_pilot(
     full = full_budget(pilot_fraction=pilot_fraction, min_pilot_samples=min_pilot_samples)
     pilot_budget = math.floor(pilot_fraction * total_budget)
     few = math.floor(3 * pilot_budget / 8) // min_pilot_samples < SCREEN_TARGET  # the full plan screens few
-    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION or (small and few):
+    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION or (small and few and RACE_FEW):
         if not small:
             raise SearchBudgetError(
                 f"a total budget of {total_budget:,} samples per side is too small for a search with "
@@ -162,7 +172,8 @@ def small_plan(
     sweep_share: float,
 ) -> PilotPlan | None:
     """The plan of a budget below `full_budget` (a racing plan), None if none fits: P = ⌊f'·T⌋
-    with f' = `small_pilot_fraction`; W = ⌊`SMALL_SWEEP_SHARE`·P⌋ for the sweep race (when there
+    with f' = `small_pilot_fraction`; W = ⌊`SMALL_SWEEP_SHARE`·P⌋ (`RACE_SWEEP_SHARE` at or above
+    the full plan's budget) for the sweep race (when there
     are sweeps, `sweep_share` > 0; dropped if the rest cannot screen two candidates); of the
     rest, 3/8 screen C candidates on s₀ = max(`MIN_SCREEN_SAMPLES`, min(min_pilot_samples,
     screen / `SCREEN_TARGET`)) samples each, 1/8 is held for the challenge and the remainder
@@ -173,7 +184,8 @@ def small_plan(
     pilot_budget = math.floor(fraction * total_budget)
     if total_budget - pilot_budget < MIN_CERTIFICATION:
         return None
-    sweeps = math.floor(SMALL_SWEEP_SHARE * pilot_budget) if sweep_share > 0 else 0
+    share = SMALL_SWEEP_SHARE if total_budget < full else RACE_SWEEP_SHARE
+    sweeps = math.floor(share * pilot_budget) if sweep_share > 0 else 0
     for sweep_budget in dict.fromkeys((sweeps, 0)):
         rest = pilot_budget - sweep_budget
         challenge_budget = rest // 8
