@@ -13,9 +13,9 @@ import pytest
 from dpaudit.app.cli.entry import main
 from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
 from dpaudit.engine.search.candidates import Proposer, proposal_rng, sobol_design
+from dpaudit.engine.search.pilot_samples import PilotSampler
 from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.search.ranking import Ranker
-from dpaudit.engine.search.pilot_samples import PilotSampler
 from dpaudit.engine.search.sweeps import MIN_SWEEP_SAMPLES, RACE_KEEP, race_rounds, sweep_screen
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import claims_of
