@@ -246,6 +246,7 @@ def assemble(
     )
     search_info = {
         **found.to_dict(),
+        "asked": sampler.config.num_samples,  # --num-samples: what the user asked per side
         "candidates_tried": len(pilot.entries),
         "sweeps": pilot.sweeps.to_dict(),
     }

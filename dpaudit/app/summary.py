@@ -48,6 +48,8 @@ def samples_sentence(r: AuditResult) -> str:
     seq = r.extra.get("sequential")
     asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
     search = r.extra.get("search")
+    if isinstance(search, dict) and "asked" in search:  # a search's certified stage has its own n
+        asked = f"{int(search['asked']):,} asked"
     pairs = len(r.pairs)
     each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
     if isinstance(search, dict) and "total_samples" in search:
