@@ -97,3 +97,19 @@ def test_an_old_result_file_still_reads(capsys: pytest.CaptureFixture[str]) -> N
     data.pop("inconclusive_reason", None)
     old = from_json_dict(data)
     assert old.verdict.value == data["verdict"] and old.inconclusive_reason is None
+
+
+def test_run_all_closing_line_counts_inconclusive_audits_apart() -> None:
+    """`run --all`'s last line never folds an inconclusive audit into "no violation found"."""
+    import argparse
+    from types import SimpleNamespace
+
+    from dpaudit.app.cli.entry import _closing_line
+
+    def result(name: str, inconclusive: bool) -> SimpleNamespace:
+        return SimpleNamespace(mechanism=name, violation=False, inconclusive=inconclusive, warnings=())
+
+    args = argparse.Namespace(format=None, out=None)
+    line = _closing_line([result("a", False), result("b", True), result("c", True)], args, 3.0)
+    assert "3 audits, no violation found, 2 inconclusive (no power or no evidence)" in line
+    assert "inconclusive" not in _closing_line([result("a", False)], args, 1.0)

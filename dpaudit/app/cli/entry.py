@@ -296,9 +296,11 @@ def _closing_line(results: Sequence[AuditResult], args: argparse.Namespace, seco
     violations = [r.mechanism for r in results if r.violation]
     weak = sum(1 for r in results if weakened(r))
     found = f"{len(violations)} violation(s): {', '.join(violations)}" if violations else "no violation found"
+    inconclusive = sum(1 for r in results if r.inconclusive)
+    unsure = f", {inconclusive} inconclusive (no power or no evidence)" if inconclusive else ""
     index = "index.html" if "html" in formats(args.format) else "index.md"
     where = f"; reports in {args.out / index}" if args.out else ""
-    return f"dpaudit: {len(results)} audits, {found}, {weak} weakened, {seconds:.0f} s{where}"
+    return f"dpaudit: {len(results)} audits, {found}{unsure}, {weak} weakened, {seconds:.0f} s{where}"
 
 
 def _write_indexes(results: Sequence[AuditResult], args: argparse.Namespace, fmts: Sequence[str]) -> None:
