@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
+from dpaudit.app.scan.targets import LibraryNotInstalledError, Target, preset
 from dpaudit.mechanisms.adapters import from_estimator
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, from_callable
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
@@ -85,11 +85,6 @@ def _exports(module: Any, kind: Any) -> list[str]:
     return sorted(n for n in names if kind(getattr(module, n, None)))
 
 
-def _preset(name: str) -> Mechanism:
-    from dpaudit.mechanisms.registry import entries
-
-    return entries()[name].build()
-
 
 # models ------------------------------------------------------------------------------------------
 
@@ -97,7 +92,7 @@ def _preset(name: str) -> Mechanism:
 def _model_target(cls_name: str) -> Target:
     export = f"models.{cls_name}"
     if cls_name in MODEL_PRESETS:
-        build = functools.partial(_preset, f"diffprivlib_model_{MODEL_PRESETS[cls_name]}")
+        build = functools.partial(preset, f"diffprivlib_model_{MODEL_PRESETS[cls_name]}")
         return Target(library=LIBRARY, export=export, kind="model", build=build)
     return Target(library=LIBRARY, export=export, kind="model", build=functools.partial(model, cls_name))
 
@@ -186,7 +181,7 @@ def _tool_target(fn_name: str, fn: Any) -> Target:
     export = f"tools.{fn_name}"
     if fn_name in TOOL_PRESETS:
         return Target(library=LIBRARY, export=export, kind="tool",
-                      build=functools.partial(_preset, TOOL_PRESETS[fn_name]))
+                      build=functools.partial(preset, TOOL_PRESETS[fn_name]))
     params = inspect.signature(fn).parameters
     if "bounds" not in params and fn_name != "count_nonzero":
         return Target(library=LIBRARY, export=export, kind="tool",
@@ -252,7 +247,7 @@ def _mechanism_target(cls_name: str, cls: Any) -> Target:
     export = f"mechanisms.{cls_name}"
     if cls_name in MECHANISM_PRESETS:
         return Target(library=LIBRARY, export=export, kind="mechanism",
-                      build=functools.partial(_preset, MECHANISM_PRESETS[cls_name]))
+                      build=functools.partial(preset, MECHANISM_PRESETS[cls_name]))
     if inspect.isabstract(cls) or not hasattr(cls, "randomise"):
         return Target(library=LIBRARY, export=export, kind="mechanism", reason="a base class or mixin")
     try:

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
-from dpaudit.mechanisms.base import Mechanism
+from dpaudit.app.scan.targets import LibraryNotInstalledError, Target, preset
 
 LIBRARY = "opendp"
 PRESETS: dict[str, tuple[str, ...]] = {
@@ -32,17 +31,13 @@ def targets() -> list[Target]:
     found: list[Target] = []
     for name in sorted(n for n in dir(measurements) if n.startswith("make_")):
         presets = PRESETS.get(name, ())
-        for preset in presets:
-            export = f"measurements.{name}" + (f" ({preset})" if len(presets) > 1 else "")
+        for registered in presets:
+            export = f"measurements.{name}" + (f" ({registered})" if len(presets) > 1 else "")
             found.append(Target(library=LIBRARY, export=export, kind="mechanism",
-                                build=functools.partial(_preset, preset)))
+                                build=functools.partial(preset, registered)))
         if not presets:
             found.append(Target(library=LIBRARY, export=f"measurements.{name}", kind="mechanism",
                                 reason="needs an input domain and metric the scan does not build"))
     return found
 
 
-def _preset(name: str) -> Mechanism:
-    from dpaudit.mechanisms.registry import entries
-
-    return entries()[name].build()

@@ -31,5 +31,12 @@ class Target:
         return f"{self.library}.{self.export}"
 
 
+def preset(name: str) -> Mechanism:
+    """The registered preset `name` (a library export dpaudit already wraps), built."""
+    from dpaudit.mechanisms.registry import entries
+
+    return entries()[name].build()
+
+
 class LibraryNotInstalledError(ValueError):
     """The scanned library cannot be imported here (an input error: exit 2)."""
