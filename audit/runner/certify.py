@@ -11,6 +11,8 @@ samples is drawn, which every certificate assumes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from dpaudit.engine.checkpoint import Checkpoint
@@ -99,16 +101,26 @@ def certify_counts(
         mechanism, plan, config, selected, tally, progress=progress, checkpoint=checkpoint
     )
 
+    done = _recorder(tally, checkpoint, progress, "certification")
+    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
+    return CertifiedCounts(counts=tuple(tally.counts), prefix=tuple(tally.prefix))
+
+
+def _recorder(
+    tally: _Tally, checkpoint: Checkpoint | None, progress: Progress, stage: str
+) -> Callable[[Task, tuple[list[int], list[int]]], None]:
+    """The callback of a certification chunk: tally its counts, record them in the checkpoint,
+    advance the progress line ("pair i <stage>")."""
+
     def done(task: Task, result: tuple[list[int], list[int]]) -> None:
         i, s, j = task.tag
         k, segments = result
         tally.add(i, s, j, k, segments)
         if checkpoint is not None:
             checkpoint.record_chunk(i, s, j, k, segments)
-        progress.advance(task.size, f"pair {i + 1} certification")
+        progress.advance(task.size, f"pair {i + 1} {stage}")
 
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    return CertifiedCounts(counts=tuple(tally.counts), prefix=tuple(tally.prefix))
+    return done
 
 
 def certify_sequential(
@@ -126,17 +138,9 @@ def certify_sequential(
     stop after the first look that `stopping.decide` calls decided. The counts are those of the
     looks drawn."""
     tally = _Tally(selected, seq.layout)
-
-    def done(task: Task, result: tuple[list[int], list[int]]) -> None:
-        i, s, j = task.tag
-        k, segments = result
-        tally.add(i, s, j, k, segments)
-        if checkpoint is not None:
-            checkpoint.record_chunk(i, s, j, k, segments)
-        progress.advance(task.size, f"pair {i + 1} certification (look {j_look + 1})")
-
     start = 0
     for j_look, end in enumerate(seq.ends):
+        done = _recorder(tally, checkpoint, progress, f"certification (look {j_look + 1})")
         tasks = certification_tasks(
             mechanism,
             plan,
