@@ -93,12 +93,6 @@ def small_pilot_fraction(total_budget: int, *, pilot_fraction: float, full: int)
     return max(0.0, min(grown, 1.0 - MIN_CERTIFICATION / total_budget))
 
 
-RACE_FEW = True
-"""Race a full budget whose plan screens few candidates (off: at 2·10⁵ the race's 8 coupled samples
-per sweep candidate left a count-20 branch unranked, `threshold_box_t20`, which the full plan's
-sweep screen flags; racing stays for budgets below the full plan's minimum)."""
-
-
 def plan_pilot(
     config: AuditConfig,
     *,
@@ -121,7 +115,7 @@ def plan_pilot(
     full = full_budget(pilot_fraction=pilot_fraction, min_pilot_samples=min_pilot_samples)
     pilot_budget = math.floor(pilot_fraction * total_budget)
     few = math.floor(3 * pilot_budget / 8) // min_pilot_samples < SCREEN_TARGET  # the full plan screens few
-    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION or (small and few and RACE_FEW):
+    if total_budget < full or total_budget - pilot_budget < MIN_CERTIFICATION or (small and few):
         if not small:
             raise SearchBudgetError(
                 f"a total budget of {total_budget:,} samples per side is too small for a search with "
