@@ -45,11 +45,11 @@ def samples_sentence(r: AuditResult) -> str:
     each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
     search (registered pairs), each pair spends what was asked, split into choosing its event and
     certifying it. A sequential audit was asked its selection plus the certification cap."""
-    seq = r.extra.get("sequential")
-    asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
-    search = r.extra.get("search")
+    seq, search = r.extra.get("sequential"), r.extra.get("search")
     if isinstance(search, dict) and "asked" in search:  # a search's certified stage has its own n
         asked = f"{int(search['asked']):,} asked"
+    else:
+        asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
     pairs = len(r.pairs)
     each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
     if isinstance(search, dict) and "total_samples" in search:
