@@ -79,7 +79,7 @@ from dpaudit.reports.relations import (
     view,
 )
 from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
-from dpaudit.reports.words import witness_words
+from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witness_words, witnesses
 
 VERDICT_DETAIL = {
     Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the "
@@ -242,9 +242,6 @@ def _relation_table(r: AuditResult) -> list[dict[str, Any]]:
     return out
 
 
-SHOWN_WITNESSES = 3
-
-
 def _witnesses(r: AuditResult) -> list[dict[str, Any]]:
     """What broke the claim, as the console prints it (`dpaudit run`): for each violating pair (the
     strongest `SHOWN_WITNESSES`), the pair and its relation, the certified event and its counts on
@@ -252,30 +249,22 @@ def _witnesses(r: AuditResult) -> list[dict[str, Any]]:
     pseudo-pair counts guesses, not an event on two datasets (its facts say what was certified)."""
     if is_one_run(r):
         return []
-    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
     out = []
-    for p in bad[:SHOWN_WITNESSES]:
-        e = p.estimate
-        on_d = e.direction != "neighbor>dataset"
-        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
+    for w in witnesses(r):
+        p, e = w.pair, w.pair.estimate
         one_sided = ""
         if e.q_count == 0:
-            one_sided = f" (one-sided witness: 0 of {e.q_total:,} on {'D′' if on_d else 'D'})"
+            one_sided = f" (one-sided witness: 0 of {e.q_total:,} on {'D′' if w.on_d else 'D'})"
         out.append(
             {
                 "pair": f"pair {p.index + 1}: {p.description} ({relation_words(p.relation)})",
                 "bound": _bound_words(e.epsilon_lower_bound),
                 "event": e.event,
                 "distinguisher": e.distinguisher,
-                "counts": f"{kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
-                f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){one_sided}",
+                "counts": f"{w.counts()}{one_sided}",
             }
         )
     return out
-
-
-def _freq(k: int, n: int) -> str:
-    return fmt(k / n) if n else "-"
 
 
 _SHORT_RELATION = {"add_remove_one": "add/remove", "replace_one": "replace", "relabel_one": "relabel"}
@@ -322,7 +311,7 @@ def _verdict_context(r: AuditResult) -> dict[str, Any]:
         "relation_table": _relation_table(r),
         "relation_note": RELATION_TABLE_NOTE,
         "witnesses": _witnesses(r),
-        "more_witnesses": 0 if is_one_run(r) else max(sum(p.violation for p in r.pairs) - SHOWN_WITNESSES, 0),
+        "more_witnesses": 0 if is_one_run(r) else max(len(violating_pairs(r)) - SHOWN_WITNESSES, 0),
     }
 
 

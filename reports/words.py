@@ -9,7 +9,9 @@ bound 1 − (β/2)^(1/n) at a count of 0): it is a one-sided witness, not an "in
 
 from __future__ import annotations
 
-from dpaudit.engine.types import EpsilonEstimate, PairResult
+from dataclasses import dataclass
+
+from dpaudit.engine.types import AuditResult, EpsilonEstimate, PairResult
 from dpaudit.reports.comparisons import is_upper_bound
 from dpaudit.reports.numbers import fmt
 
@@ -32,3 +34,43 @@ def white_box_value(p: PairResult) -> str:
     if p.exact_epsilon is None:
         return "-"
     return f"≤ {fmt(p.exact_epsilon)}" if is_upper_bound(p) else fmt(p.exact_epsilon)
+
+
+SHOWN_WITNESSES = 3
+"""Violating pairs whose witness the console and the HTML verdict box show (the strongest)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Witness:
+    """A violating pair's certified event, its counts oriented so that D is the pair's dataset."""
+
+    pair: PairResult
+    on_d: bool
+    """The event is the likelier on D (direction dataset>neighbor)."""
+    on_dataset: tuple[int, int]
+    on_neighbor: tuple[int, int]
+
+    def counts(self) -> str:
+        """ "k/n on D (f) vs k′/n′ on D′ (f′)", as every format prints it."""
+        (kd, nd), (kn, nn) = self.on_dataset, self.on_neighbor
+        return f"{kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs {kn:,}/{nn:,} on D′ ({_freq(kn, nn)})"
+
+
+def violating_pairs(r: AuditResult) -> list[PairResult]:
+    """The violating pairs, strongest certified ε first."""
+    return sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
+
+
+def witnesses(r: AuditResult) -> list[Witness]:
+    """The strongest `SHOWN_WITNESSES` violating pairs' witnesses."""
+    out = []
+    for p in violating_pairs(r)[:SHOWN_WITNESSES]:
+        e = p.estimate
+        on_d = e.direction != "neighbor>dataset"
+        sides = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
+        out.append(Witness(pair=p, on_d=on_d, on_dataset=sides[0], on_neighbor=sides[1]))
+    return out
+
+
+def _freq(k: int, n: int) -> str:
+    return fmt(k / n) if n else "-"

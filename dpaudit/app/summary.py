@@ -11,6 +11,7 @@ from __future__ import annotations
 from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
+from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witnesses
 
 
 def _eps_text(eps: float) -> str:
@@ -89,27 +90,21 @@ def _exceeded_lines(r: AuditResult) -> list[str]:
     ]
 
 
-SHOWN_WITNESSES = 3
-
-
 def witness_lines(r: AuditResult) -> list[str]:
     """What broke the claim, for each violating pair (the strongest `SHOWN_WITNESSES`): the pair in
     words and the certified event with its counts and frequencies on each dataset, as the Markdown
     report's pairs table has them (D = the pair's dataset, D′ = its neighbour)."""
-    bad = sorted((p for p in r.pairs if p.violation), key=lambda p: -p.estimate.epsilon_lower_bound)
     lines = []
-    for p in bad[:SHOWN_WITNESSES]:
-        e = p.estimate
-        on_d = e.direction != "neighbor>dataset"
-        (kd, nd), (kn, nn) = ((e.p_count, e.p_total), (e.q_count, e.q_total))[:: 1 if on_d else -1]
-        infinite = "; never on D′" if on_d else "; never on D"
+    for w in witnesses(r):
+        p, e = w.pair, w.pair.estimate
+        never = ("; never on D′" if w.on_d else "; never on D") if e.infinite_witness else ""
         lines += [
             f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
-            f"  event {e.event} ({e.distinguisher}): {kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs "
-            f"{kn:,}/{nn:,} on D′ ({_freq(kn, nn)}){infinite if e.infinite_witness else ''}",
+            f"  event {e.event} ({e.distinguisher}): {w.counts()}{never}",
         ]
-    if len(bad) > SHOWN_WITNESSES:
-        lines.append(f"… and {len(bad) - SHOWN_WITNESSES} more violating pair(s) in the report")
+    more = len(violating_pairs(r)) - SHOWN_WITNESSES
+    if more > 0:
+        lines.append(f"… and {more} more violating pair(s) in the report")
     return lines
 
 
@@ -118,5 +113,3 @@ def _relation_words(p: PairResult) -> str:
     return "" if p.relation.value.replace("_", "-") in p.description else f" ({p.relation.value})"
 
 
-def _freq(k: int, n: int) -> str:
-    return fmt(k / n) if n else "-"
