@@ -46,7 +46,7 @@ def cp_lower(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
     pos = k_arr > 0
     if np.any(pos):
         kk, nn = np.broadcast_arrays(k_arr, n_arr)
-        out[pos] = special.betaincinv(kk[pos], nn[pos] - kk[pos] + 1.0, beta)
+        out[pos] = distinct_betaincinv(kk[pos], nn[pos] - kk[pos] + 1.0, beta)
     return out
 
 
@@ -59,8 +59,26 @@ def cp_upper(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
     kk, nn = np.broadcast_arrays(k_arr, n_arr)
     below = kk < nn
     if np.any(below):
-        out[below] = special.betaincinv(kk[below] + 1.0, nn[below] - kk[below], 1.0 - beta)
+        out[below] = distinct_betaincinv(kk[below] + 1.0, nn[below] - kk[below], 1.0 - beta)
     return out
+
+
+DISTINCT_MIN = 32
+"""Arrays at least this long are evaluated on their distinct (a, b) pairs only (`distinct_betaincinv`)."""
+
+
+def distinct_betaincinv(a: NDArray[np.float64], b: NDArray[np.float64], y: float) -> NDArray[np.float64]:
+    """`scipy.special.betaincinv(a, b, y)` for 1-D `a`, `b` of one length, evaluated once per
+    distinct pair (a, b) and scattered back: the same values bit for bit (an elementwise function
+    of its arguments), at a fraction of the cost where counts repeat. They do in the search's
+    ranking: thousands of candidate events scored on a few dozen samples take a few distinct
+    counts, and the inverse incomplete beta costs ~10 µs per element."""
+    if a.size < DISTINCT_MIN:
+        return np.asarray(special.betaincinv(a, b, y), dtype=float)
+    pairs, back = np.unique(a + 1j * b, return_inverse=True)  # complex: sorted by (a, b)
+    if pairs.size == a.size:
+        return np.asarray(special.betaincinv(a, b, y), dtype=float)
+    return np.asarray(special.betaincinv(pairs.real, pairs.imag, y), dtype=float)[back.reshape(a.shape)]
 
 
 def epsilon_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike, *, delta: float) -> NDArray[np.float64]:

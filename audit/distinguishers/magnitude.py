@@ -135,7 +135,8 @@ class MagnitudeDistinguisher:
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
         d = min(a.shape[1], self.max_coordinates)
-        both = [j for j in range(d) if _two_signed(a[:, j], b[:, j]) and _heavy(a[:, j], b[:, j])]
+        signed = np.flatnonzero(_two_signed(a[:, :d], b[:, :d]))
+        both = [int(j) for j in signed[_heavy(a[:, signed], b[:, signed])]] if signed.size else []
         if not both or _few_distinct(a, b, self.max_bins):
             return None
         keys: list[tuple[int | None, str | None]] = [(j, None) for j in both]
@@ -153,23 +154,25 @@ class MagnitudeDistinguisher:
         return tail_candidates(stats, make, grid=self.grid, tails=self.tails)
 
 
-def _two_signed(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
-    """Whether the pooled values take both signs (|x| then drops information x's tails keep)."""
-    lo = min(float(a.min(initial=0.0)), float(b.min(initial=0.0)))
-    hi = max(float(a.max(initial=0.0)), float(b.max(initial=0.0)))
-    return lo < 0.0 < hi
+def _two_signed(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Per column: whether the pooled values take both signs (|x| then drops information x's
+    tails keep)."""
+    lo = np.minimum(a.min(axis=0, initial=0.0), b.min(axis=0, initial=0.0))
+    hi = np.maximum(a.max(axis=0, initial=0.0), b.max(axis=0, initial=0.0))
+    return (lo < 0.0) & (hi > 0.0)
 
 
-def _heavy(a: NDArray[np.float64], b: NDArray[np.float64]) -> bool:
-    """Whether either side's values are heavy-tailed (`HEAVY_RATIO`)."""
+def _heavy(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """Per column: whether either side's values are heavy-tailed (`HEAVY_RATIO`); all columns at
+    once (numpy's quantiles along an axis are the per-column quantiles, bit for bit)."""
+    heavy = np.zeros(a.shape[1], dtype=bool)
     for x in (a, b):
-        if x.size < 8:
+        if x.shape[0] < 8:
             continue
-        q1, med, q3 = np.quantile(x, (0.25, 0.5, 0.75))
-        far = float(np.quantile(np.abs(x - med), 0.99))
-        if far > HEAVY_RATIO * float(q3 - q1):
-            return True
-    return False
+        q1, med, q3 = np.quantile(x, (0.25, 0.5, 0.75), axis=0)
+        far = np.quantile(np.abs(x - med), 0.99, axis=0)
+        heavy |= far > HEAVY_RATIO * (q3 - q1)
+    return heavy
 
 
 def _few_distinct(a: NDArray[np.float64], b: NDArray[np.float64], limit: int) -> bool:
