@@ -10,9 +10,11 @@ Each checkout gets one long-lived driver process, started in that checkout's roo
 (`time.process_time`: this process and its threads; the machine's load does not enter it, so a
 shared machine still compares). The parent sends each audit to `--a`, then to `--b`, then the next
 audit, so the two sides of a row ran back to back; imports are paid once per side, as in a
-`run --all` worker. The table: per audit the CPU seconds of both sides, their ratio, and both
-sides' certified ε (from the JSON they wrote, which must agree with `run --all`'s: the result of
-an audit does not depend on `--jobs`), largest difference first; then the totals.
+`run --all` worker, and a first audit (`--warmup`, untimed) fills first-call caches. The table:
+per audit the CPU seconds of both sides, their ratio, and both sides' certified ε (from the JSON
+they wrote, which must agree with `run --all`'s: the result of an audit does not depend on
+`--jobs`), largest difference first; then how many bounds are equal to the last bit, and the
+totals.
 
 `--b` defaults to this checkout. Names default to the main job's (`run --all`: registered, not a
 buggy twin, not the libraries or Opacus families, read from `--b`'s registry).
@@ -33,6 +35,9 @@ DRIVER = r"""
 import json, os, sys, time, contextlib, io
 from dpaudit.app.cli import main
 out = sys.argv[1]
+with contextlib.redirect_stdout(io.StringIO()):  # imports and first-call caches, not timed
+    main(["run", sys.argv[3], "--format", "json", "--out", out + "-warmup", "--seed", sys.argv[2]])
+print("{}", flush=True)
 for line in sys.stdin:
     name = line.strip()
     start, wall = time.process_time(), time.perf_counter()
@@ -79,9 +84,9 @@ def main_job_names(checkout: Path) -> list[str]:
     return out.stdout.split()
 
 
-def _driver(checkout: Path, out: Path, seed: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [sys.executable, "-c", DRIVER, str(out), str(seed)],
+def _driver(checkout: Path, out: Path, seed: int, warmup: str) -> subprocess.Popen[str]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", DRIVER, str(out), str(seed), warmup],
         cwd=checkout,
         env=_env(),
         stdin=subprocess.PIPE,
@@ -89,6 +94,9 @@ def _driver(checkout: Path, out: Path, seed: int) -> subprocess.Popen[str]:
         stderr=subprocess.DEVNULL,
         text=True,
     )
+    assert proc.stdout is not None
+    proc.stdout.readline()  # the warm-up audit ran
+    return proc
 
 
 def _ask(proc: subprocess.Popen[str], name: str) -> dict[str, float]:
@@ -107,9 +115,9 @@ def epsilon(out: Path, name: str) -> float:
     return float(x) if isinstance(x, (int, float)) else float(str(x).replace("Infinity", "inf"))
 
 
-def measure(a: Path, b: Path, names: list[str], seed: int, work: Path) -> list[Row]:
+def measure(a: Path, b: Path, names: list[str], *, seed: int, warmup: str, work: Path) -> list[Row]:
     out_a, out_b = work / "a", work / "b"
-    procs = (_driver(a, out_a, seed), _driver(b, out_b, seed))
+    procs = (_driver(a, out_a, seed, warmup), _driver(b, out_b, seed, warmup))
     rows = []
     try:
         for name in names:
@@ -134,6 +142,8 @@ def table(rows: list[Row], a_name: str, b_name: str) -> str:
         lines.append(
             f"| `{r.name}` | {r.cpu_a:.1f} | {r.cpu_b:.1f} | {r.ratio:.2f} | {r.eps_a:.3f} | {r.eps_b:.3f} |"
         )
+    same = sum(r.eps_a == r.eps_b for r in rows)
+    lines.append(f"| certified ε equal to the last bit | {same} of {len(rows)} | | | | |")
     ta, tb = sum(r.cpu_a for r in rows), sum(r.cpu_b for r in rows)
     lines.append(f"| total ({len(rows)} audits) | {ta:.1f} | {tb:.1f} | {tb / ta:.2f} | | |")
     return "\n".join(lines)
@@ -147,10 +157,13 @@ def main() -> None:
     ap.add_argument("--b-name", default="b")
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--warmup", default="exponential_mechanism", help="an audit run first, untimed")
     args = ap.parse_args()
     names = args.only or main_job_names(args.b)
     with tempfile.TemporaryDirectory(prefix="main_job_cpu_") as tmp:
-        rows = measure(args.a.resolve(), args.b.resolve(), names, args.seed, Path(tmp))
+        rows = measure(
+            args.a.resolve(), args.b.resolve(), names, seed=args.seed, warmup=args.warmup, work=Path(tmp)
+        )
     print(table(rows, args.a_name, args.b_name))
 
 

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from dpaudit.engine.distinguishers import Distinguisher, for_outputs
+from dpaudit.engine.distinguishers import Candidates, Distinguisher, for_outputs
 from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.engine.types import EpsilonEstimate
 
@@ -214,8 +214,60 @@ def pilot_event(
     curse is removed by measuring the event on the other fold, and small pilot splits must not
     rule out a rare event seen only a few dozen times). Sides of different widths get the width
     events alone (`output_width.for_outputs`)."""
+    blocks = _screened_blocks(
+        a, b, projected_total=projected_total, delta=delta, distinguishers=distinguishers
+    )
+    if not blocks:
+        return None
+    # one projection over every block, so the bounds' distinct counts are evaluated once; the
+    # first largest wins, as block by block with ties going to the earlier block
+    p_lo, q_hi = projected_bounds(
+        np.concatenate([blk.kp for blk in blocks]),
+        np.concatenate([blk.kq for blk in blocks]),
+        selection_total_p=np.concatenate([np.full(blk.top.size, float(blk.n_p)) for blk in blocks]),
+        selection_total_q=np.concatenate([np.full(blk.top.size, float(blk.n_q)) for blk in blocks]),
+        certify_total_p=projected_total,
+        certify_total_q=projected_total,
+        failure_probability=projected_level,
+        pessimism=PILOT_SELECTION_PESSIMISM,
+    )
+    with np.errstate(divide="ignore", invalid="ignore"):
+        eps = np.nan_to_num(epsilon_from_bounds(p_lo, q_hi, delta=delta), nan=-np.inf)
+    j = int(np.argmax(eps))
+    ends = np.cumsum([blk.top.size for blk in blocks])
+    k = int(np.searchsorted(ends, j, side="right"))
+    blk = blocks[k]
+    event = blk.candidates.make_event(int(blk.top[j - (int(ends[k - 1]) if k else 0)]))
+    return PilotEvent(event, blk.dataset_is_p, float(eps[j]), blk.name)
+
+
+@dataclass(frozen=True, slots=True)
+class _Block:
+    """One distinguisher's screened candidate events in one direction: their indices among its
+    candidates and their counts on the P and Q sides (of n_p and n_q samples)."""
+
+    candidates: Candidates
+    dataset_is_p: bool
+    name: str
+    top: NDArray[np.intp]
+    kp: NDArray[np.float64]
+    kq: NDArray[np.float64]
+    n_p: int
+    n_q: int
+
+
+def _screened_blocks(
+    a: NDArray[np.float64],
+    b: NDArray[np.float64],
+    *,
+    projected_total: int,
+    delta: float,
+    distinguishers: Sequence[Distinguisher],
+) -> list[_Block]:
+    """Every distinguisher's candidates in both directions (dataset as P, then as Q), each
+    screened to the `SCREEN_SIZE` best by `_rough_epsilon`, in the order they are tried."""
     n_a, n_b = a.shape[0], b.shape[0]
-    best: PilotEvent | None = None
+    blocks = []
     for dist in for_outputs(distinguishers, a, b):
         cand = dist.propose(a, b)
         if cand is None:
@@ -228,22 +280,8 @@ def pilot_event(
                 continue
             cp_, cq_ = np.asarray(counts_p, dtype=float), np.asarray(counts_q, dtype=float)
             top = _screened(cp_, cq_, n_p, n_q, projected_total, delta)
-            p_lo, q_hi = projected_bounds(
-                cp_[top],
-                cq_[top],
-                selection_total_p=n_p,
-                selection_total_q=n_q,
-                certify_total_p=projected_total,
-                certify_total_q=projected_total,
-                failure_probability=projected_level,
-                pessimism=PILOT_SELECTION_PESSIMISM,
-            )
-            with np.errstate(divide="ignore", invalid="ignore"):
-                eps = np.nan_to_num(epsilon_from_bounds(p_lo, q_hi, delta=delta), nan=-np.inf)
-            j = int(np.argmax(eps))
-            if best is None or float(eps[j]) > best.projected:
-                best = PilotEvent(cand.make_event(int(top[j])), dataset_is_p, float(eps[j]), dist.name)
-    return best
+            blocks.append(_Block(cand, dataset_is_p, dist.name, top, cp_[top], cq_[top], n_p, n_q))
+    return blocks
 
 
 def _screened(

@@ -145,10 +145,11 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
     ia, ib = np.searchsorted(edges, za), np.searchsorted(edges, zb)
     rows, centred_a, centred_b = [], [], []
     for j in range(BINS):
-        ra, rb = ya[ia == j], yb[ib == j]
+        in_a, in_b = ia == j, ib == j
+        ra, rb = ya[in_a], yb[in_b]
         if ra.size < MIN_PER_BIN or rb.size < MIN_PER_BIN:
             continue
-        knot = float(np.median(np.concatenate([za[ia == j], zb[ib == j]])))
+        knot = float(np.median(np.concatenate([za[in_a], zb[in_b]])))
         se_dmu, se_mean = math.sqrt(ra.var() / ra.size + rb.var() / rb.size), math.sqrt(rb.var() / rb.size)
         rows.append(
             (knot, rb.mean(), rb.var(), ra.mean() - rb.mean(), ra.var() - rb.var(), ra.size, se_dmu, se_mean)
