@@ -10,6 +10,11 @@ seeds, bounds ≤ 0 counted as 0: they certify nothing) and whether b's bound at
 least a's at that seed minus the spread ("ok"), or its mean is at least a's mean minus the
 spread ("ok (mean)"), else "LOWER". Used for issue 28 (new main against old main, default
 route) and issue 29 (default route against `--pairs registered`).
+
+`--seconds` prints instead each audit's `elapsed_seconds` on both sides (summed over the seeds),
+largest growth first, and the totals: wall seconds inside each audit's worker, so two runs
+compare only on one machine at the same load (`benchmarks/main_job_cpu.py` compares CPU
+seconds, which a shared machine does not inflate).
 """
 
 from __future__ import annotations
@@ -29,6 +34,29 @@ def bounds(dirs: list[Path]) -> dict[str, list[float]]:
             if isinstance(data, dict) and "epsilon_lower_bound" in data:
                 out.setdefault(data["mechanism"], []).append(_num(data["epsilon_lower_bound"]))
     return {k: v for k, v in out.items() if len(v) == len(dirs)}
+
+
+def seconds(dirs: list[Path]) -> dict[str, float]:
+    """Each audit's `elapsed_seconds`, summed over the directories (audits in all of them)."""
+    out: dict[str, list[float]] = {}
+    for d in dirs:
+        for f in sorted(d.glob("*.json")):
+            data = json.loads(f.read_text())
+            if isinstance(data, dict) and "elapsed_seconds" in data:
+                out.setdefault(data["mechanism"], []).append(float(data["elapsed_seconds"]))
+    return {k: sum(v) for k, v in out.items() if len(v) == len(dirs)}
+
+
+def seconds_table(a: dict[str, float], b: dict[str, float], a_name: str, b_name: str) -> str:
+    """Per audit in both: seconds on each side and their ratio, largest growth first; totals."""
+    names = sorted((n for n in a if n in b), key=lambda n: -(b[n] - a[n]))
+    lines = [f"| audit | {a_name} s | {b_name} s | {b_name}/{a_name} |", "|---|---:|---:|---:|"]
+    for n in names:
+        ratio = b[n] / a[n] if a[n] > 0 else math.inf
+        lines.append(f"| `{n}` | {a[n]:.1f} | {b[n]:.1f} | {ratio:.2f} |")
+    ta, tb = sum(a[n] for n in names), sum(b[n] for n in names)
+    lines.append(f"| total ({len(names)} audits) | {ta:.1f} | {tb:.1f} | {tb / ta:.2f} |")
+    return "\n".join(lines)
 
 
 def _num(x: object) -> float:
@@ -57,9 +85,13 @@ def main() -> None:
     ap.add_argument("--b", nargs="+", type=Path, required=True)
     ap.add_argument("--a-name", default="a")
     ap.add_argument("--b-name", default="b")
+    ap.add_argument("--seconds", action="store_true", help="each audit's elapsed seconds instead")
     args = ap.parse_args()
     if len(args.a) != len(args.b):
         raise SystemExit("compare_runs: --a and --b need the same number of seeds")
+    if args.seconds:
+        print(seconds_table(seconds(args.a), seconds(args.b), args.a_name, args.b_name))
+        return
     a, b = bounds(args.a), bounds(args.b)
     names = [n for n in a if n in b]
     k = len(args.a)
