@@ -71,7 +71,7 @@ def distinct_betaincinv(a: NDArray[np.float64], b: NDArray[np.float64], y: float
     """`scipy.special.betaincinv(a, b, y)` for 1-D `a`, `b` of one length, evaluated once per
     distinct pair (a, b) and scattered back: the same values bit for bit (an elementwise function
     of its arguments), at a fraction of the cost where counts repeat. They do in the search's
-    ranking: thousands of candidate events scored on a few dozen samples take a few distinct
+    ranking: thousands of candidate events ranked on a few dozen samples take a few distinct
     counts, and the inverse incomplete beta costs ~10 µs per element."""
     if a.size < DISTINCT_MIN:
         return np.asarray(special.betaincinv(a, b, y), dtype=float)
