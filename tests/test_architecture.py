@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.imports import imported_names
+
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {
     "engine": ROOT / "audit",
@@ -47,15 +49,9 @@ def _modules() -> dict[str, tuple[str, Path]]:
 
 
 def _imports(path: Path) -> set[str]:
-    """Absolute module names imported anywhere in the file (also inside functions)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names |= {f"{node.module}.{a.name}" for a in node.names}
-    return names
+    """Absolute module names imported anywhere in the file (also inside functions; relative
+    imports resolved)."""
+    return imported_names(path)
 
 
 def _part_of(module: str) -> str | None:
