@@ -6,9 +6,14 @@ measure time, and writes one JSON object {name/route: result}. Compare two snaps
 `--compare OLD NEW`: exit 1 and the differing names when numbers, events or verdicts differ;
 results that differ only in prose (claim references, notes, descriptions) are counted apart.
 
+Values renamed on purpose and listed in CHANGELOG.md (`RENAMED`) are mapped to their new form on
+both sides first, and counted apart. `--compare-runs OLD_DIR NEW_DIR` compares two main jobs'
+`--format json` results (`dpaudit run --all --out DIR --format json`) file by file the same way.
+
     PYTHONPATH=/path/to/old/checkout python benchmarks/snapshot.py --out before.json
     python benchmarks/snapshot.py --out after.json
     python benchmarks/snapshot.py --compare before.json after.json
+    python benchmarks/snapshot.py --compare-runs old-run/ new-run/
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ import io
 import json
 import sys
 import time
+from pathlib import Path
 from typing import Any
 
 VOLATILE = {"seconds", "elapsed", "timestamp", "created", "started", "finished", "wall_seconds", "duration"}
@@ -82,18 +88,69 @@ def _numbers_only(value: Any) -> Any:
     return value
 
 
+RENAMED: dict[str, dict[str, str]] = {"type": {"score": "learned-statistic"}}
+"""Key → {old value: new value} for values renamed on purpose (CHANGELOG.md, issue 43: learned
+events are written with `"type": "learned-statistic"`, was `"score"`)."""
+
+
+def _renamed(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {
+            k: RENAMED[k].get(v, v) if k in RENAMED and isinstance(v, str) else _renamed(v)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_renamed(v) for v in value]
+    return value
+
+
+def classify(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:
+    """Each key of either side as identical, renamed (identical after `RENAMED`), wording (differs
+    only in prose) or differs (numbers, events or verdicts)."""
+    out: dict[str, list[str]] = {"identical": [], "renamed": [], "wording": [], "differs": []}
+    for k in sorted(set(old) | set(new)):
+        a, b = old.get(k), new.get(k)
+        if a == b:
+            out["identical"].append(k)
+        elif _renamed(a) == _renamed(b):
+            out["renamed"].append(k)
+        elif _numbers_only(_renamed(a)) == _numbers_only(_renamed(b)):
+            out["wording"].append(k)
+        else:
+            out["differs"].append(k)
+    return out
+
+
+def _report(old: dict[str, Any], new: dict[str, Any]) -> int:
+    kinds = classify(old, new)
+    print(
+        f"{len(old)} vs {len(new)} results; {len(kinds['identical'])} identical; "
+        f"{len(kinds['renamed'])} identical after the renames listed in CHANGELOG.md; "
+        f"{len(kinds['wording'])} differ only in wording; {len(kinds['differs'])} differ"
+    )
+    for k in kinds["wording"]:
+        print("  wording:", k)
+    for k in kinds["differs"]:
+        print("  differs:", k)
+    return 1 if kinds["differs"] else 0
+
+
 def compare(old_path: str, new_path: str) -> int:
     with open(old_path) as f:
         old = json.load(f)
     with open(new_path) as f:
         new = json.load(f)
-    keys = sorted(set(old) | set(new))
-    differ = [k for k in keys if _numbers_only(old.get(k)) != _numbers_only(new.get(k))]
-    worded = [k for k in keys if k not in differ and old.get(k) != new.get(k)]
-    print(f"{len(old)} vs {len(new)} results; {len(differ)} differ; {len(worded)} differ only in wording")
-    for k in differ:
-        print("  differs:", k)
-    return 1 if differ else 0
+    return _report(old, new)
+
+
+def _run_files(folder: str) -> dict[str, Any]:
+    """Every JSON file of a main job's output folder, by its path in the folder, times dropped."""
+    root = Path(folder)
+    return {str(p.relative_to(root)): _strip(json.loads(p.read_text())) for p in sorted(root.rglob("*.json"))}
+
+
+def compare_runs(old_dir: str, new_dir: str) -> int:
+    return _report(_run_files(old_dir), _run_files(new_dir))
 
 
 def main() -> int:
@@ -103,9 +160,12 @@ def main() -> int:
     ap.add_argument("--num-samples", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"))
+    ap.add_argument("--compare-runs", nargs=2, metavar=("OLD_DIR", "NEW_DIR"))
     args = ap.parse_args()
     if args.compare:
         return compare(*args.compare)
+    if args.compare_runs:
+        return compare_runs(*args.compare_runs)
     from dpaudit.mechanisms.registry import entries
 
     names = args.only.split(",") if args.only else list(entries())
