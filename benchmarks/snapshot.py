@@ -90,7 +90,7 @@ def _numbers_only(value: Any) -> Any:
 
 RENAMED: dict[str, dict[str, str]] = {"type": {"score": "learned-statistic"}}
 """Key → {old value: new value} for values renamed on purpose (CHANGELOG.md, issue 43: learned
-events are written with `"type": "learned-statistic"`, was `"score"`)."""
+events are written with `"type": "learned-statistic"`; the old name is still read)."""
 
 
 def _renamed(value: Any) -> Any:
