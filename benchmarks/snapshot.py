@@ -1,8 +1,9 @@
 """Fingerprint every registered mechanism's audit result, to show a refactor changes nothing.
 
 Runs `dpaudit run NAME --json` in-process for every registered mechanism (or `--only` names) at
-a small budget on both routes (`--pairs registered` and `--pairs all`), drops the fields that
-measure time, and writes one JSON object {name/route: result}. Compare two snapshots with
+a small budget (or the mechanism's own default where smaller) on both routes (`--pairs
+registered` and `--pairs all`), drops the fields that measure time, and writes one JSON object
+{name/route: result}, after each result (`--resume` continues an interrupted run). Compare two snapshots with
 `--compare OLD NEW`: exit 1 and the differing names when numbers, events or verdicts differ;
 results that differ only in prose (claim references, notes, descriptions) are counted apart.
 
@@ -52,14 +53,35 @@ def _run(name: str, route: str, num_samples: int, seed: int) -> Any:
         return {"exit": code, "stderr": err.getvalue().strip().splitlines()[-1:]}
 
 
-def snapshot(names: list[str], *, num_samples: int, seed: int) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for i, name in enumerate(names):
+def snapshot(
+    budgets: dict[str, int], *, seed: int, out_path: str, done: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Both routes of every named mechanism at its budget; the file is rewritten after each result,
+    so an interrupted run keeps what it finished (`--resume` skips it)."""
+    out: dict[str, Any] = dict(done or {})
+    for i, (name, num_samples) in enumerate(budgets.items()):
         for route in ("registered", "all"):
+            key = f"{name}/{route}"
+            if key in out:
+                continue
             t = time.monotonic()
-            out[f"{name}/{route}"] = _run(name, route, num_samples, seed)
-            print(f"[{i + 1}/{len(names)}] {name} {route} {time.monotonic() - t:.1f}s", file=sys.stderr)
+            out[key] = _run(name, route, num_samples, seed)
+            with open(out_path, "w") as f:
+                json.dump(out, f, indent=1, sort_keys=True)
+            print(f"[{i + 1}/{len(budgets)}] {name} {route} {time.monotonic() - t:.1f}s", file=sys.stderr)
     return out
+
+
+def budgets_of(names: list[str], num_samples: int) -> dict[str, int]:
+    """The script's budget, or a mechanism's own default where that is smaller (the library models
+    fit a model per sample: `default_num_samples` 1,000)."""
+    from dpaudit.mechanisms.registry import entries
+
+    known = entries()
+    return {
+        n: min(num_samples, known[n].default_num_samples or num_samples) if n in known else num_samples
+        for n in names
+    }
 
 
 WORDING = {
@@ -159,6 +181,7 @@ def main() -> int:
     ap.add_argument("--only", default="", help="comma-separated names (default: every registered mechanism)")
     ap.add_argument("--num-samples", type=int, default=20_000)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--resume", action="store_true", help="keep the results already in --out")
     ap.add_argument("--compare", nargs=2, metavar=("OLD", "NEW"))
     ap.add_argument("--compare-runs", nargs=2, metavar=("OLD_DIR", "NEW_DIR"))
     args = ap.parse_args()
@@ -169,11 +192,11 @@ def main() -> int:
     from dpaudit.mechanisms.registry import entries
 
     names = args.only.split(",") if args.only else list(entries())
-    result = snapshot(names, num_samples=args.num_samples, seed=args.seed)
-    with open(args.out, "w") as f:
-        json.dump(result, f, indent=1, sort_keys=True)
+    done = None
+    if args.resume and Path(args.out).exists():
+        done = json.loads(Path(args.out).read_text())
+    snapshot(budgets_of(names, args.num_samples), seed=args.seed, out_path=args.out, done=done)
     return 0
-
 
 if __name__ == "__main__":
     raise SystemExit(main())
