@@ -4,12 +4,13 @@ folders compare file by file with times dropped (fake results: no audit is run).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
 
-from benchmarks.snapshot import classify, compare_runs
+from benchmarks.snapshot import budgets_of, classify, compare_runs
 
 EVENT = {"type": "score", "threshold": 0.5}
 RESULT = {"verdict": "no_violation_found", "epsilon_lower_bound": 0.93, "events": [EVENT], "note": "a"}
@@ -49,3 +50,16 @@ def test_main_job_folders_compare_file_by_file_without_times(
     changed = {**RESULT, "verdict": "violation"}
     (tmp_path / "new" / "laplace_sum" / "result.json").write_text(json.dumps(changed))
     assert compare_runs(str(tmp_path / "old"), str(tmp_path / "new")) == 1
+
+
+def test_budgets_take_a_mechanisms_smaller_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dpaudit.mechanisms.registry as registry
+
+    known = registry.entries()
+    model = dataclasses.replace(known["laplace_sum"], name="slow_model", default_num_samples=1_000)
+    monkeypatch.setattr(registry, "entries", lambda: {**known, "slow_model": model})
+    assert budgets_of(["laplace_sum", "slow_model", "unknown"], 20_000) == {
+        "laplace_sum": 20_000,
+        "slow_model": 1_000,
+        "unknown": 20_000,
+    }
