@@ -5,7 +5,8 @@ a small budget (or the mechanism's own default where smaller) on both routes (`-
 registered` and `--pairs all`), drops the fields that measure time, and writes one JSON object
 {name/route: result}, after each result (`--resume` continues an interrupted run). Compare two snapshots with
 `--compare OLD NEW`: exit 1 and the differing names when numbers, events or verdicts differ;
-results that differ only in prose (claim references, notes, descriptions) are counted apart.
+results that differ only in prose (claim references, notes, descriptions) are counted apart, and
+so are results that say they do not reproduce from the seed (`"seedable": false` on both sides).
 
 Values renamed on purpose and listed in CHANGELOG.md (`RENAMED`) are mapped to their new form on
 both sides first, and counted apart. `--compare-runs OLD_DIR NEW_DIR` compares two main jobs'
@@ -128,8 +129,10 @@ def _renamed(value: Any) -> Any:
 
 def classify(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:
     """Each key of either side as identical, renamed (identical after `RENAMED`), wording (differs
-    only in prose) or differs (numbers, events or verdicts)."""
-    out: dict[str, list[str]] = {"identical": [], "renamed": [], "wording": [], "differs": []}
+    only in prose), unseedable (both sides say they do not reproduce) or differs (numbers, events or
+    verdicts)."""
+    kinds = ("identical", "renamed", "wording", "unseedable", "differs")
+    out: dict[str, list[str]] = {kind: [] for kind in kinds}
     for k in sorted(set(old) | set(new)):
         a, b = old.get(k), new.get(k)
         if a == b:
@@ -138,9 +141,20 @@ def classify(old: dict[str, Any], new: dict[str, Any]) -> dict[str, list[str]]:
             out["renamed"].append(k)
         elif _numbers_only(_renamed(a)) == _numbers_only(_renamed(b)):
             out["wording"].append(k)
+        elif _unseedable(a) and _unseedable(b):
+            out["unseedable"].append(k)
         else:
             out["differs"].append(k)
     return out
+
+
+def _unseedable(value: Any) -> bool:
+    """A result that says it does not reproduce from its seed (`"seedable": false`: a library
+    whose noise the audit cannot seed): it differs between any two runs of one tree."""
+    if not isinstance(value, dict):
+        return False
+    result = value.get("result", value)
+    return isinstance(result, dict) and result.get("seedable") is False
 
 
 def _report(old: dict[str, Any], new: dict[str, Any]) -> int:
@@ -148,10 +162,13 @@ def _report(old: dict[str, Any], new: dict[str, Any]) -> int:
     print(
         f"{len(old)} vs {len(new)} results; {len(kinds['identical'])} identical; "
         f"{len(kinds['renamed'])} identical after the renames listed in CHANGELOG.md; "
-        f"{len(kinds['wording'])} differ only in wording; {len(kinds['differs'])} differ"
+        f"{len(kinds['wording'])} differ only in wording; {len(kinds['unseedable'])} not seedable "
+        f"(differ run to run); {len(kinds['differs'])} differ"
     )
     for k in kinds["wording"]:
         print("  wording:", k)
+    for k in kinds["unseedable"]:
+        print("  not seedable:", k)
     for k in kinds["differs"]:
         print("  differs:", k)
     return 1 if kinds["differs"] else 0

@@ -17,8 +17,10 @@ RESULT = {"verdict": "no_violation_found", "epsilon_lower_bound": 0.93, "events"
 
 
 def test_classify_sorts_each_result_by_what_changed() -> None:
-    old = {"same": RESULT, "renamed": RESULT, "worded": RESULT, "moved": RESULT, "gone": RESULT}
+    loose = {**RESULT, "seedable": False}
+    old = {"same": RESULT, "renamed": RESULT, "worded": RESULT, "moved": RESULT, "gone": RESULT, "lib": loose}
     new = {
+        "lib": {**loose, "epsilon_lower_bound": 0.91},
         "same": RESULT,
         "renamed": {**RESULT, "events": [{**EVENT, "type": "learned-statistic"}]},
         "worded": {**RESULT, "note": "b"},
@@ -28,6 +30,7 @@ def test_classify_sorts_each_result_by_what_changed() -> None:
         "identical": ["same"],
         "renamed": ["renamed"],
         "wording": ["worded"],
+        "unseedable": ["lib"],
         "differs": ["gone", "moved"],
     }
 
