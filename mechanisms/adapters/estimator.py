@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.base import CallableMechanism, PrivacyClaim, from_callable
 from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.base import Dataset, DesignAxis, Domain, NeighborPair, Relation
 
 __all__ = ["EstimatorRelease", "from_estimator"]
 
@@ -136,11 +136,13 @@ def with_target(domain: Domain, target: tuple[float, float]) -> Domain:
     if not low < high:
         raise ValueError(f"target must be (low, high) with low < high, got {target}")
     lo, hi = domain.bounds()
+    design = None if domain.design is None else (*domain.design, DesignAxis(low=low, high=high))
     return dataclasses.replace(
         domain,
         num_features=domain.num_features + 1,
         feature_low=(*(float(v) for v in lo), low),
         feature_high=(*(float(v) for v in hi), high),
+        design=design,
     )
 
 
