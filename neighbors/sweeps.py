@@ -26,9 +26,10 @@ yielded in priority order (the counting changes of the first two targets for k �
 each k ≤ `DESIGN_EARLY` followed, for a domain that declares its columns (`Domain.design`: a
 `TabularSpace`), by those at every category, special value and label on a typical record for the
 same k, k by k, tagged "anywhere" and "level" (`neighbors.sweep_locations.level_locations`; then
-the same for the larger k ≤ `DENSE_UP_TO`), then the counting changes at the other locations of `neighbors.sweep_locations` — mixed corners,
-the centre, categories, labels, interior quartiles of each feature — for k ≤ `DENSE_UP_TO`, tagged
-"anywhere", then those at the points of a scrambled Sobol design over the box (issue 44,
+the same for the larger k ≤ `DENSE_UP_TO`), then the counting changes at the other locations of
+`neighbors.sweep_locations` — mixed corners, the centre, categories, labels, interior quartiles of
+each feature — for k ≤ `DENSE_UP_TO`, tagged "anywhere", then those at the points of a scrambled
+Sobol design over the box (issue 44,
 `neighbors.sweep_locations.design_locations`, when a design is passed) for k ≤ `DESIGN_EARLY`,
 then the first two targets' counts above `DENSE_UP_TO`, then the design's counts up to
 `DESIGN_MAX_COUNT`, tagged "anywhere" and "design", then the first two targets' mass and size

@@ -77,8 +77,17 @@ def _rows() -> list[Row]:
     rows = []
     for name, gated, t in GATES:
         buggy, correct = f"table_{name}", f"noisy_table_{name}"
-        rows.append(Row(buggy, _mechanism(buggy, count_gate(gated, t, noisy=False), REPLACE, domain), math.inf, True))
-        rows.append(Row(correct, _mechanism(correct, count_gate(gated, t, noisy=True), REPLACE, domain), EPSILON, False))
+        rows.append(
+            Row(buggy, _mechanism(buggy, count_gate(gated, t, noisy=False), REPLACE, domain), math.inf, True)
+        )
+        rows.append(
+            Row(
+                correct,
+                _mechanism(correct, count_gate(gated, t, noisy=True), REPLACE, domain),
+                EPSILON,
+                False,
+            )
+        )
     return rows
 
 
