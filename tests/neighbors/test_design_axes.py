@@ -49,7 +49,7 @@ def test_a_table_declares_each_columns_axis() -> None:
         DesignAxis(levels=(0, 1, 2, 3, 4, 5)),  # five categories and unseen
     )
     box = Domain(num_features=2, design=(DesignAxis(), DesignAxis(levels=(0, 1))))
-    assert with_target(box, (0.0, 3.0)).design == (*box.design, DesignAxis(low=0.0, high=3.0))  # type: ignore[misc]
+    assert with_target(box, (0.0, 3.0)).design == (*box.design, DesignAxis(low=0.0, high=3.0))
     with pytest.raises(ValueError, match="axes"):
         Domain(num_features=2, design=(DesignAxis(),))
     with pytest.raises(ValueError, match="distinct"):
@@ -97,8 +97,8 @@ def test_every_category_special_and_label_is_a_sweep_location() -> None:
 def test_a_declared_table_races_on_the_wide_share_at_a_small_budget() -> None:
     kw = dict(pilot_fraction=0.2, max_candidates=64, min_pilot_samples=1000, sweep_share=1 / 16)
     config = AuditConfig(num_samples=5000)
-    narrow = plan_pilot(config, total_budget=5000, **kw)  # type: ignore[arg-type]
-    wide = plan_pilot(config, total_budget=5000, wide=True, **kw)  # type: ignore[arg-type]
+    narrow = plan_pilot(config, total_budget=5000, **kw)
+    wide = plan_pilot(config, total_budget=5000, wide=True, **kw)
     assert narrow.sweep_budget == int(SMALL_SWEEP_SHARE * narrow.pilot_budget)
     assert wide.sweep_budget == int(RACE_SWEEP_SHARE * wide.pilot_budget) > narrow.sweep_budget
     assert wide.pilot_budget == narrow.pilot_budget  # certification keeps its share
