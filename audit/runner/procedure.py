@@ -72,6 +72,7 @@ from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
+from dpaudit.engine.runner.budget import cost_chunk_size, measured_seconds_per_sample
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
@@ -111,7 +112,7 @@ from dpaudit.engine.sampling import (
     sample_rows,
 )
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.base import Mechanism, claims_of, uses_sample_streams
 from dpaudit.neighbors.base import Dataset, NeighborPair
 
 __all__ = [
@@ -151,9 +152,16 @@ TIMING_SAMPLES = 4096
 
 def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> int:
     """Two samples of `dataset` (seed-key phase `PROBE_PHASE`, never counted) size the chunks
-    unless `config.chunk_size` does."""
+    unless `config.chunk_size` does: by memory (`auto_chunk_size`), and for a mechanism with
+    per-sample streams also by the measured cost of a sample (`budget.cost_chunk_size`: about a
+    second of work per task; its samples do not depend on the chunk size)."""
     probe = draw(mechanism, dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
-    return config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    if config.chunk_size:
+        return config.chunk_size
+    cap = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    if not uses_sample_streams(mechanism):
+        return cap
+    return cost_chunk_size(measured_seconds_per_sample(mechanism, dataset, seed=config.seed), cap=cap)
 
 
 def check_budget(
@@ -214,7 +222,7 @@ def selection_split(
     tasks = [
         Task(
             sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
+            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j), j * chunk),
             size,
             s,
         )

@@ -141,7 +141,7 @@ class PilotSampler:
             for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
                 for c, size in enumerate(chunk_sizes(num, chunk)):
                     key = (index, side, int(Phase.SELECTION), c)
-                    args = (self.mechanism, dataset, size, self.config.seed, key)
+                    args = (self.mechanism, dataset, size, self.config.seed, key, c * chunk)
                     tasks.append(Task(try_sample_rows, args, size, (i, side)))
         failed: dict[int, str] = {}
 
