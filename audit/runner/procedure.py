@@ -97,6 +97,7 @@ from dpaudit.engine.runner.resume import (
     open_checkpoint,
     package_version,
     record_selections,
+    resumed_config,
     resumed_selections,
 )
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
@@ -374,7 +375,8 @@ def _run_audit(
         else tuple(distinguishers)
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
-    layout = probe_layout(mechanism, plan, config)
+    probe_config = resumed_config(mechanism, config, path=checkpoint_path, resume=resume)
+    layout = probe_layout(mechanism, plan, probe_config)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout

@@ -21,6 +21,7 @@ import pytest
 
 from dpaudit.engine.runner import budget as budget_module
 from dpaudit.engine.runner import budget_from_cost, probe_chunk, run_audit
+from dpaudit.engine.runner import procedure as procedure_module
 from dpaudit.engine.sampling import SAMPLE_STREAM, chunk_rng, draw, sample_rng
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms import registry
@@ -138,7 +139,8 @@ def test_vectorised_results_unchanged() -> None:
     mech, _ = registry.resolve("laplace_sum")
     assert not uses_sample_streams(mech)
     cfg = AuditConfig(num_samples=5000, seed=7, chunk_size=700)
-    assert run_audit(mech, mech.neighbor_pairs(), cfg, show_progress=False).epsilon_lower_bound == 0.8876748849808799
+    result = run_audit(mech, mech.neighbor_pairs(), cfg, show_progress=False)
+    assert result.epsilon_lower_bound == 0.8876748849808799
     bug, _ = registry.resolve("laplace_sum_range_bug")
     result = run_audit(bug, bug.neighbor_pairs(), AuditConfig(num_samples=3000, seed=1), show_progress=False)
     assert result.epsilon_lower_bound == 1.8614686354290266
@@ -175,3 +177,18 @@ def test_cost_measured_once(monkeypatch: pytest.MonkeyPatch) -> None:
     chunk = probe_chunk(mech, data, AuditConfig(num_samples=1000))
     assert len(calls) == 1
     assert chunk == budget_module.cost_chunk_size(fitted.seconds_per_sample, cap=262144)
+
+
+def test_resume_takes_the_checkpoints_chunk_size(monkeypatch: pytest.MonkeyPatch, tmp_path: Any) -> None:
+    """The measured cost differs from run to run; a resumed audit of a per-sample mechanism is cut
+    in the chunks its checkpoint records (else its key would not match) and gives the same result."""
+    mech, path = slow_mechanism(scale=0.5), tmp_path / "audit.ckpt"
+    cfg = AuditConfig(num_samples=1200, seed=5)
+    monkeypatch.setattr(procedure_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 50)
+    first = run_audit(mech, mech.neighbor_pairs(), cfg, show_progress=False, checkpoint_path=path)
+    assert first.extra["chunk_size"] == 50
+    monkeypatch.setattr(procedure_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 7)
+    pairs = mech.neighbor_pairs()
+    again = run_audit(mech, pairs, cfg, show_progress=False, checkpoint_path=path, resume=True)
+    assert again.extra["chunk_size"] == 50
+    assert again.epsilon_lower_bound == first.epsilon_lower_bound and again.pairs == first.pairs
