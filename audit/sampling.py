@@ -77,13 +77,17 @@ def sample_rng(seed: int, key: tuple[int, ...], index: int) -> np.random.Generat
 
 def _calls(
     mechanism: Mechanism, size: int, seed: int, key: tuple[int, ...], start: int | None
-) -> list[tuple[int, np.random.Generator]]:
-    """The `sample` calls that fill one chunk: (samples, generator) each. Per-sample streams when
-    the mechanism declares them and the chunk's first row is known, else the chunk's stream."""
-    if start is not None and uses_sample_streams(mechanism):
-        return [(1, sample_rng(seed, key, start + i)) for i in range(size)]
+) -> Iterator[tuple[int, np.random.Generator]]:
+    """The `sample` calls that fill one chunk, (samples, generator) each, made one at a time (a
+    generator per sample would otherwise be held for the whole chunk). Per-sample streams when the
+    mechanism declares them and the chunk's first row is known, else the chunk's stream."""
+    if start is not None and size > 0 and uses_sample_streams(mechanism):
+        for i in range(size):
+            yield 1, sample_rng(seed, key, start + i)
+        return
     rng = chunk_rng(seed, key)
-    return [(m, rng) for m in block_sizes(mechanism, size)]
+    for m in block_sizes(mechanism, size):
+        yield m, rng
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
