@@ -10,6 +10,7 @@ per-sample mechanism follows the measured cost of one sample.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 import time
@@ -192,3 +193,20 @@ def test_resume_takes_the_checkpoints_chunk_size(monkeypatch: pytest.MonkeyPatch
     again = run_audit(mech, pairs, cfg, show_progress=False, checkpoint_path=path, resume=True)
     assert again.extra["chunk_size"] == 50
     assert again.epsilon_lower_bound == first.epsilon_lower_bound and again.pairs == first.pairs
+
+
+def test_progress_moves_chunk_by_chunk(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Chunks sized by cost keep the progress line (and its ETA) moving during an expensive audit:
+    at 0.1 s of work per chunk, a 2.5 s audit updates it every 0.2 s (its rate limit)."""
+    monkeypatch.setattr(budget_module, "TASK_SECONDS", 0.1)
+    monkeypatch.setattr(budget_module, "TIMING_SECONDS", 0.05)
+    monkeypatch.setattr(procedure_module, "Progress", functools.partial(procedure_module.Progress, delay=0.0))
+    mech = slow_mechanism(0.001)
+    result = run_audit(mech, mech.neighbor_pairs(), AuditConfig(num_samples=1200, seed=5), show_progress=True)
+    assert result.extra["chunk_size"] <= 100
+    lines = [line for line in capsys.readouterr().err.split("\r") if "eta" in line]
+    assert len(lines) >= 5, lines
+    done = [int(line.split("(")[1].split("/")[0].replace(",", "")) for line in lines]
+    assert done == sorted(done) and done[0] < done[-1]
