@@ -25,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from dpaudit.engine.sampling import draw
-from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.base import Mechanism, uses_sample_streams
 from dpaudit.neighbors.base import Dataset
 
 DEFAULT_TIME_BUDGET = 300.0
@@ -128,6 +128,14 @@ def cost_chunk_size(seconds: float, *, cap: int) -> int:
     """Samples per chunk for a mechanism costing `seconds` per sample: about `TASK_SECONDS` of work,
     within [1, cap]."""
     return max(1, min(cap, int(TASK_SECONDS / max(seconds, 1e-9))))
+
+
+def measured_chunk(mechanism: Mechanism, dataset: Dataset, *, seed: int, cap: int) -> int:
+    """`cap` for a vectorised mechanism (no timing); for one with per-sample streams, the chunk
+    its measured cost calls for (`cost_chunk_size`, at most `cap`)."""
+    if not uses_sample_streams(mechanism):
+        return cap
+    return cost_chunk_size(measured_seconds_per_sample(mechanism, dataset, seed=seed), cap=cap)
 
 
 def round_down(n: float) -> int:

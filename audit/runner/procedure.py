@@ -72,7 +72,7 @@ from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
-from dpaudit.engine.runner.budget import cost_chunk_size, measured_seconds_per_sample
+from dpaudit.engine.runner.budget import measured_chunk
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
@@ -113,7 +113,7 @@ from dpaudit.engine.sampling import (
     sample_rows,
 )
 from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, claims_of, uses_sample_streams
+from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.neighbors.base import Dataset, NeighborPair
 
 __all__ = [
@@ -160,9 +160,7 @@ def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> 
     if config.chunk_size:
         return config.chunk_size
     cap = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
-    if not uses_sample_streams(mechanism):
-        return cap
-    return cost_chunk_size(measured_seconds_per_sample(mechanism, dataset, seed=config.seed), cap=cap)
+    return measured_chunk(mechanism, dataset, seed=config.seed, cap=cap)
 
 
 def check_budget(

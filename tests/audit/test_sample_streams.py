@@ -185,10 +185,10 @@ def test_resume_takes_the_checkpoints_chunk_size(monkeypatch: pytest.MonkeyPatch
     in the chunks its checkpoint records (else its key would not match) and gives the same result."""
     mech, path = slow_mechanism(scale=0.5), tmp_path / "audit.ckpt"
     cfg = AuditConfig(num_samples=1200, seed=5)
-    monkeypatch.setattr(procedure_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 50)
+    monkeypatch.setattr(budget_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 50)
     first = run_audit(mech, mech.neighbor_pairs(), cfg, show_progress=False, checkpoint_path=path)
     assert first.extra["chunk_size"] == 50
-    monkeypatch.setattr(procedure_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 7)
+    monkeypatch.setattr(budget_module, "measured_seconds_per_sample", lambda *a, **k: 1 / 7)
     pairs = mech.neighbor_pairs()
     again = run_audit(mech, pairs, cfg, show_progress=False, checkpoint_path=path, resume=True)
     assert again.extra["chunk_size"] == 50
@@ -210,3 +210,22 @@ def test_progress_moves_chunk_by_chunk(
     assert len(lines) >= 5, lines
     done = [int(line.split("(")[1].split("/")[0].replace(",", "")) for line in lines]
     assert done == sorted(done) and done[0] < done[-1]
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_pilot_draws_independent_of_the_pilot_chunk(jobs: int) -> None:
+    """The search's pilot cuts a per-sample mechanism's draws by its measured cost too: the rows
+    are the same for any pilot chunk (and the sampler sizes it by cost, far below PILOT_CHUNK)."""
+    from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, Entry, PilotSampler
+
+    mech = slow_mechanism(0.001)
+    pair = mech.neighbor_pairs()[0]
+    rows = []
+    for chunk in (None, 3, 40):
+        sampler = PilotSampler(mech, AuditConfig(num_samples=1000, seed=2, jobs=jobs), chunk=chunk)
+        entry = Entry(pair, "test", 1.0, 0.0)
+        assert sampler.draw_all([(entry, 90)]) == [True]
+        assert sampler.chunk is not None and sampler.chunk < PILOT_CHUNK
+        rows.append(entry.outputs())
+    for a, b in rows[1:]:
+        assert np.array_equal(a, rows[0][0]) and np.array_equal(b, rows[0][1])
