@@ -10,7 +10,7 @@ stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's meas
 module is the wing's only door.
 """
 
-from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost
+from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost, measured_chunk
 from dpaudit.engine.runner.plan import AuditInputError, objectives_for
 from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
 from dpaudit.engine.runner.resume import package_version
@@ -30,6 +30,7 @@ __all__ = [
     "check_budget",
     "inconclusive_reason",
     "look_schedule",
+    "measured_chunk",
     "objectives_for",
     "package_version",
     "probe_chunk",

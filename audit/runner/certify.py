@@ -79,7 +79,9 @@ def certification_tasks(
                     continue
                 dataset = (p.pair.dataset, p.pair.neighbor)[s]
                 chunk_key = (i, int(s), int(Phase.CERTIFICATION), j)
-                args = (mechanism, dataset, events, size, config.seed, chunk_key, cuts, tally.primary[i])
+                start = layout.offsets[j]  # its first row: per-sample streams (`engine.sampling`)
+                seed = config.seed
+                args = (mechanism, dataset, events, size, seed, chunk_key, cuts, tally.primary[i], start)
                 tasks.append(Task(count_events_segmented, args, size, (i, int(s), j)))
     return tasks
 

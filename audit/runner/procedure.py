@@ -72,6 +72,7 @@ from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
+from dpaudit.engine.runner.budget import measured_chunk
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
@@ -96,6 +97,7 @@ from dpaudit.engine.runner.resume import (
     open_checkpoint,
     package_version,
     record_selections,
+    resumed_config,
     resumed_selections,
 )
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
@@ -151,9 +153,14 @@ TIMING_SAMPLES = 4096
 
 def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> int:
     """Two samples of `dataset` (seed-key phase `PROBE_PHASE`, never counted) size the chunks
-    unless `config.chunk_size` does."""
+    unless `config.chunk_size` does: by memory (`auto_chunk_size`), and for a mechanism with
+    per-sample streams also by the measured cost of a sample (`budget.cost_chunk_size`: about a
+    second of work per task; its samples do not depend on the chunk size)."""
     probe = draw(mechanism, dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
-    return config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    if config.chunk_size:
+        return config.chunk_size
+    cap = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    return measured_chunk(mechanism, dataset, seed=config.seed, cap=cap)
 
 
 def check_budget(
@@ -214,7 +221,7 @@ def selection_split(
     tasks = [
         Task(
             sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
+            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j), j * chunk),
             size,
             s,
         )
@@ -366,7 +373,8 @@ def _run_audit(
         else tuple(distinguishers)
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
-    layout = probe_layout(mechanism, plan, config)
+    probe_config = resumed_config(mechanism, config, path=checkpoint_path, resume=resume)
+    layout = probe_layout(mechanism, plan, probe_config)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout
