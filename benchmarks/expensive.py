@@ -103,7 +103,11 @@ def samples_spent(result: dict[str, Any]) -> int:
     `total_samples` (pilot, selection top-up, certification × certified pairs) with the
     certification replaced by the result's own (where a sequential audit stopped: the search
     records the cap it planned); otherwise (registered pairs, templates) selection plus
-    certification, times the pairs."""
+    certification, times the pairs; a sequential audit with selection in rounds, what its rounds
+    drew in all (`extra.sequential.drawn`, selection included), times the pairs."""
+    seq = result.get("extra", {}).get("sequential")
+    if isinstance(seq, dict) and "drawn" in seq:
+        return int(seq["drawn"]) * len(result["pairs"])
     cert = int(result["certification_samples"])
     search = result.get("extra", {}).get("search")
     if isinstance(search, dict) and "total_samples" in search:
