@@ -39,6 +39,9 @@ import numpy as np
 from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
 from dpaudit.engine.runner import LookSchedule, look_schedule, run_audit, sequence_bounds
+from dpaudit.engine.runner.plan import plan_audit
+from dpaudit.engine.runner.rounds import ROUND_FIRST_LOOK, round_plan, round_schedule
+from dpaudit.engine.runner.stopping import at_look, sequential_layout
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import resolve
 
@@ -80,6 +83,54 @@ def failures(row: str, *, beta: float, cap: int, audits: int, seed: int) -> tupl
         )
         peek_bad |= naive > EXACT
     return int(seq_bad.sum()), int(peek_bad.sum())
+
+
+def round_levels(cap: int, beta: float, *, split: bool = True) -> list[tuple[LookSchedule, list[float]]]:
+    """Each round's look schedule and each look's level (β_t of its certificate, both sides),
+    from the runner's own functions (`runner_rounds.round_plan`, `stopping.at_look`) on a
+    one-test plan at the cap; `split=False` drops the split (every look at β): the ablation."""
+    mechanism, _ = resolve("randomized_response", {})
+    config = AuditConfig(num_samples=cap, failure_probability=beta, sequential=True)
+    plan = plan_audit(mechanism, pairs_for(mechanism), config)
+    out = []
+    for rnd in round_schedule(cap):
+        rplan = round_plan(plan, rnd)
+        seq = sequential_layout(rnd.certification, 1 << 20, first=ROUND_FIRST_LOOK)
+        levels = [at_look(rplan, seq.schedule, j).beta_t for j in range(len(seq.schedule.looks))]
+        out.append((seq.schedule, levels if split else [beta] * len(levels)))
+    return out
+
+
+def round_failures(row: str, *, beta: float, cap: int, audits: int, seed: int, split: bool = True) -> int:
+    """Audits (of `audits`) in which ANY look of ANY round certifies ε above the exact one, each
+    round on fresh binomial counts of the row's event at the runner's levels (`round_levels`):
+    the worst stopping rule over rounds and looks fails exactly then."""
+    p, q = ROWS[row]
+    rng = np.random.default_rng([seed, int(beta * 1000), list(ROWS).index(row), 7])
+    bad = np.zeros(audits, dtype=bool)
+    for schedule, levels in round_levels(cap, beta, split=split):
+        kp, kq = look_counts(p, schedule, audits, rng), look_counts(q, schedule, audits, rng)
+        for j, n in enumerate(schedule.looks):
+            half = levels[j] / 2
+            eps = epsilon_from_bounds(cp_lower(kp[:, j], n, half), cp_upper(kq[:, j], n, half), delta=0.0)
+            bad |= eps > EXACT
+    return int(bad.sum())
+
+
+def rounds_coverage(audits: int, cap: int, seed: int) -> None:
+    rounds = round_schedule(cap)
+    print(
+        f"\nrounds: {audits} audits per row and β, cap {cap:,} per side, {len(rounds)} rounds "
+        f"(selection, certification: {[(r.selection, r.certification) for r in rounds]})"
+    )
+    print("| row | β | failures (the runner's split) | CP 95% upper | without the split (each look at β) |")
+    print("|---|---|---|---|---|")
+    for row in ROWS:
+        for beta in BETAS:
+            bad = round_failures(row, beta=beta, cap=cap, audits=audits, seed=seed)
+            drop = round_failures(row, beta=beta, cap=cap, audits=audits, seed=seed, split=False)
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(f"| {row} | {beta} | {bad}/{audits} | {upper:.3f} | {drop}/{audits} |")
 
 
 def coverage(audits: int, cap: int, seed: int) -> None:
@@ -151,6 +202,7 @@ def main() -> None:
     args = ap.parse_args()
     start = time.process_time()
     coverage(args.audits, args.cap, args.seed)
+    rounds_coverage(args.audits, args.cap, args.seed)
     if args.runner:
         runner_coverage(args.runner, args.runner_samples)
     if args.decision:

@@ -30,10 +30,10 @@ rule decides when a round or the audit stops; the result is assembled from the i
 stopping round's stopping look, so every statement of it, and the verdict, is wrong with
 probability ≤ β. Proof and measured coverage in ARCHITECTURE.md ("Selection in rounds").
 
-Seed keys: round r's selection chunk j of side s of pair i draws from (i, s, `ROUND_PHASE`, r, j),
-its certification chunk from (i, s, `ROUND_PHASE` + 1, r, j): five-part keys, distinct from the
-four-part keys of every other stream. Rounds are not checkpointed (a resumed audit redraws them,
-with the same result).
+Seed keys: round r's selection chunk j of side s of pair i draws from
+(i, s, `ROUND_PHASE`, t, r, j), its certification chunk from (i, s, `ROUND_PHASE` + 1, t, r, j),
+t = `AuditConfig.rounds_stream`: six-part keys, distinct from the four-part keys of every other
+stream. Rounds are not checkpointed (a resumed audit redraws them, with the same result).
 """
 
 from __future__ import annotations
@@ -115,7 +115,7 @@ def round_outputs(
     mechanism: Mechanism, plan: AuditPlan, config: AuditConfig, *, rnd: Round, chunk: int, progress: Progress
 ) -> list[tuple[NDArray[Any], NDArray[Any]]]:
     """Round `rnd`'s fresh selection sample of every pair (dataset side, neighbour side), at seed
-    keys (i, s, ROUND_PHASE, r, j)."""
+    keys (i, s, ROUND_PHASE, stream, r, j)."""
     tasks = [
         Task(
             sample_rows,
@@ -124,7 +124,7 @@ def round_outputs(
                 (p.pair.dataset, p.pair.neighbor)[s],
                 size,
                 config.seed,
-                (i, int(s), ROUND_PHASE, rnd.index, j),
+                (i, int(s), ROUND_PHASE, config.rounds_stream, rnd.index, j),
             ),
             size,
             (i, int(s), j),
@@ -197,7 +197,13 @@ def run_rounds(
         )
         seq = sequential_layout(rnd.certification, chunk, first=ROUND_FIRST_LOOK)
         counts, stop = certify_sequential(
-            mechanism, rplan, config, seq, selected, progress=progress, phase=(ROUND_PHASE + 1, rnd.index)
+            mechanism,
+            rplan,
+            config,
+            seq,
+            selected,
+            progress=progress,
+            phase=(ROUND_PHASE + 1, config.rounds_stream, rnd.index),
         )
         drawn += rnd.selection + stop.samples
         done.append(

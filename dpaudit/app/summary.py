@@ -8,7 +8,7 @@ are the reports' (`reports.markdown.verdict_words`), so the console says what th
 
 from __future__ import annotations
 
-from dpaudit.engine.types import AuditResult, PairResult
+from dpaudit.engine.types import AuditResult, PairResult, Verdict
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
 from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witnesses
@@ -42,6 +42,26 @@ def summary(r: AuditResult) -> str:
 
 
 def samples_sentence(r: AuditResult) -> str:
+    """`_samples_sentence`, and the default route's first round (`route.FIRST_SHARE`) where a
+    sequential audit had one: what it drew, and whether it decided."""
+    first = r.extra.get("first_round")
+    if not isinstance(first, dict):
+        return _samples_sentence(r)
+    where = "templates" if first["pairs"] == "templates" else "registered pairs"
+    rest = _samples_sentence(r).split("; ", 1)[1]
+    asked, cap = int(first["asked"]), int(first["cap"])
+    if first["verdict"] == Verdict.VIOLATION_FOUND.value:
+        return (
+            f"{asked:,} asked; a first round on the {where} (a cap of {cap:,} per side and pair) decided: "
+            + rest
+        )
+    return (
+        f"{asked:,} asked; a first round on the {where} drew {int(first['drawn']):,} per side in all "
+        f"({first['verdict'].replace('_', ' ')}), then on the rest: {rest}"
+    )
+
+
+def _samples_sentence(r: AuditResult) -> str:
     """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
     each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
     search (registered pairs), each pair spends what was asked, split into choosing its event and
