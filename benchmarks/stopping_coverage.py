@@ -38,10 +38,15 @@ import numpy as np
 
 from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.runner import LookSchedule, look_schedule, run_audit, sequence_bounds
-from dpaudit.engine.runner.plan import plan_audit
-from dpaudit.engine.runner.rounds import ROUND_FIRST_LOOK, round_plan, round_schedule
-from dpaudit.engine.runner.stopping import at_look, sequential_layout
+from dpaudit.engine.runner import (
+    LookSchedule,
+    look_schedule,
+    plan_audit,
+    round_levels,
+    round_schedule,
+    run_audit,
+    sequence_bounds,
+)
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import resolve
 
@@ -85,30 +90,24 @@ def failures(row: str, *, beta: float, cap: int, audits: int, seed: int) -> tupl
     return int(seq_bad.sum()), int(peek_bad.sum())
 
 
-def round_levels(cap: int, beta: float, *, split: bool = True) -> list[tuple[LookSchedule, list[float]]]:
-    """Each round's look schedule and each look's level (β_t of its certificate, both sides),
-    from the runner's own functions (`runner_rounds.round_plan`, `stopping.at_look`) on a
-    one-test plan at the cap; `split=False` drops the split (every look at β): the ablation."""
+def levels_of(cap: int, beta: float, *, split: bool = True) -> list[tuple[LookSchedule, list[float]]]:
+    """Each round's look schedule and each look's level, from the runner's own
+    `runner.round_levels` on a one-test plan at the cap; `split=False` drops the split (every look
+    at β): the ablation."""
     mechanism, _ = resolve("randomized_response", {})
     config = AuditConfig(num_samples=cap, failure_probability=beta, sequential=True)
-    plan = plan_audit(mechanism, pairs_for(mechanism), config)
-    out = []
-    for rnd in round_schedule(cap):
-        rplan = round_plan(plan, rnd)
-        seq = sequential_layout(rnd.certification, 1 << 20, first=ROUND_FIRST_LOOK)
-        levels = [at_look(rplan, seq.schedule, j).beta_t for j in range(len(seq.schedule.looks))]
-        out.append((seq.schedule, levels if split else [beta] * len(levels)))
-    return out
+    out = round_levels(plan_audit(mechanism, pairs_for(mechanism), config), cap)
+    return out if split else [(s, [beta] * len(levels)) for s, levels in out]
 
 
 def round_failures(row: str, *, beta: float, cap: int, audits: int, seed: int, split: bool = True) -> int:
     """Audits (of `audits`) in which ANY look of ANY round certifies ε above the exact one, each
-    round on fresh binomial counts of the row's event at the runner's levels (`round_levels`):
+    round on fresh binomial counts of the row's event at the runner's levels (`levels_of`):
     the worst stopping rule over rounds and looks fails exactly then."""
     p, q = ROWS[row]
     rng = np.random.default_rng([seed, int(beta * 1000), list(ROWS).index(row), 7])
     bad = np.zeros(audits, dtype=bool)
-    for schedule, levels in round_levels(cap, beta, split=split):
+    for schedule, levels in levels_of(cap, beta, split=split):
         kp, kq = look_counts(p, schedule, audits, rng), look_counts(q, schedule, audits, rng)
         for j, n in enumerate(schedule.looks):
             half = levels[j] / 2

@@ -52,6 +52,7 @@ from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected
 from dpaudit.engine.runner.certify import certify_sequential
 from dpaudit.engine.runner.plan import AuditPlan
+from dpaudit.engine.runner.sequence import LookSchedule
 from dpaudit.engine.runner.stopping import VIOLATION, Stop, at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import Side, Task, chunk_sizes, run_tasks, sample_rows
 from dpaudit.engine.types import AuditConfig
@@ -146,6 +147,19 @@ def round_outputs(
     ]
 
 
+def round_levels(plan: AuditPlan, cap: int) -> list[tuple[LookSchedule, list[float]]]:
+    """Each round's look schedule and each look's β_t (the level of its certificates, both sides
+    together) as `run_rounds` spends them for `plan` at `cap`: for coverage simulations."""
+    out = []
+    for rnd in round_schedule(cap):
+        rplan = round_plan(plan, rnd)
+        seq = sequential_layout(rnd.certification, 1 << 20, first=ROUND_FIRST_LOOK)
+        out.append(
+            (seq.schedule, [at_look(rplan, seq.schedule, j).beta_t for j in range(len(seq.schedule.looks))])
+        )
+    return out
+
+
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RoundsOutcome:
     """What the assemble stage needs from the stopping round, and the record of all rounds."""
@@ -236,6 +250,7 @@ __all__ = [
     "ROUND_SELECTION",
     "Round",
     "RoundsOutcome",
+    "round_levels",
     "round_plan",
     "round_schedule",
     "run_rounds",

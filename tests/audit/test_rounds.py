@@ -89,7 +89,7 @@ def test_rounds_are_reproducible_and_draw_fresh_samples_each_round() -> None:
     assert a.pairs[0].estimate == b.pairs[0].estimate and a.extra["sequential"] == b.extra["sequential"]
     seq = a.extra["sequential"]
     assert (
-        isinstance(seq, dict) and seq["drawn"] == 2_000 and len(seq["rounds"]) == len(round_schedule(2_000))
+        isinstance(seq, dict) and seq["drawn"] <= 2_000 and len(seq["rounds"]) == len(round_schedule(2_000))
     )
     assert not a.violation and a.epsilon_lower_bound <= 1.0
 
