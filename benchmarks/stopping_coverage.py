@@ -57,6 +57,8 @@ ROWS: dict[str, tuple[float, float]] = {
     "laplace_tail": (0.5 * math.exp(-4.0), 0.5 * math.exp(-5.0)),
 }
 EXACT = 1.0
+RUNNER_ROWS = ("randomized_response", "laplace_sum")
+"""Registered rows whose claim is their exact ε (on their registered pairs) for `--runner`."""
 BETAS = (0.05, 0.5)
 DECISION_ROWS = (
     "laplace_sum_range_bug",
@@ -143,23 +145,31 @@ def coverage(audits: int, cap: int, seed: int) -> None:
             print(f"| {row} | {beta} | {bad}/{audits} | {upper:.3f} | {peek}/{audits} |")
 
 
-def runner_coverage(audits: int, num_samples: int) -> None:
-    mechanism, _ = resolve("randomized_response", {})
-    pairs = pairs_for(mechanism)
-    print(f"\nrunner: randomized_response (claim = exact ε = 1), {audits} seeds, --num-samples {num_samples}")
-    print("| β | false violations | CP 95% upper | stopped early (futility) |")
-    print("|---|---|---|---|")
-    for beta in BETAS:
-        bad = early = 0
-        for seed in range(audits):
-            config = AuditConfig(
-                num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True
+def runner_coverage(audits: int, num_samples: int, rows: tuple[str, ...] = RUNNER_ROWS) -> None:
+    """Seeded `run_audit`s through the runner's own stopping rule (with `--sequential`, the
+    selection rounds of `runner_rounds`) on registered rows whose claim is their exact ε."""
+    for name in rows:
+        mechanism, _ = resolve(name, {})
+        pairs = pairs_for(mechanism)
+        print(f"\nrunner: {name} (claim = exact ε = 1), {audits} seeds, --num-samples {num_samples}, rounds")
+        print("| β | false violations | CP 95% upper | rounds drawn (mean) | samples drawn per side (mean) |")
+        print("|---|---|---|---|---|")
+        for beta in BETAS:
+            bad, rounds, drawn = 0, [], []
+            for seed in range(audits):
+                config = AuditConfig(
+                    num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True
+                )
+                r = run_audit(mechanism, pairs, config, show_progress=False)
+                bad += r.violation
+                seq = r.extra["sequential"]
+                assert isinstance(seq, dict)
+                rounds.append(len(seq["rounds"]))
+                drawn.append(int(seq["drawn"]))
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(
+                f"| {beta} | {bad}/{audits} | {upper:.3f} | {np.mean(rounds):.2f} | {np.mean(drawn):,.0f} |"
             )
-            r = run_audit(mechanism, pairs, config, show_progress=False)
-            bad += r.violation
-            seq = r.extra["sequential"]
-            early += isinstance(seq, dict) and seq["stopped_at"] < seq["cap"]
-        print(f"| {beta} | {bad}/{audits} | {float(cp_upper(bad, audits, 0.05)):.3f} | {early}/{audits} |")
 
 
 def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:

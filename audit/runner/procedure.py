@@ -370,8 +370,8 @@ def _run_audit(
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     layout = probe_layout(mechanism, plan, config)
     if config.sequential and selection_outputs is None:
-        extras = {"parameters": parameters, "command": command, "show_progress": show_progress}
-        return _run_rounds(mechanism, plan, config, layout, dists, start=start, **extras)
+        a = (mechanism, plan, config, layout, dists, start)
+        return _run_rounds(*a, parameters=parameters, command=command, show_progress=show_progress)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout
@@ -428,8 +428,8 @@ def _run_rounds(
     config: AuditConfig,
     layout: ChunkLayout,
     dists: Sequence[Distinguisher],
-    *,
     start: float,
+    *,
     parameters: Sequence[tuple[str, str]],
     command: str,
     show_progress: bool | None,

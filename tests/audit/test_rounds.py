@@ -69,7 +69,7 @@ def test_a_one_sided_witness_is_certified_in_the_first_round(seed: int) -> None:
         list(m.neighbor_pairs()),
         AuditConfig(num_samples=2_000, seed=seed, sequential=True),
         show_progress=False,
-    )  # type: ignore[arg-type]
+    )
     seq = r.extra["sequential"]
     assert isinstance(seq, dict)
     assert r.violation and seq["reason"] == VIOLATION and seq["round"] == 0
@@ -84,8 +84,8 @@ def test_rounds_are_reproducible_and_draw_fresh_samples_each_round() -> None:
     mechanism, _ = resolve("randomized_response", {})
     pairs = pairs_for(mechanism)
     config = AuditConfig(num_samples=2_000, seed=4, sequential=True)
-    a = run_audit(mechanism, pairs, config, show_progress=False)  # type: ignore[arg-type]
-    b = run_audit(mechanism, pairs, config, show_progress=False)  # type: ignore[arg-type]
+    a = run_audit(mechanism, pairs, config, show_progress=False)
+    b = run_audit(mechanism, pairs, config, show_progress=False)
     assert a.pairs[0].estimate == b.pairs[0].estimate and a.extra["sequential"] == b.extra["sequential"]
     seq = a.extra["sequential"]
     assert (
@@ -116,7 +116,7 @@ def test_seeded_runner_audits_at_the_exact_epsilon_rarely_flag(monkeypatch: pyte
     def false_violations() -> int:
         return sum(
             run_audit(
-                mechanism,  # type: ignore[arg-type]
+                mechanism,
                 pairs,
                 AuditConfig(num_samples=1_000, seed=s, sequential=True, failure_probability=0.5),
                 distinguishers=[HistogramDistinguisher()],
