@@ -15,13 +15,16 @@ time the bound is wrong) fails exactly then, so every stopping rule, the runner'
 violation stop with the claim at the exact ε is such a failure), fails at most that often.
 Beside it, `peeking` is the same looks at the fixed-n level β (no share): what stopping on
 plain Clopper–Pearson bounds would give. Failures are reported with their Clopper–Pearson 95%
-upper bound. `--runner N` adds N seeded `run_audit`s through the runner's own stopping rule on
-`randomized_response` (claim = exact ε = 1, the event chosen on a selection split): false
+upper bound. The "rounds" table does the same through the selection rounds of a sequential
+audit (`runner.round_levels`: every round's looks at the runner's own levels, fresh counts each
+round), beside the same rounds with the split dropped. `--runner N` adds N seeded `run_audit`s
+through the runner's own stopping rule and selection rounds on `randomized_response` and
+`laplace_sum` (claim = exact ε = 1, the events chosen on each round's selection sample): false
 violations out of N.
 
 **Samples to a decision** (`--decision`): registered pairs, `run_audit` with and without
-`AuditConfig.sequential` at the registered default budget, seeds 0..S−1: verdicts and the
-certification samples per side each spent.
+`AuditConfig.sequential` (selection in rounds) at the registered default budget, seeds 0..S−1:
+verdicts and the samples per side and pair each drew, selection included.
 
     python benchmarks/stopping_coverage.py [--audits 1000] [--cap 20000] [--runner 1000]
                                            [--decision 5 [--rows NAME …]]
@@ -174,7 +177,7 @@ def runner_coverage(audits: int, num_samples: int, rows: tuple[str, ...] = RUNNE
 
 def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
     print(f"\nsamples to a decision: registered pairs, default budgets, seeds 0–{seeds - 1}")
-    print("| mechanism | route | verdicts | certification samples per side (median, range) | mean ε bound |")
+    print("| mechanism | route | verdicts | samples drawn per side and pair (median, range) | mean ε bound |")
     print("|---|---|---|---|---|")
     for name in rows:
         mechanism, entry = resolve(name, {})
@@ -186,7 +189,11 @@ def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
                 config = AuditConfig(num_samples=n, seed=seed, sequential=sequential)
                 r = run_audit(mechanism, pairs, config, show_progress=False)
                 verdicts.append("V" if r.violation else "-")
-                spent.append(r.certification_samples)
+                seq = r.extra.get("sequential")
+                drawn = seq.get("drawn") if isinstance(seq, dict) else None
+                spent.append(
+                    int(drawn) if drawn is not None else r.selection_samples + r.certification_samples
+                )
                 eps.append(r.epsilon_lower_bound)
             route = "sequential" if sequential else f"fixed n = {n:,}"
             print(
