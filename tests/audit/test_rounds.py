@@ -135,3 +135,30 @@ def test_seeded_runner_audits_at_the_exact_epsilon_rarely_flag(monkeypatch: pyte
     dropped = false_violations()
     assert kept <= 0.5 * 200
     assert dropped > kept
+
+
+def test_the_default_route_decides_a_clear_violation_in_its_first_round() -> None:
+    import dpaudit
+
+    r = dpaudit.audit("randomized_response_half_flip", num_samples=20_000, sequential=True)
+    first = r.extra["first_round"]
+    assert (
+        isinstance(first, dict) and first["verdict"] == "violation_found" and first["pairs"] == "registered"
+    )
+    assert r.violation and r.failure_probability == 0.05
+    assert "search" not in r.extra  # no pilot was drawn
+    assert int(first["drawn"]) <= 4_000 // 10 and int(first["cap"]) == 4_000
+
+
+def test_the_default_route_searches_on_the_rest_after_a_first_round_without_a_violation() -> None:
+    import dpaudit
+    from dpaudit.app.summary import samples_sentence
+
+    r = dpaudit.audit("randomized_response", num_samples=5_000, sequential=True)
+    first = r.extra["first_round"]
+    assert isinstance(first, dict) and first["verdict"] != "violation_found"
+    assert not r.violation and r.failure_probability == pytest.approx(0.05)
+    assert r.per_test_failure_probability <= 0.05 * 3 / 4  # the rest of β after the first round's quarter
+    assert samples_sentence(r).startswith("5,000 asked; a first round on the registered pairs drew ")
+    fixed = dpaudit.audit("randomized_response", num_samples=5_000)
+    assert "first_round" not in fixed.extra  # the fixed-n route (the main job's) has none
