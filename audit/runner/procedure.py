@@ -87,6 +87,7 @@ from dpaudit.engine.runner.plan import (
     GivenOutputs,
     PlannedPair,
     assumption_of,
+    budget_warnings,
     claimed_value,
     objectives_for,
     plan_audit,
@@ -100,6 +101,7 @@ from dpaudit.engine.runner.resume import (
     resumed_config,
     resumed_selections,
 )
+from dpaudit.engine.runner.rounds import run_rounds
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import (
     Phase,
@@ -375,6 +377,9 @@ def _run_audit(
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
     probe_config = resumed_config(mechanism, config, path=checkpoint_path, resume=resume)
     layout = probe_layout(mechanism, plan, probe_config)
+    if config.sequential and selection_outputs is None:
+        a = (mechanism, plan, config, layout, dists, start)
+        return _run_rounds(*a, parameters=parameters, command=command, show_progress=show_progress)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout
@@ -423,3 +428,42 @@ def _run_audit(
     if seq is None:
         return result
     return dataclasses.replace(result, extra={**result.extra, "sequential": stop.record()})
+
+
+def _run_rounds(
+    mechanism: Mechanism,
+    plan: AuditPlan,
+    config: AuditConfig,
+    layout: ChunkLayout,
+    dists: Sequence[Distinguisher],
+    start: float,
+    *,
+    parameters: Sequence[tuple[str, str]],
+    command: str,
+    show_progress: bool | None,
+) -> AuditResult:
+    """The sequential audit of given pairs: selection in doubling rounds (`runner_rounds`), the
+    result assembled from the stopping round; not checkpointed (a rerun redraws the same rounds)."""
+    progress = Progress(mechanism.name, 2 * len(plan.pairs) * config.num_samples, enabled=show_progress)
+    try:
+        out = run_rounds(mechanism, plan, config, chunk=layout.chunk, distinguishers=dists, progress=progress)
+    finally:
+        progress.close()
+    rplan = out.plan
+    warnings = budget_warnings(
+        mechanism, rplan.verdict_claim, ceiling=rplan.epsilon_ceiling, n_cert=out.stop.schedule.cap
+    )
+    rplan = dataclasses.replace(rplan, warnings=warnings)
+    result = assemble(
+        mechanism,
+        rplan,
+        config,
+        out.layout,
+        out.selected,
+        out.counts,
+        started=start,
+        parameters=parameters,
+        command=command,
+        notes=(),
+    )
+    return dataclasses.replace(result, extra={**result.extra, "sequential": out.record})

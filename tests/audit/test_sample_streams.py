@@ -104,6 +104,16 @@ def test_result_independent_of_chunk_size(chunk: int) -> None:
     assert _result(mech, chunk_size=chunk) == reference
 
 
+@pytest.mark.parametrize("chunk", [3, 64])
+def test_sequential_rounds_independent_of_chunk_size(chunk: int) -> None:
+    """A sequential audit selects in rounds (`runner.rounds`): their selection and certification
+    chunks give their first row too, so a per-sample mechanism's result keeps to its seed."""
+    mech = slow_mechanism(scale=0.5)
+    reference = _result(mech, chunk_size=500, sequential=True)
+    assert reference["extra"]["sequential"]["rounds"]
+    assert _result(mech, chunk_size=chunk, sequential=True) == reference
+
+
 def test_chunk_streams_do_depend_on_chunk_size() -> None:
     """The control: without per-sample streams the same function's result changes with the chunking
     (so the test above would fail if the streams were not per sample)."""
