@@ -72,6 +72,7 @@ from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
+from dpaudit.engine.runner.budget import measured_chunk
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
@@ -86,6 +87,7 @@ from dpaudit.engine.runner.plan import (
     GivenOutputs,
     PlannedPair,
     assumption_of,
+    budget_warnings,
     claimed_value,
     objectives_for,
     plan_audit,
@@ -96,8 +98,10 @@ from dpaudit.engine.runner.resume import (
     open_checkpoint,
     package_version,
     record_selections,
+    resumed_config,
     resumed_selections,
 )
+from dpaudit.engine.runner.rounds import run_rounds
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import (
     Phase,
@@ -151,9 +155,14 @@ TIMING_SAMPLES = 4096
 
 def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> int:
     """Two samples of `dataset` (seed-key phase `PROBE_PHASE`, never counted) size the chunks
-    unless `config.chunk_size` does."""
+    unless `config.chunk_size` does: by memory (`auto_chunk_size`), and for a mechanism with
+    per-sample streams also by the measured cost of a sample (`budget.cost_chunk_size`: about a
+    second of work per task; its samples do not depend on the chunk size)."""
     probe = draw(mechanism, dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
-    return config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    if config.chunk_size:
+        return config.chunk_size
+    cap = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    return measured_chunk(mechanism, dataset, seed=config.seed, cap=cap)
 
 
 def check_budget(
@@ -214,7 +223,7 @@ def selection_split(
     tasks = [
         Task(
             sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
+            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j), j * chunk),
             size,
             s,
         )
@@ -366,7 +375,11 @@ def _run_audit(
         else tuple(distinguishers)
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
-    layout = probe_layout(mechanism, plan, config)
+    probe_config = resumed_config(mechanism, config, path=checkpoint_path, resume=resume)
+    layout = probe_layout(mechanism, plan, probe_config)
+    if config.sequential and selection_outputs is None:
+        a = (mechanism, plan, config, layout, dists, start)
+        return _run_rounds(*a, parameters=parameters, command=command, show_progress=show_progress)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout
@@ -415,3 +428,42 @@ def _run_audit(
     if seq is None:
         return result
     return dataclasses.replace(result, extra={**result.extra, "sequential": stop.record()})
+
+
+def _run_rounds(
+    mechanism: Mechanism,
+    plan: AuditPlan,
+    config: AuditConfig,
+    layout: ChunkLayout,
+    dists: Sequence[Distinguisher],
+    start: float,
+    *,
+    parameters: Sequence[tuple[str, str]],
+    command: str,
+    show_progress: bool | None,
+) -> AuditResult:
+    """The sequential audit of given pairs: selection in doubling rounds (`runner_rounds`), the
+    result assembled from the stopping round; not checkpointed (a rerun redraws the same rounds)."""
+    progress = Progress(mechanism.name, 2 * len(plan.pairs) * config.num_samples, enabled=show_progress)
+    try:
+        out = run_rounds(mechanism, plan, config, chunk=layout.chunk, distinguishers=dists, progress=progress)
+    finally:
+        progress.close()
+    rplan = out.plan
+    warnings = budget_warnings(
+        mechanism, rplan.verdict_claim, ceiling=rplan.epsilon_ceiling, n_cert=out.stop.schedule.cap
+    )
+    rplan = dataclasses.replace(rplan, warnings=warnings)
+    result = assemble(
+        mechanism,
+        rplan,
+        config,
+        out.layout,
+        out.selected,
+        out.counts,
+        started=start,
+        parameters=parameters,
+        command=command,
+        notes=(),
+    )
+    return dataclasses.replace(result, extra={**result.extra, "sequential": out.record})

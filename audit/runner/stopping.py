@@ -30,7 +30,7 @@ from dpaudit.engine.bounds import epsilon_ceiling
 from dpaudit.engine.runner.assemble import profile_tests
 from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
 from dpaudit.engine.runner.plan import AuditPlan
-from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, optimistic_counts
+from dpaudit.engine.runner.sequence import FIRST_LOOK, LookSchedule, look_schedule, optimistic_counts
 from dpaudit.engine.sampling import chunk_sizes
 from dpaudit.mechanisms.base import ClaimKind
 
@@ -67,10 +67,10 @@ class Stop:
         }
 
 
-def sequential_layout(n_cert: int, chunk: int) -> SequentialLayout:
+def sequential_layout(n_cert: int, chunk: int, *, first: int = FIRST_LOOK) -> SequentialLayout:
     """Chunks of at most `chunk` rows, each look's segment cut separately; the trajectory
-    points are the looks."""
-    schedule = look_schedule(n_cert)
+    points are the looks (the first at least `first`, `sequence.look_schedule`)."""
+    schedule = look_schedule(n_cert, first=first)
     sizes: list[int] = []
     ends = []
     start = 0

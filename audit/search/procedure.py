@@ -397,6 +397,7 @@ def prepare(
         min_pilot_samples=min_pilot_samples,
         sweep_share=SWEEP_SHARE if sweep_max_count > 0 and proposer.sweeps() else 0.0,
         small=small,
+        wide=design and mechanism.domain.design is not None,  # a declared table's levels
     )
     return SearchSetup(
         plan=plan,

@@ -314,17 +314,18 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     runner_calls: list[tuple[int, tuple[int, ...]]] = []
     original_rows, original_draw = search_module.sample_rows, runner_module.draw
 
-    def pilot_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    # `*start`: the chunk's first row (per-sample streams; `engine.sampling.draw`)
+    def pilot_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         pilot_calls.append(seed)
-        return original_rows(mech, ds, size, seed, key)
+        return original_rows(mech, ds, size, seed, key, *start)
 
-    def runner_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    def runner_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         runner_calls.append((seed, key))
-        return original_rows(mech, ds, size, seed, key)
+        return original_rows(mech, ds, size, seed, key, *start)
 
-    def runner_draw(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    def runner_draw(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         runner_calls.append((seed, key))
-        return original_draw(mech, ds, size, seed, key)
+        return original_draw(mech, ds, size, seed, key, *start)
 
     monkeypatch.setattr(search_module, "sample_rows", pilot_rows)
     monkeypatch.setattr(runner_module, "sample_rows", runner_rows)
