@@ -330,7 +330,7 @@ def cost_section(seed: int) -> None:
                     a,
                     b,
                     certify_total=n_cert,
-                    failure_probability=beta,
+                    test_level=beta,
                     objectives=objectives,
                     distinguishers=dists,
                 )

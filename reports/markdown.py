@@ -303,7 +303,7 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         f"the claimed ε: {fmt(r.delta_lower_bound)}",
         *([f"- {wb}"] if (wb := white_box_words(r)) else []),
         f"- Confidence: every bound holds simultaneously with probability ≥ {1 - r.failure_probability:g} "
-        f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
+        f"(per-test failure probability {fmt(r.test_level)})",
         f"- Samples per side and pair: {r.num_samples:,} ({r.selection_samples:,} selection + "
         f"{r.certification_samples:,} certification); largest certifiable ε at this budget: "
         f"{fmt(r.epsilon_ceiling)}",

@@ -80,7 +80,7 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
         q_total=int(d["q_total"]),
         p_lower=parse_number(d["p_lower"]),
         q_upper=parse_number(d["q_upper"]),
-        failure_probability=parse_number(d["failure_probability"]),
+        bound_level=parse_number(d["failure_probability"]),
         infinite_witness=bool(d["infinite_witness"]),
         direction=d["direction"],
         event=d["event"],
@@ -136,8 +136,8 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
             delta_lower_bound=parse_number(d["delta_lower_bound"]),
             failure_probability=parse_number(d["failure_probability"]),
-            per_test_failure_probability=parse_number(
-                d.get("per_test_failure_probability", d["failure_probability"])
+            test_level=parse_number(
+                d.get("test_level", d["failure_probability"])
             ),
             verdict=Verdict(d["verdict"]),
             num_samples=int(d["num_samples"]),

@@ -177,7 +177,7 @@ def _shortlist(
     n_b: int,
     obj: Objective,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     pessimism: float,
 ) -> list[_Shortlisted]:
     """Both directions of one distinguisher's candidates: a cheap normal-approximation screen,
@@ -199,7 +199,7 @@ def _shortlist(
                     selection_total_q=n_q,
                     certify_total_p=certify_total,
                     certify_total_q=certify_total,
-                    failure_probability=failure_probability,
+                    bound_level=test_level,
                     pessimism=shade,
                 )
             )
@@ -271,7 +271,7 @@ def choose_events(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     objectives: Sequence[Objective],
     distinguishers: Sequence[Distinguisher] | None = None,
     max_events: int = MAX_CERTIFIED,
@@ -300,7 +300,7 @@ def choose_events(
             if cand is None:
                 continue
             mine = _shortlist(
-                name, cand, a.shape[0], b.shape[0], obj, certify_total, failure_probability, pessimism
+                name, cand, a.shape[0], b.shape[0], obj, certify_total, test_level, pessimism
             )
             lists += mine
             considered.append((name, max(float(np.max(sl.v)) if sl.v.size else -np.inf for sl in mine)))
@@ -317,7 +317,7 @@ def choose_event(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     delta: float = 0.0,
     objective: Objective | None = None,
     distinguishers: Sequence[Distinguisher] | None = None,
@@ -336,7 +336,7 @@ def choose_event(
         a,
         b,
         certify_total=certify_total,
-        failure_probability=failure_probability,
+        test_level=test_level,
         objectives=[obj],
         distinguishers=distinguishers,
         max_events=max_events,

@@ -194,7 +194,7 @@ from dpaudit.engine.search.pilot import (
 )
 from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import (
-    PILOT_FAILURE_PROBABILITY,
+    PILOT_BOUND_LEVEL,
     PILOT_SELECTION_PESSIMISM,
     SCREEN_SIZE,
     Ranker,
@@ -217,7 +217,7 @@ __all__ = [
     "CHALLENGERS",
     "HALVING_POOL",
     "PILOT_CHUNK",
-    "PILOT_FAILURE_PROBABILITY",
+    "PILOT_BOUND_LEVEL",
     "PILOT_SELECTION_PESSIMISM",
     "PILOT_SPAWN_KEY",
     "PROPOSAL_SPAWN_KEY",

@@ -25,7 +25,7 @@ from dpaudit.engine.distinguishers import Distinguisher, for_outputs
 from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.engine.types import EpsilonEstimate
 
-PILOT_FAILURE_PROBABILITY = 0.5
+PILOT_BOUND_LEVEL = 0.5
 """Level of the pilot bound reported per candidate (`Candidate.estimate`): ranking only, so a
 lax level keeping it near the point estimate."""
 PILOT_SELECTION_PESSIMISM = 0.25
@@ -112,7 +112,7 @@ def fold_projections(
 ) -> tuple[list[float], EpsilonEstimate]:
     """The two folds' clipped projected ε (event chosen on one half, counted on the other) and
     the pilot estimate: the first fold's event, Clopper–Pearson bounds at
-    `PILOT_FAILURE_PROBABILITY` on the second half (a pilot figure, not certified). The folds'
+    `PILOT_BOUND_LEVEL` on the second half (a pilot figure, not certified). The folds'
     disagreement measures the score's noise (`search_pilot.registered_tie`)."""
     half = min(a.shape[0], b.shape[0]) // 2
     folds = ((slice(0, half), slice(half, 2 * half)), (slice(half, 2 * half), slice(0, half)))
@@ -141,7 +141,7 @@ def fold_projections(
             certify_total_p=projected_total,
             certify_total_q=projected_total,
             delta=delta,
-            failure_probability=projected_level,
+            bound_level=projected_level,
             pessimism=0.5,
         )
         projections.append(_clip(float(proj)))
@@ -156,9 +156,9 @@ def _fold_estimate(
     sel: PilotEvent, *, kp: int, kq: int, half: int, delta: float, claim_epsilon: float
 ) -> EpsilonEstimate:
     """The pilot estimate of a fold's event from its counts on the other fold."""
-    beta = PILOT_FAILURE_PROBABILITY
-    p_lo = float(cp_lower(kp, half, beta / 2))
-    q_hi = float(cp_upper(kq, half, beta / 2))
+    level = PILOT_BOUND_LEVEL
+    p_lo = float(cp_lower(kp, half, level / 2))
+    q_hi = float(cp_upper(kq, half, level / 2))
     return EpsilonEstimate(
         epsilon_lower_bound=float(epsilon_from_bounds(p_lo, q_hi, delta=delta)),
         delta_lower_bound=max(0.0, p_lo - math.exp(claim_epsilon) * q_hi),
@@ -168,7 +168,7 @@ def _fold_estimate(
         q_total=half,
         p_lower=p_lo,
         q_upper=q_hi,
-        failure_probability=beta,
+        bound_level=level,
         infinite_witness=kq == 0 and kp > 0,
         direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
         event=sel.event.describe(),
@@ -189,7 +189,7 @@ def _no_event_estimate(half: int) -> EpsilonEstimate:
         q_total=half,
         p_lower=0.0,
         q_upper=1.0,
-        failure_probability=PILOT_FAILURE_PROBABILITY,
+        bound_level=PILOT_BOUND_LEVEL,
         infinite_witness=False,
         direction="dataset>neighbor",
         event="none",
@@ -235,7 +235,7 @@ def pilot_event(
                 selection_total_q=n_q,
                 certify_total_p=projected_total,
                 certify_total_q=projected_total,
-                failure_probability=projected_level,
+                bound_level=projected_level,
                 pessimism=PILOT_SELECTION_PESSIMISM,
             )
             with np.errstate(divide="ignore", invalid="ignore"):

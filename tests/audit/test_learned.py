@@ -278,7 +278,7 @@ def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Gene
 
     a, b = _shifted(rng, 4000, 3, 0.5)
     objectives: list[Objective] = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
-    kw = {"certify_total": 40_000, "failure_probability": 0.01, "distinguishers": DEFAULT_DISTINGUISHERS}
+    kw = {"certify_total": 40_000, "test_level": 0.01, "distinguishers": DEFAULT_DISTINGUISHERS}
     together = choose_events(a, b, objectives=objectives, **kw)
     for obj, sel in zip(objectives, together, strict=True):
         alone = choose_event(a, b, objective=obj, **kw)

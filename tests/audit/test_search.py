@@ -129,9 +129,9 @@ def test_failure_probability_is_split_and_budget_is_exact() -> None:
     k = len(cert.pairs)
     assert 1 <= k <= 3 and k == len(r.certified_pairs)
     assert cert.failure_probability == CONFIG.failure_probability
-    assert cert.per_test_failure_probability == pytest.approx(CONFIG.failure_probability / k)
+    assert cert.test_level == pytest.approx(CONFIG.failure_probability / k)
     # a test certifying k events (the runner's adaptive top-k) puts β_t/k on each
-    assert all(p.estimate.failure_probability <= cert.per_test_failure_probability for p in cert.pairs)
+    assert all(p.estimate.bound_level <= cert.test_level for p in cert.pairs)
     # the certification runs at the audit seed; the pilot never does
     assert cert.seed == CONFIG.seed and CONFIG.seed not in r.pilot_seeds
     assert pilot_seed(CONFIG.seed, 0) != CONFIG.seed

@@ -48,11 +48,11 @@ def irls_logistic(X: Floats, y: Floats, *, ridge: float = 1e-3, max_iter: int = 
     n, k = X.shape
     penalty = np.full(k, ridge * n)
     penalty[0] = 0.0
-    beta = np.zeros(k)
+    coef = np.zeros(k)
     for _ in range(max_iter):
-        p = _expit(X @ beta)
+        p = _expit(X @ coef)
         w = np.maximum(p * (1 - p), 1e-10)
-        grad = X.T @ (y - p) - penalty * beta
+        grad = X.T @ (y - p) - penalty * coef
         hess = X.T @ (X * w[:, None]) + np.diag(penalty) + 1e-10 * n * np.eye(k)
         try:
             step = np.linalg.solve(hess, grad)
@@ -63,10 +63,10 @@ def irls_logistic(X: Floats, y: Floats, *, ridge: float = 1e-3, max_iter: int = 
             return None
         if norm > 5.0:  # damp: keep each step inside a trust region
             step *= 5.0 / norm
-        beta = beta + step
+        coef = coef + step
         if norm < 1e-8:
             break
-    return beta if np.all(np.isfinite(beta)) else None
+    return coef if np.all(np.isfinite(coef)) else None
 
 
 NEWTON_MAX_ITER = 10
@@ -107,9 +107,9 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     except Exception:  # singular design, perfect separation, numerical failure: fall back
         pass
     try:
-        beta = irls_logistic(Xc, y, max_iter=IRLS_MAX_ITER)
-        if beta is not None:
-            return beta, "irls"
+        coef = irls_logistic(Xc, y, max_iter=IRLS_MAX_ITER)
+        if coef is not None:
+            return coef, "irls"
     except Exception:  # pragma: no cover - defensive: the fallback must not raise either
         pass
     pos, neg = X[y > 0.5], X[y <= 0.5]
