@@ -10,8 +10,9 @@ exactly (finite floats are written by `json` with `repr`, which round-trips).
 The result writer lives in the engine so that `AuditResult.to_json()` is a method of the result
 while the engine imports no report module (`reports/schema.py` reads the file back and
 re-exports these names). It takes its objects by their attributes (typed `Any`): importing
-`types` here would be an import cycle (`types` → `jsonnum` → `types`). Fields are only ever added,
-never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
+`types` here would be an import cycle (`types` → `jsonnum` → `types`). Fields are added, and
+renamed only with a new `SCHEMA_VERSION` whose note lists the old keys: the reader
+(`reports/schema.py`, `RENAMED`) keeps reading them.
 """
 
 from __future__ import annotations
@@ -39,8 +40,12 @@ def parse_number(x: Any) -> float:
     return float(x)
 
 
-SCHEMA_VERSION = 3
-"""3: the verdict "inconclusive" and its `inconclusive_reason` (issue 42); older files read as before."""
+SCHEMA_VERSION = 4
+"""3: the verdict "inconclusive" and its `inconclusive_reason` (issue 42); older files read as before.
+4: one word per concept (issue 43; ARCHITECTURE.md, "Glossary"): the result's
+`test_level` (β_t) is `test_level` and each estimate's `failure_probability`
+(β_t/k, the level of that one bound) is `bound_level`; `failure_probability` is β only. Files of
+schema ≤ 3 are read with their old keys (`reports/schema.py`, `RENAMED`)."""
 
 
 def claim_to_dict(c: Any) -> dict[str, Any]:

@@ -8,9 +8,15 @@ count: the list only shrinks)."""
 
 from __future__ import annotations
 
+import ast
+import dataclasses
 import json
 import re
 from pathlib import Path
+
+from dpaudit.engine.types import AuditConfig, AuditResult, EpsilonEstimate
+from dpaudit.reports.schema import from_json_dict, to_json_dict
+from tests.reports.fixtures import make_result
 
 ROOT = Path(__file__).resolve().parents[1]
 LEGACY = Path(__file__).with_name("glossary_legacy.json")
@@ -70,3 +76,82 @@ def test_the_glossary_defines_each_word() -> None:
     glossary = text[text.index("### Glossary") :]
     for word in ("**score**", "**rank**", "**statistic**", "**β**", "**β_t**"):
         assert word in glossary[: glossary.index("\n\n", glossary.index("|"))], word
+
+
+# β (ARCHITECTURE.md, "Glossary"): `failure_probability` is the audit's overall β only; a test's
+# share β_t is `test_level`, the level one certified bound is computed at (β_t/k) `bound_level`.
+CHECKED = ("audit", "reports", "dpaudit")
+BETA_NAMES = re.compile(r"^(beta|beta_\w+|per_\w+_failure_probability|\w*failure_probability_\w+)$")
+BOUND_FUNCTIONS = ROOT / "audit" / "bounds.py"
+LEGACY_KEYS = re.compile(r"per_(test|design)_failure_probability")
+
+
+def identifiers(tree: ast.AST) -> list[tuple[int, str]]:
+    """(line, name) of every name, parameter, keyword, attribute and field in `tree`."""
+    out = []
+    for n in ast.walk(tree):
+        name = {ast.Name: "id", ast.arg: "arg", ast.keyword: "arg", ast.Attribute: "attr"}.get(type(n))
+        if name and getattr(n, name):
+            out.append((getattr(n, "lineno", 0), getattr(n, name)))
+    return out
+
+
+def python_files() -> list[Path]:
+    return sorted(p for d in CHECKED for p in (ROOT / d).rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def test_a_per_test_level_is_never_called_beta_or_failure_probability() -> None:
+    found = [
+        f"{p.relative_to(ROOT)}:{line} {name}"
+        for p in python_files()
+        for line, name in identifiers(ast.parse(p.read_text(encoding="utf-8")))
+        if BETA_NAMES.match(name)
+    ]
+    assert not found, f"β is `failure_probability`, β_t `test_level`, a bound's level `bound_level`: {found}"
+
+
+def test_the_bound_functions_and_estimates_take_a_bound_level_not_beta() -> None:
+    tree = ast.parse(BOUND_FUNCTIONS.read_text(encoding="utf-8"))
+    params = {
+        (f.name, a.arg)
+        for f in ast.walk(tree)
+        if isinstance(f, ast.FunctionDef)
+        for a in f.args.args + f.args.kwonlyargs
+    }
+    assert not {p for p in params if p[1] in {"failure_probability", "beta"}}, params
+    assert ("epsilon_lower_bound", "bound_level") in params and ("cp_lower", "level") in params
+    est = {f.name for f in dataclasses.fields(EpsilonEstimate)}
+    result = {f.name for f in dataclasses.fields(AuditResult)}
+    assert "bound_level" in est and "failure_probability" not in est
+    assert {"failure_probability", "test_level"} <= result
+    assert "failure_probability" in {f.name for f in dataclasses.fields(AuditConfig)}
+
+
+def test_no_persisted_key_or_doc_uses_the_old_names_outside_the_readers() -> None:
+    texts = [*python_files(), *(ROOT / d for d in DOCS), ROOT / "docs" / "DESIGN.md"]
+    texts += sorted((ROOT / "reports" / "templates").rglob("*.j2"))
+    texts.append(ROOT / "dpaudit" / "result.schema.json")
+    found = [
+        f"{p.relative_to(ROOT)}:{i}"
+        for p in texts
+        for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+        if (LEGACY_KEYS.search(line) or "EpsilonEstimate.failure_probability" in line)
+        and "legacy" not in line
+    ]
+    assert not found, found
+
+
+def test_a_result_of_schema_3_reads_with_its_old_keys() -> None:
+    r = make_result(violation=True)
+    new = to_json_dict(r)
+    old = json.loads(json.dumps(new))
+    old["schema_version"] = 3
+    old["per_test_failure_probability"] = old.pop("test_level")
+    for p in old["pairs"]:
+        for e in [p["estimate"], *(x["estimate"] for x in p.get("profile", ()))]:
+            e["failure_probability"] = e.pop("bound_level")
+    assert "test_level" in new and "bound_level" in new["pairs"][0]["estimate"]
+    back = from_json_dict(old)
+    assert back.test_level == r.test_level and back.failure_probability == r.failure_probability
+    assert [p.estimate.bound_level for p in back.pairs] == [p.estimate.bound_level for p in r.pairs]
+    assert from_json_dict(new) == from_json_dict(old)

@@ -282,4 +282,6 @@ def ceiling(
     """The largest ε any outcome of these designs can certify (every guess right), before any run."""
     chosen = designs if designs is not None else default_design(m)
     test_level = failure_probability / len(chosen)
-    return max(epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, bound_level=test_level) for d in chosen)
+    return max(
+        epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, bound_level=test_level) for d in chosen
+    )

@@ -154,7 +154,9 @@ def assemble_pair(
     planned, sels, c = plan.pairs[index], selected.selections[index], plan.pairs[index].claim
     primary = counts.counts[index][: selected.starts(index)[1]]
     obj: Objective = plan.objectives[index][0]
-    est, records, reported = certify_test(sels[0], primary, plan.certification_samples, plan.test_level, c, obj)
+    est, records, reported = certify_test(
+        sels[0], primary, plan.certification_samples, plan.test_level, c, obj
+    )
     est = with_outcome_text(mechanism, sels[0].certified[reported].event, planned.pair, est)
     primary_test = {"pair": index, "test": obj.label(), "primary": True, "events": records}
     multi = [primary_test] if len(records) > 1 else []

@@ -95,7 +95,9 @@ def violation(plan: AuditPlan, counts: CertifiedCounts, selected: Selected) -> b
     for i, planned in enumerate(plan.pairs):
         primary = counts.counts[i][: selected.starts(i)[1]]
         sel, obj = selected.selections[i][0], plan.objectives[i][0]
-        est, _, _ = certify_test(sel, primary, plan.certification_samples, plan.test_level, planned.claim, obj)
+        est, _, _ = certify_test(
+            sel, primary, plan.certification_samples, plan.test_level, planned.claim, obj
+        )
         if est.delta_lower_bound > planned.claim.delta:
             return True
         prof = profile_tests(plan, counts, selected, index=i)

@@ -464,7 +464,9 @@ def regression_checks(
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
         is_chosen = i >= len(stored)
         floor = floors[e.pair_index] if is_chosen else -math.inf
-        checks.append(compare(e, base.name, kp, kq, num_samples, test_level, chosen_today=is_chosen, floor=floor))
+        checks.append(
+            compare(e, base.name, kp, kq, num_samples, test_level, chosen_today=is_chosen, floor=floor)
+        )
     stale_checks = [
         stale_message(f"pair {c.pair_index + 1} ({c.description})", c.stale_reason)
         for c in checks
