@@ -135,7 +135,7 @@ def test_no_persisted_key_or_doc_uses_the_old_names_outside_the_readers() -> Non
         f"{p.relative_to(ROOT)}:{i}"
         for p in texts
         for i, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
-        if (LEGACY_KEYS.search(line) or "EpsilonEstimate.failure_probability" in line)
+        if (LEGACY_KEYS.search(line) or "EpsilonEstimate.failure_probability" in line)  # legacy
         and "legacy" not in line
     ]
     assert not found, found
@@ -146,7 +146,7 @@ def test_a_result_of_schema_3_reads_with_its_old_keys() -> None:
     new = to_json_dict(r)
     old = json.loads(json.dumps(new))
     old["schema_version"] = 3
-    old["per_test_failure_probability"] = old.pop("test_level")
+    old["per_test_failure_probability"] = old.pop("test_level")  # the legacy key
     for p in old["pairs"]:
         for e in [p["estimate"], *(x["estimate"] for x in p.get("profile", ()))]:
             e["failure_probability"] = e.pop("bound_level")

@@ -216,8 +216,8 @@ from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 __all__ = [
     "CHALLENGERS",
     "HALVING_POOL",
-    "PILOT_CHUNK",
     "PILOT_BOUND_LEVEL",
+    "PILOT_CHUNK",
     "PILOT_SELECTION_PESSIMISM",
     "PILOT_SPAWN_KEY",
     "PROPOSAL_SPAWN_KEY",
