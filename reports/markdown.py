@@ -377,14 +377,14 @@ def _search_lines(r: AuditResult) -> list[str]:
         f"<summary>{len(record.candidates)} candidate pair(s) ranked, "
         f"{sum(c.certified for c in record.candidates)} certified</summary>",
         "",
-        "| rank | pair | relation | source | pilot samples | pilot score | pilot ε | certified |",
+        "| # | pair | relation | source | pilot samples | pilot rank | pilot ε | certified |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for c in shown:
         lines.append(
-            f"| {c.rank} | {_cell(c.description)} | {c.relation} | {_cell(c.source, 20)} | "
+            f"| {c.position} | {_cell(c.description)} | {c.relation} | {_cell(c.source, 20)} | "
             f"{'?' if c.pilot_samples is None else f'{c.pilot_samples:,}'} | "
-            f"{'?' if c.score is None else fmt(c.score)} | "
+            f"{'?' if c.rank is None else fmt(c.rank)} | "
             f"{'?' if c.pilot_epsilon is None else fmt(c.pilot_epsilon)} | "
             f"{'**certified**' if c.certified else '-'} |"
         )

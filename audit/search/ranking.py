@@ -1,4 +1,4 @@
-"""The search's pilot score: a cross-fitted projection of the certified ε of one candidate pair.
+"""The search's pilot rank: a cross-fitted projection of the certified ε of one candidate pair.
 
 Implements `cross_fitted` (and `Ranker`, which applies it to an `Entry`): an event (with its
 direction) is chosen on one half of the pair's pilot samples with the runner's distinguishers,
@@ -7,7 +7,7 @@ give at the certification budget is projected (`audit.bounds.projected_epsilon`)
 swap roles and the two projections are averaged. The inequality it relies on: counts measured
 on a half the event was not chosen on are Binomial(n, p) given the event, so the projection
 ε̂ = ln((p_lo − δ)/q_hi), with p_lo, q_hi the Clopper–Pearson bounds at the certification
-size, carries no winner's curse. The score only ranks pairs; nothing it computes is certified.
+size, carries no winner's curse. The rank only ranks pairs; nothing it computes is certified.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ _ASSUMPTION = "pilot figure (ranking only, not certified)"
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranker:
-    """Scores entries at the certification the pilot projects to (`projected_total` samples per
+    """Ranks entries at the certification the pilot projects to (`projected_total` samples per
     side at level `projected_level`) with the pilot's distinguishers."""
 
     projected_total: int
@@ -56,7 +56,7 @@ class Ranker:
             projected_level=self.projected_level,
             distinguishers=self.distinguishers,
         )
-        entry.score = float(np.mean(folds)) - entry.claim_epsilon
+        entry.rank = float(np.mean(folds)) - entry.claim_epsilon
         entry.spread = abs(folds[0] - folds[1])
 
 
@@ -86,7 +86,7 @@ def cross_fitted(
     projected_level: float,
     distinguishers: Sequence[Distinguisher],
 ) -> tuple[float, EpsilonEstimate]:
-    """(score, pilot estimate) of one candidate from its pilot samples: the mean of the two folds'
+    """(rank, pilot estimate) of one candidate from its pilot samples: the mean of the two folds'
     clipped projected ε (`fold_projections`), minus the claim's ε."""
     folds, first = fold_projections(
         a,
@@ -113,7 +113,7 @@ def fold_projections(
     """The two folds' clipped projected ε (event chosen on one half, counted on the other) and
     the pilot estimate: the first fold's event, Clopper–Pearson bounds at
     `PILOT_BOUND_LEVEL` on the second half (a pilot figure, not certified). The folds'
-    disagreement measures the score's noise (`search_pilot.registered_tie`)."""
+    disagreement measures the rank's noise (`search_pilot.registered_tie`)."""
     half = min(a.shape[0], b.shape[0]) // 2
     folds = ((slice(0, half), slice(half, 2 * half)), (slice(half, 2 * half), slice(0, half)))
     projections = []
