@@ -77,7 +77,7 @@ def search_record(r: AuditResult) -> SearchRecord | None:
                 description=desc,
                 relation=str(c.get("relation", "?")),
                 source=str(c.get("source", "?")),
-                rank=_num(c.get("rank")),
+                rank=_num(c.get("rank", c.get("score"))),  # legacy key "score" (before issue 43)
                 pilot_epsilon=_num(c.get("pilot_epsilon_lower_bound")),
                 pilot_samples=_int(c.get("pilot_samples")),
                 certified=desc in certified,

@@ -16,6 +16,7 @@ from pathlib import Path
 
 from dpaudit.engine.types import AuditConfig, AuditResult, EpsilonEstimate
 from dpaudit.reports.schema import from_json_dict, to_json_dict
+from dpaudit.reports.search_record import search_record
 from tests.reports.fixtures import make_result
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -155,3 +156,13 @@ def test_a_result_of_schema_3_reads_with_its_old_keys() -> None:
     assert back.test_level == r.test_level and back.failure_probability == r.failure_probability
     assert [p.estimate.bound_level for p in back.pairs] == [p.estimate.bound_level for p in r.pairs]
     assert from_json_dict(new) == from_json_dict(old)
+
+
+def test_a_search_record_written_with_score_keys_reads_its_ranks() -> None:
+    """Results written before issue 43 kept the pilot's rank under "score"."""
+    rows = [{"description": "d", "relation": "replace-one", "source": "template", "rank": 0.25}]
+    old = [{**rows[0], "score": rows[0]["rank"]}]
+    del old[0]["rank"]  # the legacy key only
+    read = [search_record(dataclasses.replace(make_result(), extra={"search": {"candidates": c}})) for c in (rows, old)]
+    assert read[0] is not None and read[1] is not None
+    assert read[0].candidates[0].rank == read[1].candidates[0].rank == 0.25

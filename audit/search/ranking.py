@@ -32,7 +32,7 @@ PILOT_SELECTION_PESSIMISM = 0.25
 """Shading of the pilot's selection-fold frequencies (see `pilot_event`)."""
 SCREEN_SIZE = 64
 """Candidate events per direction given the exact projection (after a normal-approximation screen)."""
-_SCORE_CLIP = (-20.0, 50.0)
+_RANK_CLIP = (-20.0, 50.0)
 _ASSUMPTION = "pilot figure (ranking only, not certified)"
 
 
@@ -72,8 +72,8 @@ class PilotEvent:
 
 def _clip(v: float) -> float:
     if math.isnan(v):
-        return _SCORE_CLIP[0]
-    return min(max(v, _SCORE_CLIP[0]), _SCORE_CLIP[1])
+        return _RANK_CLIP[0]
+    return min(max(v, _RANK_CLIP[0]), _RANK_CLIP[1])
 
 
 def cross_fitted(
@@ -128,7 +128,7 @@ def fold_projections(
             distinguishers=distinguishers,
         )
         if sel is None:
-            projections.append(_SCORE_CLIP[0])
+            projections.append(_RANK_CLIP[0])
             continue
         ka = int(np.count_nonzero(sel.event.indicator(a[eval_idx])))
         kb = int(np.count_nonzero(sel.event.indicator(b[eval_idx])))
