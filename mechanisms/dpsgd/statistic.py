@@ -79,7 +79,7 @@ class MixtureLLR:
             out[big] = zb + math.log(q) + np.log1p((1.0 - q) / q * np.exp(-zb))
         return out
 
-    def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
+    def evaluate(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
         """Λ per row of `outputs` (shape (n, steps·dim): the flattened released updates)."""
         rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
         if rows.shape[1] != self.steps * self.dim:
