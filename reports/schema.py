@@ -153,9 +153,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
             delta_lower_bound=parse_number(d["delta_lower_bound"]),
             failure_probability=parse_number(d["failure_probability"]),
-            test_level=parse_number(
-                d.get("test_level", d["failure_probability"])
-            ),
+            test_level=parse_number(d.get("test_level", d["failure_probability"])),
             verdict=Verdict(d["verdict"]),
             num_samples=int(d["num_samples"]),
             selection_samples=int(d.get("selection_samples", 0)),

@@ -163,6 +163,9 @@ def test_a_search_record_written_with_score_keys_reads_its_ranks() -> None:
     rows = [{"description": "d", "relation": "replace-one", "source": "template", "rank": 0.25}]
     old = [{**rows[0], "score": rows[0]["rank"]}]
     del old[0]["rank"]  # the legacy key only
-    read = [search_record(dataclasses.replace(make_result(), extra={"search": {"candidates": c}})) for c in (rows, old)]
+    read = [
+        search_record(dataclasses.replace(make_result(), extra={"search": {"candidates": c}}))
+        for c in (rows, old)
+    ]
     assert read[0] is not None and read[1] is not None
     assert read[0].candidates[0].rank == read[1].candidates[0].rank == 0.25

@@ -169,9 +169,7 @@ def test_pilot_ranks_by_evidence_at_the_certification_budget() -> None:
     assert r.pilot_samples_of[0] > r.pilot_samples_per_candidate
     # the halving's winner comes first: it has the most pilot samples of all candidates
     assert r.pilot_samples_of[0] == max(r.pilot_samples_of)
-    rest = [
-        s for s, m in zip(r.ranks, r.pilot_samples_of, strict=True) if m == r.pilot_samples_per_candidate
-    ]
+    rest = [s for s, m in zip(r.ranks, r.pilot_samples_of, strict=True) if m == r.pilot_samples_per_candidate]
     assert sorted(rest, reverse=True) == rest  # the screened-out ones by rank
 
 
@@ -336,7 +334,13 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
             original_count = module.count_events_segmented
 
             def runner_count(
-                mech: Any, ds: Any, events: Any, size: int, seed: int, key: Any, *rest: Any,
+                mech: Any,
+                ds: Any,
+                events: Any,
+                size: int,
+                seed: int,
+                key: Any,
+                *rest: Any,
                 _count: Any = original_count,
             ) -> Any:
                 runner_calls.append((seed, key))
