@@ -19,6 +19,7 @@ no family), so checkpoints, results and baselines keep it.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -41,6 +42,20 @@ class Statistic(Protocol):
     def evaluate(self, outputs: NDArray[Any]) -> NDArray[np.float64]: ...
 
     def to_spec(self) -> dict[str, Any]: ...
+
+
+def evaluate(statistic: Statistic, outputs: NDArray[Any]) -> NDArray[np.float64]:
+    """The statistic on each row of `outputs`. A statistic written before issue 43 names its method
+    `score` (the legacy name): it is still called, with a DeprecationWarning (one release)."""
+    method = getattr(statistic, "evaluate", None)
+    if method is None:
+        warnings.warn(
+            f"statistic {statistic.name!r}: rename its method score to evaluate (legacy name, issue 43)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        method = statistic.score  # type: ignore[attr-defined]  # legacy method name
+    return np.asarray(method(outputs), dtype=np.float64)
 
 
 def statistics_of(mechanism: Any) -> tuple[Statistic, ...]:
@@ -79,7 +94,7 @@ class StatisticEvent:
 
 
 _LAST = threading.local()
-"""Per thread: the last (outputs, fingerprint, statistic, statistics) evaluated. A chunk is counted
+"""Per thread: the last (outputs, fingerprint, statistic, values) evaluated. A chunk is counted
 against every event of a pair (profile tests, adaptive top-k), so the statistic is evaluated once
 per chunk. The cache holds the outputs array itself, so identity (`is`) cannot match another
 array; the engine never writes into a chunk's outputs, and the fingerprint (shape, first and last
@@ -98,11 +113,11 @@ def _cached_values(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
     if last is not None and last[0] is arr and last[2] == statistic and last[1] == _fingerprint(arr):
         return last[3]
     try:
-        statistics = statistic.evaluate(arr)
+        values = evaluate(statistic, arr)
     except ValueError as exc:  # outputs of another width than the statistic's
         raise EventShapeError(str(exc)) from exc
-    _LAST.entry = (arr, _fingerprint(arr), statistic, statistics)
-    return statistics
+    _LAST.entry = (arr, _fingerprint(arr), statistic, values)
+    return values
 
 
 @distinguisher(cost=CHEAP, event_types=("statistic",), instances=tuple)  # per mechanism: `with_statistics`
@@ -133,7 +148,7 @@ def _values(
 ) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
     """The statistic on both sides, or (None, None) where it does not apply (another width)."""
     try:
-        return statistic.evaluate(a), statistic.evaluate(b)
+        return evaluate(statistic, a), evaluate(statistic, b)
     except ValueError:
         return None, None
 

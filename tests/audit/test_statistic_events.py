@@ -179,7 +179,7 @@ def test_np_statistic_reaches_the_accountant_on_the_toy_canary() -> None:
 
 
 def test_statistics_are_reused_per_chunk_but_never_across_arrays() -> None:
-    """Two events on one chunk statistic the statistic once; another array (or the same array
+    """Two events on one chunk evaluate the statistic once; another array (or the same array
     rewritten in place) is evaluated afresh, so counts never come from stale statistics."""
     calls = []
 
@@ -202,3 +202,21 @@ def test_statistics_are_reused_per_chunk_but_never_across_arrays() -> None:
     rows[:] = rows[::-1]  # same object, new content: the fingerprint changes
     rows[0, 0] = 100.0
     assert hi.indicator(rows).sum() == 3 and len(calls) == 3
+
+
+def test_a_statistic_with_the_legacy_score_method_still_counts_with_a_warning() -> None:
+    """Statistics written before issue 43 name their method `score` (now `evaluate`)."""
+
+    @dataclass(frozen=True)
+    class Old:
+        name: str = "old"
+
+        def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:  # the legacy name
+            return np.asarray(outputs[:, 0], dtype=np.float64)
+
+        def to_spec(self) -> dict[str, Any]:
+            return {"type": "old"}
+
+    rows = np.arange(10.0).reshape(5, 2)
+    with pytest.warns(DeprecationWarning, match="rename its method score to evaluate"):
+        assert StatisticEvent(Old(), 4.0, True).indicator(rows).sum() == 3
