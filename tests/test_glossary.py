@@ -169,3 +169,23 @@ def test_a_search_record_written_with_score_keys_reads_its_ranks() -> None:
     ]
     assert read[0] is not None and read[1] is not None
     assert read[0].candidates[0].rank == read[1].candidates[0].rank == 0.25
+
+
+def test_claim_is_defined_once_by_the_mixin() -> None:
+    """The Mechanism contract asks for `claims` only (issue 43): `claim` comes from
+    `mechanisms.base.ClaimFromClaims`, the one `def claim` of the package."""
+    folders = ("audit", "mechanisms", "neighbors", "reports", "dpaudit")
+    found = [
+        (p.relative_to(ROOT).as_posix(), c.name)
+        for d in folders
+        for p in sorted((ROOT / d).rglob("*.py"))
+        for c in ast.walk(ast.parse(p.read_text(encoding="utf-8")))
+        if isinstance(c, ast.ClassDef)
+        for f in c.body
+        if isinstance(f, ast.FunctionDef) and f.name == "claim"
+    ]
+    assert found == [("mechanisms/base.py", "ClaimFromClaims")], found
+    copies = [
+        p for d in folders for p in (ROOT / d).rglob("*.py") if "self.claims[0]" in p.read_text("utf-8")
+    ]
+    assert not copies, copies

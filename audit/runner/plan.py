@@ -134,7 +134,7 @@ def assumption_of(objective: Objective, distinguisher: str) -> str:
     text = str(getattr(objective, "assumption", DIRECT_ASSUMPTION))
     if distinguisher.startswith(("logistic", "projection")):
         text += (
-            f"; event from a {distinguisher} score fitted on the selection split "
+            f"; event from a {distinguisher} statistic fitted on the selection split "
             "(the model need not be correct)"
         )
     return text

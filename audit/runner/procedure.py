@@ -16,7 +16,7 @@ both halves the Bonferroni factor at no cost in validity.
 
 Distinguishers. The defaults (`distinguishers.DEFAULT_DISTINGUISHERS`) are the exact-value
 histogram, per-coordinate and mean-difference thresholds, and, for vector outputs with more
-distinct values than the histogram handles, learned scores (`audit.learned`: logistic
+distinct values than the histogram handles, learned statistics (`audit.learned`: logistic
 regression with linear and squared features, fixed projections) fitted on a capped subsample
 of the selection split. Every distinguisher proposes candidates once per pair; for each test the
 candidate with the best *projected* certified value wins, so the number of candidates costs
