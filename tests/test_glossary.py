@@ -189,3 +189,14 @@ def test_claim_is_defined_once_by_the_mixin() -> None:
         p for d in folders for p in (ROOT / d).rglob("*.py") if "self.claims[0]" in p.read_text("utf-8")
     ]
     assert not copies, copies
+
+
+def test_the_beta_check_sees_parameters_keywords_and_attributes() -> None:
+    code = (
+        "def f(beta_t, *, level):\n"  # legacy names, as the check must see them
+        "    g(failure_probability=beta_t)\n"  # legacy
+        "    return plan.per_test_failure_probability\n"  # legacy
+    )
+    names = [n for _, n in identifiers(ast.parse(code)) if BETA_NAMES.match(n)]
+    assert names.count("beta_t") == 2 and "per_test_failure_probability" in names  # legacy
+    assert not BETA_NAMES.match("failure_probability") and not BETA_NAMES.match("test_level")
