@@ -218,5 +218,5 @@ def test_a_statistic_with_the_legacy_score_method_still_counts_with_a_warning() 
             return {"type": "old"}
 
     rows = np.arange(10.0).reshape(5, 2)
-    with pytest.warns(DeprecationWarning, match="rename its method statistic to evaluate"):
+    with pytest.warns(DeprecationWarning, match="rename its method score to evaluate"):  # legacy name
         assert StatisticEvent(Old(), 4.0, True).indicator(rows).sum() == 3
