@@ -116,9 +116,7 @@ def test_registered_designs_are_honoured_at_their_share(
     code, out, _ = run(capsys, "scores", str(f), "--epsilon", "9", "--method", "snj", "--json")
     info = json.loads(out)["extra"]["one_run"]
     assert [(o["k_plus"], o["k_minus"]) for o in info["designs"]] == [(30, 30), (10, 0)]
-    assert (
-        info["test_level"] == pytest.approx(0.025) and "registered" in info["choice_of_k"]
-    )
+    assert info["test_level"] == pytest.approx(0.025) and "registered" in info["choice_of_k"]
     code, out, _ = run(
         capsys,
         "scores",

@@ -91,8 +91,7 @@ def required_samples(
         return None
     return _smallest(
         lambda n: (
-            projected_certified_epsilon(p, q, n, delta=delta, bound_level=bound_level)
-            >= target_epsilon
+            projected_certified_epsilon(p, q, n, delta=delta, bound_level=bound_level) >= target_epsilon
         ),
         limit=max_samples,
     )
@@ -293,9 +292,7 @@ def pilot_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, PLAN_STREAM]).generate_state(1, dtype=np.uint32)[0])
 
 
-def pair_plan(
-    pr: PairResult, *, target_epsilon: float, bound_level: float, config: AuditConfig
-) -> PairPlan:
+def pair_plan(pr: PairResult, *, target_epsilon: float, bound_level: float, config: AuditConfig) -> PairPlan:
     """The plan for one pilot pair: its reported event's pilot frequencies (P, Q) taken as the
     event's probabilities, and the certification size (`required_samples`) and `num_samples`
     under `config`'s selection options that reach `target_epsilon` at `failure_probability`."""
@@ -303,9 +300,7 @@ def pair_plan(
     delta = pr.claim.delta
     p = est.p_count / est.p_total
     q = est.q_count / est.q_total
-    n_cert = required_samples(
-        p, q, target_epsilon=target_epsilon, delta=delta, bound_level=bound_level
-    )
+    n_cert = required_samples(p, q, target_epsilon=target_epsilon, delta=delta, bound_level=bound_level)
     return PairPlan(
         index=pr.index,
         description=pr.description,

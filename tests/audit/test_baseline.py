@@ -79,9 +79,9 @@ def test_bounds_bracket_the_point_estimate() -> None:
 
 
 def test_bound_edge_cases() -> None:
-    assert loss_upper_bound(
-        p_count=5, p_total=100, q_count=0, q_total=100, delta=0.0, bound_level=0.1
-    ) == (math.inf)
+    assert loss_upper_bound(p_count=5, p_total=100, q_count=0, q_total=100, delta=0.0, bound_level=0.1) == (
+        math.inf
+    )
     # P is certainly below δ: no loss to speak of (−∞), on both sides
     kw: dict[str, Any] = {"p_count": 0, "p_total": 10_000, "q_count": 10, "q_total": 10_000, "delta": 0.5}
     assert loss_upper_bound(**kw, bound_level=0.1) == -math.inf

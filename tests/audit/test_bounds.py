@@ -49,9 +49,7 @@ def test_epsilon_bound_monotone(n: int, data: st.DataObject) -> None:
         assert epsilon_lower_bound(p_count=kp, q_count=kq - 1, **args) >= e
     # δ bound at ε is nonnegative and positive exactly when the ε bound exceeds ε
     for eps in (0.0, 0.5, 1.0):
-        d = delta_lower_bound(
-            p_count=kp, p_total=n, q_count=kq, q_total=n, epsilon=eps, bound_level=0.05
-        )
+        d = delta_lower_bound(p_count=kp, p_total=n, q_count=kq, q_total=n, epsilon=eps, bound_level=0.05)
         assert d >= 0
         assert (d > 0) == (e > eps) or math.isclose(e, eps, abs_tol=1e-9)
 
@@ -63,12 +61,8 @@ def test_infinite_witness_and_ceiling() -> None:
     assert cp_upper(0, n, half) == pytest.approx(1 - half ** (1 / n), rel=1e-9)
     e = epsilon_lower_bound(p_count=n, p_total=n, q_count=0, q_total=n, delta=0.0, bound_level=beta)
     assert e == pytest.approx(epsilon_ceiling(n, bound_level=beta), rel=1e-9)
-    assert epsilon_ceiling(n, bound_level=beta) == pytest.approx(
-        math.log(n / math.log(2 / beta)), abs=1e-3
-    )
-    assert epsilon_ceiling(100, bound_level=beta, delta=0.9) < epsilon_ceiling(
-        100, bound_level=beta
-    )
+    assert epsilon_ceiling(n, bound_level=beta) == pytest.approx(math.log(n / math.log(2 / beta)), abs=1e-3)
+    assert epsilon_ceiling(100, bound_level=beta, delta=0.9) < epsilon_ceiling(100, bound_level=beta)
 
 
 def test_cp_coverage_simulation(rng: np.random.Generator) -> None:
