@@ -83,7 +83,7 @@ GDP_PROBE_PHASE = 5
 def gdp_mu_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
     """Vectorised Φ⁻¹(p_lo) − Φ⁻¹(q_hi); −inf where p_lo ≤ 0 or q_hi ≥ 1 (no evidence).
 
-    The runner's `objectives.GaussianMu` is the single implementation of this score."""
+    The runner's `objectives.GaussianMu` is the single implementation of this objective."""
     return GaussianMu().value(p_lo, q_hi)
 
 

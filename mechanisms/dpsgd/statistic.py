@@ -18,8 +18,8 @@ Gaussian steps (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzi
 of Differentially Private Machine Learning", USENIX Security 2023, Section 4), so thresholding Λ
 reaches the accountant's ε(δ) up to sampling error.
 
-The engine uses any mechanism attribute `statistics` (a tuple of these) as extra candidate
-scores (`engine.distinguishers.statistic`); the statistic only proposes events, chosen on the
+The engine uses any mechanism attribute `statistics` (a tuple of these) as extra statistics
+of candidate events (`engine.distinguishers.statistic`); the statistic only proposes events, chosen on the
 selection split and certified on fresh samples, so a wrong model of the mechanism costs power,
 never validity.
 """
