@@ -133,7 +133,7 @@ class EpsilonEstimate:
     q_total: int
     p_lower: float
     q_upper: float
-    failure_probability: float
+    bound_level: float
     infinite_witness: bool
     direction: str
     event: str
@@ -223,7 +223,7 @@ class AuditResult:
     epsilon_lower_bound: float
     delta_lower_bound: float
     failure_probability: float
-    per_test_failure_probability: float
+    test_level: float
     verdict: Verdict
     num_samples: int
     selection_samples: int

@@ -86,7 +86,7 @@ def failures(row: str, *, beta: float, cap: int, audits: int, seed: int) -> tupl
     seq_bad = np.zeros(audits, dtype=bool)
     peek_bad = np.zeros(audits, dtype=bool)
     for j, n in enumerate(s.looks):
-        p_lo, q_hi = sequence_bounds(kp[:, j], kq[:, j], schedule=s, j=j, beta=beta)
+        p_lo, q_hi = sequence_bounds(kp[:, j], kq[:, j], schedule=s, j=j, test_level=beta)
         seq_bad |= epsilon_from_bounds(p_lo, q_hi, delta=0.0) > EXACT
         naive = epsilon_from_bounds(
             cp_lower(kp[:, j], n, beta / 2), cp_upper(kq[:, j], n, beta / 2), delta=0.0

@@ -16,7 +16,7 @@ both halves the Bonferroni factor at no cost in validity.
 
 Distinguishers. The defaults (`distinguishers.DEFAULT_DISTINGUISHERS`) are the exact-value
 histogram, per-coordinate and mean-difference thresholds, and, for vector outputs with more
-distinct values than the histogram handles, learned scores (`audit.learned`: logistic
+distinct values than the histogram handles, learned statistics (`audit.learned`: logistic
 regression with linear and squared features, fixed projections) fitted on a capped subsample
 of the selection split. Every distinguisher proposes candidates once per pair; for each test the
 candidate with the best *projected* certified value wins, so the number of candidates costs
@@ -27,7 +27,7 @@ certifies all k of them at β_t/k each and reports the best. k and the events ar
 the selection split only, so given them the 2k intervals hold together with probability
 ≥ 1 − β_t (union bound) and the best of the k values is as valid as any one: the test's failure
 probability stays β_t, and every other test's is untouched. The reported estimate carries its
-level (`EpsilonEstimate.failure_probability` = β_t/k) and each test with k > 1 is listed, with
+level (`EpsilonEstimate.bound_level` = β_t/k) and each test with k > 1 is listed, with
 every event it certified and its value, in `AuditResult.extra["certified_events"]`; the pair's
 `event_spec` and trajectory are those of the reported event. What was considered, with each
 distinguisher's best projected value, is recorded in `AuditResult.extra["selection"]`, and each
@@ -277,7 +277,7 @@ def select_pair(
         b,
         certify_total=plan.certification_samples,
         objectives=list(objectives),
-        failure_probability=plan.beta_t,
+        test_level=plan.test_level,
         distinguishers=distinguishers,
     )
     record_selections(checkpoint, selections, index=index)

@@ -85,9 +85,9 @@ def sequential_layout(n_cert: int, chunk: int, *, first: int = FIRST_LOOK) -> Se
 
 def at_look(plan: AuditPlan, schedule: LookSchedule, j: int) -> AuditPlan:
     """The plan as the look-j certificate sees it: n = the look's prefix, β_t × its share."""
-    n, beta_t = schedule.looks[j], schedule.level(j, plan.beta_t)
-    ceiling = epsilon_ceiling(n, failure_probability=beta_t, delta=plan.verdict_claim.delta)
-    return dataclasses.replace(plan, certification_samples=n, beta_t=beta_t, epsilon_ceiling=ceiling)
+    n, test_level = schedule.looks[j], schedule.level(j, plan.test_level)
+    ceiling = epsilon_ceiling(n, bound_level=test_level, delta=plan.verdict_claim.delta)
+    return dataclasses.replace(plan, certification_samples=n, test_level=test_level, epsilon_ceiling=ceiling)
 
 
 def violation(plan: AuditPlan, counts: CertifiedCounts, selected: Selected) -> bool:
@@ -95,7 +95,9 @@ def violation(plan: AuditPlan, counts: CertifiedCounts, selected: Selected) -> b
     for i, planned in enumerate(plan.pairs):
         primary = counts.counts[i][: selected.starts(i)[1]]
         sel, obj = selected.selections[i][0], plan.objectives[i][0]
-        est, _, _ = certify_test(sel, primary, plan.certification_samples, plan.beta_t, planned.claim, obj)
+        est, _, _ = certify_test(
+            sel, primary, plan.certification_samples, plan.test_level, planned.claim, obj
+        )
         if est.delta_lower_bound > planned.claim.delta:
             return True
         prof = profile_tests(plan, counts, selected, index=i)

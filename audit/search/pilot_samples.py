@@ -1,6 +1,6 @@
 """The search's pilot draws: candidates' sample stores and the seeded sampler behind them.
 
-Implements `Entry` (one candidate's pilot samples and score) and `PilotSampler` (every pilot
+Implements `Entry` (one candidate's pilot samples and rank) and `PilotSampler` (every pilot
 draw of a search, in order). The j-th draw uses `pilot_seed(seed, j)` (SeedSequence spawn key
 `PILOT_SPAWN_KEY`), never the audit seed; the registered pairs' selection draws
 (`draw_registered`) use the audit seed's SELECTION streams, which certification never draws. So
@@ -59,7 +59,7 @@ def pilot_seed(seed: int, index: int, *, spawn_key: int = PILOT_SPAWN_KEY) -> in
 
 @dataclass(slots=True, eq=False)
 class Entry:
-    """One candidate under evaluation: its pilot samples (both sides) and current score.
+    """One candidate under evaluation: its pilot samples (both sides) and current rank.
     Compared (and hashed) by identity: two entries are never the same candidate."""
 
     pair: NeighborPair
@@ -69,9 +69,9 @@ class Entry:
     a: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
     b: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
     drawn: int = 0
-    score: float = -math.inf
+    rank: float = -math.inf
     spread: float = 0.0
-    """|difference of the score's two cross-fitted folds| (its noise, `search_score`)."""
+    """|difference of the rank's two cross-fitted folds| (its noise, `ranking`)."""
     estimate: EpsilonEstimate | None = None
 
     def outputs(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -123,7 +123,7 @@ class PilotSampler:
         With `config.jobs` ≠ 1 every chunk of the batch is a task run by `run_tasks`: seeds are
         issued in request order and chunk keys are (side, c) as in-process, so the samples, the
         seeds, `spent` and the `skipped` messages are those of the sequential path. A request is
-        settled (and `then` runs, e.g. scoring it) as soon as its last chunk is in."""
+        settled (and `then` runs, e.g. ranking it) as soon as its last chunk is in."""
         if self.config.jobs != 1:
             return self._draw_parallel(requests, ranking=ranking, then=then, coupled=coupled)
         ok: list[bool] = []

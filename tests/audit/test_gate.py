@@ -97,7 +97,7 @@ def test_injected_regression_exits_1(in_tmp: Path, capsys: pytest.CaptureFixture
     assert audit["regression_status"] == "compared"
     checks = audit["regression_checks"]
     assert len(checks) == 4 and all(c["new_lower"] > c["baseline_upper"] for c in checks if c["regression"])
-    assert all(c["failure_probability"] == pytest.approx(0.025 / 4) for c in checks)  # Bonferroni over 4
+    assert all(c["test_level"] == pytest.approx(0.025 / 4) for c in checks)  # Bonferroni over 4
     suite = ET.parse(in_tmp / "out" / "junit.xml").getroot()
     failures = [f for f in suite.iter("failure") if f.get("type") == "PrivacyRegression"]
     assert failures and int(suite.get("failures", "0")) == len(failures)
