@@ -101,13 +101,13 @@ def round_schedule(cap: int, *, first: int = ROUND_SELECTION, ratio: int = ROUND
 
 def round_plan(plan: AuditPlan, rnd: Round) -> AuditPlan:
     """The plan as round `rnd` sees it: its sizes and β_t × its share (the ceiling at its cap)."""
-    beta_t = plan.beta_t * rnd.share
-    ceiling = epsilon_ceiling(rnd.certification, failure_probability=beta_t, delta=plan.verdict_claim.delta)
+    test_level = plan.test_level * rnd.share
+    ceiling = epsilon_ceiling(rnd.certification, bound_level=test_level, delta=plan.verdict_claim.delta)
     return dataclasses.replace(
         plan,
         selection_samples=rnd.selection,
         certification_samples=rnd.certification,
-        beta_t=beta_t,
+        test_level=test_level,
         epsilon_ceiling=ceiling,
     )
 
@@ -157,7 +157,10 @@ def round_levels(plan: AuditPlan, cap: int) -> list[tuple[LookSchedule, list[flo
         rplan = round_plan(plan, rnd)
         seq = sequential_layout(rnd.certification, 1 << 20, first=ROUND_FIRST_LOOK)
         out.append(
-            (seq.schedule, [at_look(rplan, seq.schedule, j).beta_t for j in range(len(seq.schedule.looks))])
+            (
+                seq.schedule,
+                [at_look(rplan, seq.schedule, j).test_level for j in range(len(seq.schedule.looks))],
+            )
         )
     return out
 
@@ -204,7 +207,7 @@ def run_rounds(
                         b,
                         certify_total=rnd.certification,
                         objectives=list(rplan.objectives[i]),
-                        failure_probability=rplan.beta_t,
+                        test_level=rplan.test_level,
                         distinguishers=distinguishers,
                     )
                 )

@@ -76,7 +76,7 @@ def test_a_one_sided_witness_is_certified_in_the_first_round(seed: int) -> None:
     assert seq["drawn"] == ROUND_SELECTION + seq["stopped_at"] <= 2_000 // 10
     assert r.epsilon_lower_bound > 1
     # the certificate is the stopping look's: β_t × the look's share × the round's share
-    assert r.per_test_failure_probability == pytest.approx(0.05 * seq["share"])
+    assert r.test_level == pytest.approx(0.05 * seq["share"])
     assert seq["share"] < 0.05
 
 
@@ -158,7 +158,7 @@ def test_the_default_route_searches_on_the_rest_after_a_first_round_without_a_vi
     first = r.extra["first_round"]
     assert isinstance(first, dict) and first["verdict"] != "violation_found"
     assert not r.violation and r.failure_probability == pytest.approx(0.05)
-    assert r.per_test_failure_probability <= 0.05 * 3 / 4  # the rest of β after the first round's quarter
+    assert r.test_level <= 0.05 * 3 / 4  # the rest of β after the first round's quarter
     assert samples_sentence(r).startswith("5,000 asked; a first round on the registered pairs drew ")
     fixed = dpaudit.audit("randomized_response", num_samples=5_000)
     assert "first_round" not in fixed.extra  # the fixed-n route (the main job's) has none
