@@ -229,10 +229,10 @@ def _with_first(done: Certified, first: dict[str, object] | None) -> Certified:
     the whole route's (the first round's share added back), when there was one."""
     if first is None:
         return done
-    beta = done.result.failure_probability / (1 - FIRST_SHARE)
+    whole = done.result.failure_probability / (1 - FIRST_SHARE)
     extra = {**done.result.extra, "first_round": first}
     return dataclasses.replace(
-        done, result=dataclasses.replace(done.result, failure_probability=beta, extra=extra)
+        done, result=dataclasses.replace(done.result, failure_probability=whole, extra=extra)
     )
 
 
