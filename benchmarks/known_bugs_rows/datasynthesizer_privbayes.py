@@ -6,8 +6,10 @@ noisy joint as the first k).
 
 The row is what a user writes following the documentation: a two-column CSV of categorical
 attributes (a ∈ {0, 1, 2}, b ∈ {0, 1}, their domains declared in a
-`categorical_attribute_domain_file` so that nothing about the categories is read from the data),
-then `DataDescriber().describe_dataset_in_correlated_attribute_mode(csv, k=1, epsilon=1, seed=…)`,
+`categorical_attribute_domain_file` so that nothing about the categories is read from the data, and
+the records keep to them: `allow_unseen=False`; an undeclared value would widen the domain the
+library reads from the data), then
+`DataDescriber().describe_dataset_in_correlated_attribute_mode(csv, k=1, epsilon=1, seed=…)`,
 wrapped with `dpaudit.from_release` over tables of 2 to 12 rows (no pair, no statistic). The release
 is what `DataGenerator` samples the synthetic table from in this mode, the Bayesian network (which
 attribute is the root) and the noisy conditional distributions, read as the distribution of one
@@ -41,10 +43,14 @@ PACKAGE = "DataSynthesizer"
 ISSUE = "DataResponsibly/DataSynthesizer#34 (fixed in 0.1.7)"
 VERSIONS = {"0.1.6": "violation", "0.1.7": "violation"}
 REQUIREMENTS = {  # without matplotlib and seaborn (ModelInspector only); 0.1.x calls DataFrame.append
-    "0.1.6": [["DataSynthesizer==0.1.6", "--no-deps"],
-              ["pandas<2", "numpy<2", "scikit-learn", "python-dateutil"]],
-    "0.1.7": [["DataSynthesizer==0.1.7", "--no-deps"],
-              ["pandas<2", "numpy<2", "scikit-learn", "python-dateutil"]],
+    "0.1.6": [
+        ["DataSynthesizer==0.1.6", "--no-deps"],
+        ["pandas<2", "numpy<2", "scikit-learn", "python-dateutil"],
+    ],
+    "0.1.7": [
+        ["DataSynthesizer==0.1.7", "--no-deps"],
+        ["pandas<2", "numpy<2", "scikit-learn", "python-dateutil"],
+    ],
 }
 NUM_SAMPLES = 2000
 FAST_NUM_SAMPLES = 500
@@ -123,7 +129,9 @@ def mechanism() -> Any:
     )
     return dpaudit.from_release(
         _release,
-        columns=[CategoricalColumn(name=c, categories=tuple(v)) for c, v in DOMAIN.items()],
+        columns=[
+            CategoricalColumn(name=c, categories=tuple(v), allow_unseen=False) for c, v in DOMAIN.items()
+        ],
         claim=claim,
         name="datasynthesizer_privbayes",
         min_size=2,
