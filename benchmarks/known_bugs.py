@@ -17,9 +17,10 @@ N and ARGS being the row's small budget (`FAST_NUM_SAMPLES`, `ARGS` + `FAST_ARGS
 `--sequential` cap that stops once decided) by default, its `NUM_SAMPLES` and `ARGS` with `--full`.
 The script prints a Markdown table: package, version, issue, expected, verdict (labelled
 "(stated claim)" when the verdict claim is the library's statement, not a proved claim: the one
-verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, the witness
-of a violation, samples per side drawn (of the cap), seconds, install seconds and disk of the
-version's venv; and, on a run of every row, writes it with the command, the date and the totals
+verdict rule of `run` lets a lone stated claim decide; an inconclusive audit is not flagged),
+certified ε against the claim (and a claimed curve's refuted point), the witness of a violation,
+samples per side drawn (and the `--num-samples` given), wall and CPU seconds, install seconds and
+disk of the version's venv; and, on a run of every row, writes it with the command, the date and the totals
 into benchmarks/README.md between `MARKERS` (a figure in the docs is never typed by hand).
 Needs only the standard library (it reads the rows' constants with `ast`), so it runs from a fresh
 clone. Exit 1 if a verdict is not the expected one.
@@ -33,6 +34,7 @@ import datetime
 import functools
 import json
 import os
+import resource
 import shlex
 import subprocess
 import sys
@@ -45,7 +47,13 @@ HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
 ROWS = HERE / "known_bugs_rows"
 DEPS = ["numpy", "scipy", "statsmodels", "joblib", "jinja2", "dp-accounting"]
-VERDICTS = {"violation_found": "violation", "no_violation_found": "no violation"}
+VERDICTS = {
+    "violation_found": "violation",
+    "no_violation_found": "no violation",
+    "inconclusive": "no violation (inconclusive)",
+}
+"""The verdicts as the table says them: an inconclusive audit (no evidence of any loss) is not
+flagged (exit 0), so it meets an expected "no violation"."""
 
 
 def read_row(path: Path) -> dict[str, object]:
@@ -131,20 +139,27 @@ def budget(row: dict[str, object], *, full: bool) -> tuple[int, list[str]]:
 
 def audit(
     python: Path, row: dict[str, object], cache: Path, *, full: bool = False
-) -> tuple[dict[str, object] | str, float]:
-    """Run the row's audit in its venv: the result JSON, or the error line; and the seconds."""
+) -> tuple[dict[str, object] | str, float, float]:
+    """Run the row's audit in its venv: the result JSON, or the error line; the wall seconds and
+    the CPU seconds (user + system) of the audit's processes (load-independent on a busy machine)."""
     num_samples, extra = budget(row, full=full)
     cmd = [str(python), "-m", "dpaudit", "run", f"known_bugs_rows.{row['ROW']}:mechanism", "--json"]
     cmd += ["--seed", "0", "--num-samples", str(num_samples), *extra]
     home = rows_folder(cache)
     env = {**os.environ, "PYTHONPATH": f"{CHECKOUT}{os.pathsep}{home}", "DPAUDIT_PROGRESS": "0"}
-    start = time.perf_counter()
+    start, before = time.perf_counter(), children_cpu()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=home)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - before
     if done.returncode in (0, 1):
-        return json.loads(done.stdout), seconds
+        return json.loads(done.stdout), seconds, cpu
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    return f"exit {done.returncode}: {lines[-1] if lines else ''}", seconds
+    return f"exit {done.returncode}: {lines[-1] if lines else ''}", seconds, cpu
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 BLIND = "blind"
@@ -187,6 +202,21 @@ def witness(result: dict[str, object]) -> str:
     return f"{best['description']}: {event} ({counts})".replace("|", "\\|")
 
 
+def refuted_point(result: dict[str, object]) -> str:
+    """ "; ε(δ) = a vs b" for the refuted point of a claimed curve with the largest margin, where
+    the headline bound does not exceed the claim's ε (a curve refuted at another δ); else ""."""
+    claim = result.get("claim")
+    if not isinstance(claim, dict) or float(result["epsilon_lower_bound"]) > float(claim["epsilon"]):  # type: ignore[arg-type]
+        return ""
+    points = [
+        p for p in result.get("profile", []) if p.get("exceeds_claim") and p.get("objective") == "epsilon"
+    ]  # type: ignore[attr-defined]
+    if not points:
+        return ""
+    best = max(points, key=lambda p: float(p["value"]) - float(p["claimed"]))
+    return f"; ε(δ = {float(best['parameter']):g}) {float(best['value']):.2f} vs {float(best['claimed']):.2f}"
+
+
 def samples_drawn(result: dict[str, object]) -> int:
     """Samples per side the audit drew (a sequential audit's where it stopped), as
     `benchmarks/expensive.py` counts them."""
@@ -205,8 +235,10 @@ def line(
     size: str,
     *,
     cap: int | None = None,
+    cpu: float | None = None,
 ) -> str:
-    """One Markdown row; `cap` the run's samples per side (default the row's `NUM_SAMPLES`)."""
+    """One Markdown row; `cap` the run's samples per side (default the row's `NUM_SAMPLES`), `cpu`
+    the audit's CPU seconds (shown beside the wall seconds)."""
     cap = int(str(row["NUM_SAMPLES"])) if cap is None else cap
     drawn, seen = "—", "—"
     if isinstance(result, str):
@@ -216,7 +248,8 @@ def line(
         claim = result["claim"]
         assert isinstance(claim, dict)
         bound = f"{float(result['epsilon_lower_bound']):.2f} vs {float(claim['epsilon']):.2f}"  # type: ignore[arg-type]
-        unexpected = verdict != expected
+        bound += refuted_point(result)
+        unexpected = verdict.split(" (")[0] != expected
         if claim.get("kind") == "stated":  # the one verdict rule: a lone stated claim decides, said so
             verdict += " (stated claim)"
         if unexpected:
@@ -233,8 +266,8 @@ def line(
         verdict,
         bound,
         seen,
-        f"{drawn} of {cap:,}",
-        f"{secs:.0f}",
+        f"{drawn} ({cap:,})",
+        f"{secs:.0f}" if cpu is None else f"{secs:.0f} ({cpu:.0f})",
         f"{install:.0f}",
         size,
     ]
@@ -243,7 +276,7 @@ def line(
 
 HEADER = (
     "| package | version | row | pairs | issue | expected | verdict | certified ε vs claim | witness "
-    "| samples/side drawn of cap | seconds | install s | disk |\n"
+    "| samples/side drawn (--num-samples) | seconds (CPU) | install s | disk |\n"
     "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
 )
 README = HERE / "README.md"
@@ -278,6 +311,7 @@ class Totals:
     """What a whole run cost: audit seconds, one-time install seconds and disk of its venvs."""
 
     audit_seconds: float
+    audit_cpu: float
     install_seconds: float
     disk_mib: float
     venvs: int
@@ -290,8 +324,9 @@ def block(
     when = datetime.datetime.now(datetime.UTC)
     head = (
         f"Written by `{command}` on {when:%Y-%m-%d %H:%M} UTC ({'full' if full else 'small'} budgets, "
-        f"seed 0): {totals.audit_seconds:.0f} s of audits; {totals.venvs} venvs, installed once in "
-        f"{totals.install_seconds:.0f} s in all (reused after), {totals.disk_mib:,.0f} MiB on disk."
+        f"seed 0): {totals.audit_seconds:.0f} s of audits ({totals.audit_cpu:.0f} s of CPU); "
+        f"{totals.venvs} venvs, installed once in {totals.install_seconds:.0f} s in all (reused after), "
+        f"{totals.disk_mib:,.0f} MiB on disk."
     )
     return "\n".join([head, "", HEADER, *lines, "", tally_line, "", *said])
 
@@ -322,7 +357,7 @@ def main(argv: list[str] | None = None) -> int:
     args.cache.mkdir(parents=True, exist_ok=True)
     print(HEADER, flush=True)
     outcomes: list[tuple[dict[str, object], str]] = []
-    audit_s, venvs = 0.0, {}
+    audit_s, audit_cpu, venvs = 0.0, 0.0, {}
     found = rows(args.only)
     for row in found:
         for version, expected in dict(row["VERSIONS"]).items():  # type: ignore[call-overload]
@@ -330,10 +365,10 @@ def main(argv: list[str] | None = None) -> int:
             python, install = environment(args.cache, str(row["PACKAGE"]), version, reqs)
             size = disk(python.parent.parent)
             venvs[python] = (install, size)
-            result, secs = audit(python, row, args.cache, full=args.full)
-            audit_s += secs
+            result, secs, cpu = audit(python, row, args.cache, full=args.full)
+            audit_s, audit_cpu = audit_s + secs, audit_cpu + cpu
             cap = budget(row, full=args.full)[0]
-            text = line(row, version, expected, result, secs, install, size, cap=cap)
+            text = line(row, version, expected, result, secs, install, size, cap=cap, cpu=cpu)
             outcomes.append((row, text))
             print(text, flush=True)
     counted = tally(outcomes)
@@ -341,6 +376,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"\n{counted}\n" + "\n".join(said))
     totals = Totals(
         audit_seconds=audit_s,
+        audit_cpu=audit_cpu,
         install_seconds=sum(i for i, _ in venvs.values()),
         disk_mib=sum(mib(s) for _, s in venvs.values()),
         venvs=len(venvs),

@@ -10,7 +10,7 @@ attributes (a ∈ {0, 1, 2}, b ∈ {0, 1}, their domains declared in a
 the records keep to them: `allow_unseen=False`; an undeclared value would widen the domain the
 library reads from the data), then
 `DataDescriber().describe_dataset_in_correlated_attribute_mode(csv, k=1, epsilon=1, seed=…)`,
-wrapped with `dpaudit.from_release` over tables of 2 to 12 rows (no pair, no statistic). The release
+wrapped with `dpaudit.from_release` over tables of 2 to 24 rows (no pair, no statistic). The release
 is what `DataGenerator` samples the synthetic table from in this mode, the Bayesian network (which
 attribute is the root) and the noisy conditional distributions, read as the distribution of one
 synthetic row over the declared cells (a post-processing of the description of fixed width; the
@@ -114,11 +114,19 @@ def _release(table: Any, rng: Any) -> list[float]:
     return [float(root == "b"), *(p for row in joint for p in row)]
 
 
-def mechanism() -> Any:
+def columns() -> list[Any]:
+    """The declared columns: the categories of `DOMAIN`, and no other value."""
+    from dpaudit import CategoricalColumn
+
+    return [CategoricalColumn(name=c, categories=tuple(v), allow_unseen=False) for c, v in DOMAIN.items()]
+
+
+def mechanism(*, name: str = "datasynthesizer_privbayes", pairs: tuple[Any, ...] = ()) -> Any:
+    """The describer through `from_release` (blind unless the caller passes the user's `pairs`)."""
     from importlib.metadata import version
 
     import dpaudit
-    from dpaudit import CategoricalColumn, ClaimKind, PrivacyClaim, Relation
+    from dpaudit import ClaimKind, PrivacyClaim, Relation
 
     claim = PrivacyClaim(
         epsilon=EPSILON,
@@ -128,12 +136,5 @@ def mechanism() -> Any:
         note="the documented ε; the documentation names no neighbour relation (add/remove: n is not public)",
     )
     return dpaudit.from_release(
-        _release,
-        columns=[
-            CategoricalColumn(name=c, categories=tuple(v), allow_unseen=False) for c, v in DOMAIN.items()
-        ],
-        claim=claim,
-        name="datasynthesizer_privbayes",
-        min_size=2,
-        max_size=12,
+        _release, columns=columns(), claim=claim, name=name, min_size=2, max_size=24, pairs=pairs
     )

@@ -301,11 +301,11 @@ def test_a_full_run_writes_its_table_between_the_markers(
         assert reqs == [f"fakelib=={version}"]
         return tmp_path / f"{package}-{version}" / "bin" / "python", 12.0
 
-    def audit(python: Path, row: dict[str, object], cache: Path, *, full: bool = False) -> tuple[Any, float]:
+    def audit(python: Path, row: dict[str, object], *_: Any, full: bool = False) -> tuple[Any, float, float]:
         n, extra = known_bugs.budget(row, full=full)
         version = python.parent.parent.name.split("-")[1]
         calls.append((version, n, extra))
-        return _fake_result(version == "1.0"), 7.0
+        return _fake_result(version == "1.0"), 7.0, 3.0
 
     monkeypatch.setattr(known_bugs, "ROWS", tmp_path / "rows")
     monkeypatch.setattr(known_bugs, "README", readme)
@@ -317,10 +317,12 @@ def test_a_full_run_writes_its_table_between_the_markers(
     text = readme.read_text()
     assert text.startswith("before\n") and text.endswith("after\n") and "old table" not in text
     head = "| fakelib | 1.0 | `bug_row` | blind | owner/fakelib#1 | violation | violation | 3.25 vs 1.00 |"
-    assert head + " add a record: x ≤ 3 \\| y (480/500 vs 2/500) | 250 of 500 | 7 | 12 | 100 MiB |" in text
+    tail = " | 250 (500) | 7 (3) | 12 | 100 MiB |"
+    assert head + " add a record: x ≤ 3 \\| y (480/500 vs 2/500)" + tail in text
     fixed = "| fakelib | 1.1 | `bug_row` | blind | owner/fakelib#1 | no violation | no violation |"
-    assert fixed + " 0.12 vs 1.00 | — | 250 of 500 | 7 | 12 | 100 MiB |" in text
-    assert "14 s of audits; 2 venvs, installed once in 24 s in all (reused after), 200 MiB on disk" in text
+    assert fixed + " 0.12 vs 1.00 | —" + tail in text
+    assert "14 s of audits (6 s of CPU); 2 venvs, installed once in 24 s in all (reused after), " in text
+    assert "200 MiB on disk" in text
     assert "blind (dpaudit found the pair): 2 of 2 as expected" in text and "- `bug_row`: a fake row" in text
     readme.write_text("untouched\n")
     assert known_bugs.main(["--cache", str(tmp_path / "cache"), "--only", "bug_row", "--full"]) == 0
@@ -331,7 +333,7 @@ def test_an_unexpected_verdict_exits_1(tmp_path: Path, monkeypatch: pytest.Monke
     _fake_rows(tmp_path / "rows")
     monkeypatch.setattr(known_bugs, "ROWS", tmp_path / "rows")
     monkeypatch.setattr(known_bugs, "environment", lambda *a: (tmp_path / "v" / "bin" / "python", 1.0))
-    monkeypatch.setattr(known_bugs, "audit", lambda *a, **k: (_fake_result(False), 1.0))
+    monkeypatch.setattr(known_bugs, "audit", lambda *a, **k: (_fake_result(False), 1.0, 1.0))
     monkeypatch.setattr(known_bugs, "disk", lambda path: "1 MiB")
     assert known_bugs.main(["--cache", str(tmp_path / "cache"), "--no-write"]) == 1
 
@@ -402,3 +404,24 @@ def test_datasynthesizer_row_reads_the_description_as_one_synthetic_row_s_distri
                "conditional_probabilities": {"a": [1.0], "b": {"[0]": [0.4, 0.6]}}}
     _fake_datasynthesizer(monkeypatch, shorter)
     assert row._release(table, np.random.default_rng(0)) == pytest.approx([0.0, 0.4, 0.6, 0, 0, 0, 0])
+
+
+def test_inconclusive_is_not_flagged_and_a_refuted_curve_point_is_shown() -> None:
+    """An inconclusive audit (exit 0) meets an expected "no violation"; a violation of a claimed
+    curve at another δ, whose headline bound is below the claim's ε, names the refuted point."""
+    row = {"PACKAGE": "fakelib", "ROW": "bug_row", "ISSUE": "#1", "NUM_SAMPLES": 1000}
+    claim = {"epsilon": 2.06, "kind": "proved"}
+    quiet = {"verdict": "inconclusive", "claim": claim, "epsilon_lower_bound": -0.01}
+    text = known_bugs.line(row, "1.0", "no violation", quiet, 1.0, 1.0, "1 MiB")
+    assert "| no violation (inconclusive) |" in text and "unexpected" not in text
+    assert "unexpected" in known_bugs.line(row, "1.0", "violation", quiet, 1.0, 1.0, "1 MiB")
+    points = [
+        {"objective": "epsilon", "parameter": 0.01, "value": 3.9, "claimed": 0.93, "exceeds_claim": True},
+        {"objective": "epsilon", "parameter": 0.1, "value": 0.5, "claimed": 0.2, "exceeds_claim": True},
+        {"objective": "epsilon", "parameter": 1e-5, "value": 1.33, "claimed": 2.06, "exceeds_claim": False},
+    ]
+    curve = {"verdict": "violation_found", "claim": claim, "epsilon_lower_bound": 1.33, "profile": points}
+    assert "| 1.33 vs 2.06; ε(δ = 0.01) 3.90 vs 0.93 |" in known_bugs.line(
+        row, "1.0", "violation", curve, 1.0, 1.0, "1 MiB"
+    )
+    assert known_bugs.refuted_point({**curve, "epsilon_lower_bound": 2.5}) == ""
