@@ -34,18 +34,35 @@ NOTE = (
 EPSILON = 1.0
 
 
+def _laplace() -> Any:
+    """`diffprivlib.mechanisms.Laplace`. 0.4.1's package `__init__` also imports its models, which
+    need a scikit-learn older than any built for Python 3.11 (`_logistic_loss_and_grad`, gone
+    since 1.1); the mechanisms need none of it. A failed import of the package leaves its
+    already-imported `diffprivlib.mechanisms` in `sys.modules`, from where it is taken."""
+    import importlib
+    import sys
+
+    try:
+        importlib.import_module("diffprivlib.mechanisms")
+    except ImportError:
+        if "diffprivlib.mechanisms" not in sys.modules:
+            raise
+    return sys.modules["diffprivlib.mechanisms"].Laplace
+
+
 def _randomise(dataset: Any, num_samples: int, rng: Any) -> Any:
     """`randomise(value)` num_samples times on the dataset's one value, as a user calls it."""
     import numpy as np
-    from diffprivlib.mechanisms import Laplace
 
-    mech = Laplace(epsilon=EPSILON, sensitivity=1.0)
+    mech = _laplace()(epsilon=EPSILON, sensitivity=1.0)
     value = float(dataset.X[0, 0])
     return np.array([float(mech.randomise(value)) for _ in range(num_samples)], dtype=np.float64)
 
 
 def mechanism() -> Any:
     from importlib.metadata import version
+
+    _laplace()  # imported once here, so that no release meets 0.4.1's import failure
 
     import dpaudit
     from dpaudit import Domain, PrivacyClaim, Relation
