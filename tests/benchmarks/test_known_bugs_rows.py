@@ -425,3 +425,26 @@ def test_inconclusive_is_not_flagged_and_a_refuted_curve_point_is_shown() -> Non
         row, "1.0", "violation", curve, 1.0, 1.0, "1 MiB"
     )
     assert known_bugs.refuted_point({**curve, "epsilon_lower_bound": 2.5}) == ""
+
+
+def test_the_float_row_takes_the_mechanisms_past_a_failing_package_import(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """diffprivlib 0.4.1's `__init__` raises ImportError after importing its mechanisms (its models
+    need an old scikit-learn): the row still gets `Laplace`, and a package without mechanisms still
+    raises. A stand-in package, no diffprivlib needed."""
+    from known_bugs_rows import diffprivlib_laplace_float as row
+
+    package = tmp_path / "diffprivlib"
+    package.mkdir()
+    (package / "mechanisms.py").write_text("class Laplace:\n    pass\n")
+    (package / "__init__.py").write_text("from . import mechanisms\nraise ImportError('old sklearn')\n")
+    for name in [m for m in sys.modules if m == "diffprivlib" or m.startswith("diffprivlib.")]:
+        monkeypatch.delitem(sys.modules, name)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert row._laplace().__module__ == "diffprivlib.mechanisms"
+    assert row._laplace() is row._laplace()
+    monkeypatch.delitem(sys.modules, "diffprivlib.mechanisms")
+    (package / "__init__.py").write_text("raise ImportError('broken')\n")
+    with pytest.raises(ImportError, match="broken"):
+        row._laplace()
