@@ -29,37 +29,37 @@ from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
 
-def _check_level(beta: float) -> None:
-    if not 0 < beta < 1:
-        raise ValueError(f"failure probability must be in (0, 1), got {beta}")
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"failure probability must be in (0, 1), got {level}")
 
 
-def cp_lower(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
+def cp_lower(k: ArrayLike, n: ArrayLike, level: float) -> NDArray[np.float64]:
     """One-sided Clopper–Pearson lower bound: P[p < cp_lower] ≤ beta.
 
     Accepts real-valued k (used to *project* bounds at a larger n); exact for integer k.
     """
-    _check_level(beta)
+    _check_level(level)
     k_arr = np.asarray(k, dtype=float)
     n_arr = np.broadcast_to(np.asarray(n, dtype=float), k_arr.shape)
     out = np.zeros(np.broadcast(k_arr, n_arr).shape)
     pos = k_arr > 0
     if np.any(pos):
         kk, nn = np.broadcast_arrays(k_arr, n_arr)
-        out[pos] = distinct_betaincinv(kk[pos], nn[pos] - kk[pos] + 1.0, beta)
+        out[pos] = distinct_betaincinv(kk[pos], nn[pos] - kk[pos] + 1.0, level)
     return out
 
 
-def cp_upper(k: ArrayLike, n: ArrayLike, beta: float) -> NDArray[np.float64]:
+def cp_upper(k: ArrayLike, n: ArrayLike, level: float) -> NDArray[np.float64]:
     """One-sided Clopper–Pearson upper bound: P[p > cp_upper] ≤ beta."""
-    _check_level(beta)
+    _check_level(level)
     k_arr = np.asarray(k, dtype=float)
     n_arr = np.broadcast_to(np.asarray(n, dtype=float), k_arr.shape)
     out = np.ones(np.broadcast(k_arr, n_arr).shape)
     kk, nn = np.broadcast_arrays(k_arr, n_arr)
     below = kk < nn
     if np.any(below):
-        out[below] = distinct_betaincinv(kk[below] + 1.0, nn[below] - kk[below], 1.0 - beta)
+        out[below] = distinct_betaincinv(kk[below] + 1.0, nn[below] - kk[below], 1.0 - level)
     return out
 
 
@@ -95,26 +95,26 @@ def delta_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike, *, epsilon: float) -> ND
 
 
 def epsilon_lower_bound(
-    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, failure_probability: float
+    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, bound_level: float
 ) -> float:
-    """Certified ε lower bound from event counts (fails with probability ≤ failure_probability)."""
-    half = failure_probability / 2
+    """Certified ε lower bound from event counts (fails with probability ≤ bound_level)."""
+    half = bound_level / 2
     p_lo = cp_lower(p_count, p_total, half)
     q_hi = cp_upper(q_count, q_total, half)
     return float(epsilon_from_bounds(p_lo, q_hi, delta=delta))
 
 
 def delta_lower_bound(
-    *, p_count: int, p_total: int, q_count: int, q_total: int, epsilon: float, failure_probability: float
+    *, p_count: int, p_total: int, q_count: int, q_total: int, epsilon: float, bound_level: float
 ) -> float:
     """Certified lower bound on δ at `epsilon` from event counts."""
-    half = failure_probability / 2
+    half = bound_level / 2
     p_lo = cp_lower(p_count, p_total, half)
     q_hi = cp_upper(q_count, q_total, half)
     return float(delta_from_bounds(p_lo, q_hi, epsilon=epsilon))
 
 
-def epsilon_ceiling(num_samples: int, *, failure_probability: float, delta: float = 0.0) -> float:
+def epsilon_ceiling(num_samples: int, *, bound_level: float, delta: float = 0.0) -> float:
     """The largest ε any event can certify with `num_samples` per side.
 
     Reached by an event seen in every sample on one side and never on the other:
@@ -122,8 +122,8 @@ def epsilon_ceiling(num_samples: int, *, failure_probability: float, delta: floa
     """
     if num_samples < 1:
         raise ValueError("num_samples must be ≥ 1")
-    _check_level(failure_probability)
-    half = failure_probability / 2
+    _check_level(bound_level)
+    half = bound_level / 2
     p_lo = half ** (1.0 / num_samples)
     q_hi = -math.expm1(math.log(half) / num_samples)
     return math.log(p_lo - delta) - math.log(q_hi) if p_lo > delta else -math.inf
@@ -137,7 +137,7 @@ def projected_bounds(
     selection_total_q: ArrayLike,
     certify_total_p: int,
     certify_total_q: int,
-    failure_probability: float,
+    bound_level: float,
     pessimism: float = 0.01,
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Predict the certified (p_lo, q_hi) an event would get on fresh samples, from selection counts.
@@ -150,7 +150,7 @@ def projected_bounds(
     """
     p_est = cp_lower(p_count, selection_total_p, pessimism)
     q_est = cp_upper(q_count, selection_total_q, pessimism)
-    half = failure_probability / 2
+    half = bound_level / 2
     p_lo = cp_lower(p_est * certify_total_p, certify_total_p, half)
     q_hi = cp_upper(q_est * certify_total_q, certify_total_q, half)
     return p_lo, q_hi
@@ -165,7 +165,7 @@ def projected_epsilon(
     certify_total_p: int,
     certify_total_q: int,
     delta: float,
-    failure_probability: float,
+    bound_level: float,
     pessimism: float = 0.01,
 ) -> NDArray[np.float64]:
     """The certified ε at `delta` that `projected_bounds` predicts."""
@@ -176,7 +176,7 @@ def projected_epsilon(
         selection_total_q=selection_total_q,
         certify_total_p=certify_total_p,
         certify_total_q=certify_total_q,
-        failure_probability=failure_probability,
+        bound_level=bound_level,
         pessimism=pessimism,
     )
     return epsilon_from_bounds(p_lo, q_hi, delta=delta)

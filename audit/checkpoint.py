@@ -19,6 +19,10 @@ leaves a note (`Checkpoint.note`, which the runner adds to the result's warnings
 prints): the user asked to resume and gets a fresh run, and should know. A first line that
 parses but is not a header, or a header of another audit, is an error instead (`CheckpointError`).
 A symlink at the checkpoint's path is removed, never written through.
+
+The header also states the chunk size (`header_chunk`): a mechanism with per-sample streams has
+its chunks sized by a measured cost that differs from run to run, so a resumed audit of one takes
+the chunk size its checkpoint was cut in (its samples do not depend on it).
 """
 
 from __future__ import annotations
@@ -56,10 +60,21 @@ def _restart_note(path: Path, lines: list[str]) -> str:
     return f"checkpoint {path} discarded: {why}; the audit restarted from the beginning"
 
 
+def header_chunk(path: Path) -> int | None:
+    """The chunk size a checkpoint's header states, or None (no file, no header, none stated)."""
+    try:
+        with path.open(encoding="utf-8") as fh:
+            head = json.loads(fh.readline())
+    except (OSError, ValueError):
+        return None
+    chunk = head.get("chunk") if isinstance(head, dict) and head.get("type") == "header" else None
+    return chunk if isinstance(chunk, int) and chunk >= 1 else None
+
+
 class Checkpoint:
     """Records selections and chunk counts of one audit; `resume=True` loads earlier records."""
 
-    def __init__(self, path: Path, key: str, *, resume: bool) -> None:
+    def __init__(self, path: Path, key: str, *, resume: bool, chunk: int | None = None) -> None:
         self.path = path
         self.key = key
         self.selections: dict[tuple[int, int], dict[str, Any]] = {}
@@ -73,7 +88,8 @@ class Checkpoint:
         if path.is_symlink():
             path.unlink()
         if not (resume and path.exists() and self._load()):
-            header = json.dumps({"type": "header", "key": key, "version": FORMAT_VERSION}) + "\n"
+            head: dict[str, Any] = {"type": "header", "key": key, "version": FORMAT_VERSION}
+            header = json.dumps(head if chunk is None else {**head, "chunk": chunk}) + "\n"
             write_text(path, header)
         self._fh = path.open("a", encoding="utf-8")
 

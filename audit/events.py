@@ -95,7 +95,7 @@ class ThresholdEvent:
     coordinate: int | None = None
     projection: tuple[float, ...] | None = None
 
-    def score(self, outputs: Array) -> NDArray[np.float64]:
+    def evaluate(self, outputs: Array) -> NDArray[np.float64]:
         rows = as_rows(outputs)
         if self.projection is not None:
             if rows.shape[1] != len(self.projection):
@@ -107,7 +107,7 @@ class ThresholdEvent:
         return rows[:, self.coordinate or 0]
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        s = self.score(outputs)
+        s = self.evaluate(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def to_spec(self) -> dict[str, Any]:

@@ -10,8 +10,9 @@ exactly (finite floats are written by `json` with `repr`, which round-trips).
 The result writer lives in the engine so that `AuditResult.to_json()` is a method of the result
 while the engine imports no report module (`reports/schema.py` reads the file back and
 re-exports these names). It takes its objects by their attributes (typed `Any`): importing
-`types` here would be an import cycle (`types` → `jsonnum` → `types`). Fields are only ever added,
-never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
+`types` here would be an import cycle (`types` → `jsonnum` → `types`). Fields are added, and
+renamed only with a new `SCHEMA_VERSION` whose note lists the old keys: the reader
+(`reports/schema.py`, `RENAMED`) keeps reading them.
 """
 
 from __future__ import annotations
@@ -39,8 +40,12 @@ def parse_number(x: Any) -> float:
     return float(x)
 
 
-SCHEMA_VERSION = 3
-"""3: the verdict "inconclusive" and its `inconclusive_reason` (issue 42); older files read as before."""
+SCHEMA_VERSION = 4
+"""3: the verdict "inconclusive" and its `inconclusive_reason` (issue 42); older files read as before.
+4: one word per concept (issue 43; ARCHITECTURE.md, "Glossary"): the result's
+`test_level` (β_t) is `test_level` and each estimate's `failure_probability`
+(β_t/k, the level of that one bound) is `bound_level`; `failure_probability` is β only. Files of
+schema ≤ 3 are read with their old keys (`reports/schema.py`, `RENAMED`)."""
 
 
 def claim_to_dict(c: Any) -> dict[str, Any]:
@@ -57,7 +62,7 @@ def _estimate_to_dict(e: Any) -> dict[str, Any]:
         "q_total": e.q_total,
         "p_lower": json_number(e.p_lower),
         "q_upper": json_number(e.q_upper),
-        "failure_probability": e.failure_probability,
+        "bound_level": e.bound_level,
         "infinite_witness": e.infinite_witness,
         "direction": e.direction,
         "event": e.event,
@@ -100,7 +105,7 @@ def to_json_dict(r: Any) -> dict[str, Any]:
         "epsilon_lower_bound": json_number(r.epsilon_lower_bound),
         "delta_lower_bound": json_number(r.delta_lower_bound),
         "failure_probability": r.failure_probability,
-        "per_test_failure_probability": r.per_test_failure_probability,
+        "test_level": r.test_level,
         "verdict": r.verdict.value,
         "num_samples": r.num_samples,
         "selection_samples": r.selection_samples,

@@ -7,6 +7,15 @@ Every chunk draws from its own generator,
 which is exactly the child `SeedSequence(seed).spawn(...)` would produce at that position.
 A chunk's samples therefore depend only on the audit seed and the chunk's coordinates, never
 on which worker ran it or in what order, so results are bit-identical for any `jobs`.
+
+A mechanism that declares `per_sample_streams` (not vectorised: a fit, a synthesizer, a training
+per release; `mechanisms.base.uses_sample_streams`) draws every *sample* from its own generator
+instead, keyed (pair, side, phase, SAMPLE_STREAM, index) with `index` the sample's row in its
+split, when the caller gives the chunk's first row (`start`). Such a key has five words where a
+chunk key has four (numpy's spawn tree: a distinct SeedSequence child), so it never repeats a
+chunk stream, and the samples are the same for any chunk size: the runner may then size chunks
+by the measured cost of one sample (`runner.procedure.probe_chunk`) without changing a result.
+A caller that gives no `start` (the baselines' re-counts, probes) keeps the chunk stream.
 Certification chunks are reduced to an event count in the worker: memory stays O(chunk).
 `count_events_segmented` also returns the counts of the first few events on segments of the chunk's
 rows (where a prefix of the trajectory ends), a few small integers per chunk.
@@ -29,12 +38,20 @@ from numpy.typing import NDArray
 
 from dpaudit.engine.events import Event, EventShapeError, as_rows
 from dpaudit.engine.transport import in_process_note, ships
-from dpaudit.mechanisms.base import Mechanism, MechanismError, block_sizes, validate_output
+from dpaudit.mechanisms.base import (
+    Mechanism,
+    MechanismError,
+    block_sizes,
+    uses_sample_streams,
+    validate_output,
+)
 from dpaudit.neighbors.base import Dataset
 
 MAX_CHUNK = 1 << 18
 MIN_CHUNK = 1 << 10
 CHUNK_BYTES = 32 << 20
+SAMPLE_STREAM = 0xFFFF_FFFF
+"""The spawn-key word that marks a per-sample stream (module docstring); never a chunk index."""
 
 
 class Phase(enum.IntEnum):
@@ -50,6 +67,27 @@ class Side(enum.IntEnum):
 def chunk_rng(seed: int, key: tuple[int, ...]) -> np.random.Generator:
     """The generator of one chunk: a pure function of (seed, key)."""
     return np.random.default_rng(np.random.SeedSequence(seed, spawn_key=key))
+
+
+def sample_rng(seed: int, key: tuple[int, ...], index: int) -> np.random.Generator:
+    """The generator of sample `index` of the split whose chunks `key` names (its last word, the
+    chunk index, is replaced by SAMPLE_STREAM, index): a pure function of (seed, split, index)."""
+    return chunk_rng(seed, (*key[:-1], SAMPLE_STREAM, index))
+
+
+def _calls(
+    mechanism: Mechanism, size: int, seed: int, key: tuple[int, ...], start: int | None
+) -> Iterator[tuple[int, np.random.Generator]]:
+    """The `sample` calls that fill one chunk, (samples, generator) each, made one at a time (a
+    generator per sample would otherwise be held for the whole chunk). Per-sample streams when the
+    mechanism declares them and the chunk's first row is known, else the chunk's stream."""
+    if start is not None and size > 0 and uses_sample_streams(mechanism):
+        for i in range(size):
+            yield 1, sample_rng(seed, key, start + i)
+        return
+    rng = chunk_rng(seed, key)
+    for m in block_sizes(mechanism, size):
+        yield m, rng
 
 
 def chunk_sizes(total: int, chunk: int) -> list[int]:
@@ -225,16 +263,24 @@ def in_worker(
         _SESSION = None
 
 
-def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]) -> NDArray[Any]:
+def draw(
+    mechanism: Mechanism,
+    dataset: Dataset,
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    start: int | None = None,
+) -> NDArray[Any]:
     """Sample one chunk, turning any failure of the black box into a MechanismError; within an
-    `audit_session`, under its timeout and with every output's shape checked against the first."""
+    `audit_session`, under its timeout and with every output's shape checked against the first.
+    `start`: the chunk's first row in its split (per-sample streams; module docstring)."""
     session = _SESSION
     label = key_label(key)
     try:
-        rng = chunk_rng(seed, key)
-        blocks = block_sizes(mechanism, size)
         parts = []
-        for m in blocks:  # several blocks: a mechanism with wide working arrays, one generator
+        # several calls: a mechanism with wide working arrays (blocks of one generator), or one
+        # call per sample on its own generator (per-sample streams)
+        for m, rng in _calls(mechanism, size, seed, key, start):
             with _in_sample(session, label):
                 part = mechanism.sample(dataset, m, rng=rng)
             parts.append(
@@ -259,18 +305,28 @@ def draw(mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tupl
 
 
 def sample_rows(
-    mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]
+    mechanism: Mechanism,
+    dataset: Dataset,
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    start: int | None = None,
 ) -> NDArray[np.float64]:
-    return as_rows(draw(mechanism, dataset, size, seed, key))
+    return as_rows(draw(mechanism, dataset, size, seed, key, start))
 
 
 def try_sample_rows(
-    mechanism: Mechanism, dataset: Dataset, size: int, seed: int, key: tuple[int, ...]
+    mechanism: Mechanism,
+    dataset: Dataset,
+    size: int,
+    seed: int,
+    key: tuple[int, ...],
+    start: int | None = None,
 ) -> NDArray[np.float64] | str:
     """`sample_rows`, with a MechanismError returned as its one-line message instead of raised:
     a caller that skips a failing pair (the search's pilot) lets its other tasks finish."""
     try:
-        return sample_rows(mechanism, dataset, size, seed, key)
+        return sample_rows(mechanism, dataset, size, seed, key, start)
     except MechanismError as exc:  # (an AuditTimeout is no MechanismError: it ends the audit)
         return str(exc)
 
@@ -297,6 +353,7 @@ def count_events_segmented(
     key: tuple[int, ...],
     cuts: Sequence[int] = (),
     segmented: int = 1,
+    start: int | None = None,
 ) -> tuple[list[int], list[int]]:
     """`count_events` plus the counts of the first `segmented` events on the segments of the
     chunk's rows cut at `cuts` (increasing row offsets in (0, size)): [0, c₁), …, [c_r, size) of
@@ -308,8 +365,9 @@ def count_events_segmented(
     keeping any sample: the worker returns a few small integers per chunk. An event that does not
     apply to the chunk's width (`EventShapeError`: the mechanism's output shape on this dataset
     changed since selection, which the session's shape check misses in a worker that never saw
-    the dataset) is the mechanism's inconsistency: `OutputShapeError`, exit 2."""
-    out = draw(mechanism, dataset, size, seed, key)
+    the dataset) is the mechanism's inconsistency: `OutputShapeError`, exit 2. `start`: the
+    chunk's first row of the split (`draw`)."""
+    out = draw(mechanism, dataset, size, seed, key, start)
     try:
         indicators = [e.indicator(out) for e in events]
     except EventShapeError as exc:  # the outputs' width changed since the events were chosen

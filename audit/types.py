@@ -81,6 +81,10 @@ class AuditConfig:
     """Certify on a confidence sequence (`audit.sequential`) and stop as soon as a violation is
     certified or can no longer be reached at the cap: `num_samples` is then a cap. False: the
     fixed-n certification, identical to before the option existed."""
+    rounds_stream: int = 0
+    """Which independent seed stream a sequential audit's selection rounds draw from
+    (`runner_rounds`: keys (pair, side, phase, stream, round, chunk)); the default route's first
+    round draws stream 1, so the audits after it never redraw its samples."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -129,7 +133,7 @@ class EpsilonEstimate:
     q_total: int
     p_lower: float
     q_upper: float
-    failure_probability: float
+    bound_level: float
     infinite_witness: bool
     direction: str
     event: str
@@ -219,7 +223,7 @@ class AuditResult:
     epsilon_lower_bound: float
     delta_lower_bound: float
     failure_probability: float
-    per_test_failure_probability: float
+    test_level: float
     verdict: Verdict
     num_samples: int
     selection_samples: int

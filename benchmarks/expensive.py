@@ -103,7 +103,19 @@ def samples_spent(result: dict[str, Any]) -> int:
     `total_samples` (pilot, selection top-up, certification × certified pairs) with the
     certification replaced by the result's own (where a sequential audit stopped: the search
     records the cap it planned); otherwise (registered pairs, templates) selection plus
-    certification, times the pairs."""
+    certification, times the pairs; a sequential audit with selection in rounds, what its rounds
+    drew in all (`extra.sequential.drawn`, selection included), times the pairs; plus, when the
+    default route's first round (`extra.first_round`) did not decide, what it drew."""
+    first = result.get("extra", {}).get("first_round")
+    before = int(first["drawn"]) if isinstance(first, dict) and first["verdict"] != "violation_found" else 0
+    return before + _spent(result)
+
+
+def _spent(result: dict[str, Any]) -> int:
+    """`samples_spent` without the default route's first round."""
+    seq = result.get("extra", {}).get("sequential")
+    if isinstance(seq, dict) and "drawn" in seq:
+        return int(seq["drawn"]) * len(result["pairs"])
     cert = int(result["certification_samples"])
     search = result.get("extra", {}).get("search")
     if isinstance(search, dict) and "total_samples" in search:

@@ -83,7 +83,7 @@ GDP_PROBE_PHASE = 5
 def gdp_mu_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike) -> NDArray[np.float64]:
     """Vectorised Φ⁻¹(p_lo) − Φ⁻¹(q_hi); −inf where p_lo ≤ 0 or q_hi ≥ 1 (no evidence).
 
-    The runner's `objectives.GaussianMu` is the single implementation of this score."""
+    The runner's `objectives.GaussianMu` is the single implementation of this objective."""
     return GaussianMu().value(p_lo, q_hi)
 
 
@@ -146,7 +146,7 @@ def projected_gdp_mu(
             selection_total_q=selection_total_q,
             certify_total_p=certify_total_p,
             certify_total_q=certify_total_q,
-            failure_probability=failure_probability,
+            bound_level=failure_probability,
             pessimism=pessimism,
         )
     )
@@ -167,7 +167,7 @@ def choose_gdp_event(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
 ) -> GdpSelection:
     """Pick the (event, direction) with the highest projected certified μ_lb.
@@ -178,7 +178,7 @@ def choose_gdp_event(
         a,
         b,
         certify_total=certify_total,
-        failure_probability=failure_probability,
+        test_level=test_level,
         objective=GaussianMu(),
         distinguishers=distinguishers,
     )
@@ -211,7 +211,7 @@ class GdpResult:
     """GDP-route result: μ_lb (max over pairs) and the ε it implies at `delta`.
 
     All pairs' intervals hold simultaneously with probability ≥ 1 − failure_probability
-    (Bonferroni over pairs, per_test_failure_probability each). `assumption` labels what
+    (Bonferroni over pairs, test_level each). `assumption` labels what
     the figures refute.
     """
 
@@ -220,7 +220,7 @@ class GdpResult:
     delta: float
     epsilon_at_delta: float
     failure_probability: float
-    per_test_failure_probability: float
+    test_level: float
     num_samples: int
     selection_samples: int
     certification_samples: int
@@ -264,7 +264,7 @@ def gdp_selections(
     config: AuditConfig,
     *,
     chunk: int,
-    beta_t: float,
+    test_level: float,
     distinguishers: Sequence[Distinguisher] = DEFAULT_DISTINGUISHERS,
 ) -> list[GdpSelection]:
     """The GDP route's select stage: per pair, the event and direction with the highest projected
@@ -278,7 +278,7 @@ def gdp_selections(
                 a,
                 b,
                 certify_total=n_cert,
-                failure_probability=beta_t,
+                test_level=test_level,
                 distinguishers=distinguishers,
             )
         )
@@ -330,14 +330,14 @@ def gdp_estimate(
     counts: NDArray[np.int64],
     *,
     n_cert: int,
-    beta_t: float,
+    test_level: float,
     delta: float,
 ) -> GdpEstimate:
     """One pair's certified μ_lb from its event's (dataset, neighbour) counts: one-sided
     Clopper–Pearson bounds at β_t/2 each (union bound: both hold with probability ≥ 1 − β_t)."""
     kp, kq = (counts[0], counts[1]) if sel.dataset_is_p else (counts[1], counts[0])
-    p_lo = float(cp_lower(kp, n_cert, beta_t / 2))
-    q_hi = float(cp_upper(kq, n_cert, beta_t / 2))
+    p_lo = float(cp_lower(kp, n_cert, test_level / 2))
+    q_hi = float(cp_upper(kq, n_cert, test_level / 2))
     mu = gdp_mu_lower_bound(p_lo, q_hi)
     return GdpEstimate(
         mu_lower_bound=mu,
@@ -349,7 +349,7 @@ def gdp_estimate(
         q_total=n_cert,
         p_lower=p_lo,
         q_upper=q_hi,
-        failure_probability=beta_t,
+        failure_probability=test_level,
         direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
         event=sel.event.describe(),
         distinguisher=sel.distinguisher,
@@ -382,15 +382,15 @@ def gdp_audit(
     start = time.monotonic()
     report_delta = delta if delta is not None else (mechanism.claim.delta or 1e-5)
     n_sel, n_cert = config.split()
-    beta_t = config.failure_probability / len(pairs)
+    test_level = config.failure_probability / len(pairs)
     probe = sample_rows(mechanism, pairs[0].dataset, 2, config.seed, (0, 0, GDP_PROBE_PHASE, 0))
     chunk = config.chunk_size or auto_chunk_size(int(probe.shape[1]))
     selections = gdp_selections(
-        mechanism, pairs, config, chunk=chunk, beta_t=beta_t, distinguishers=distinguishers
+        mechanism, pairs, config, chunk=chunk, test_level=test_level, distinguishers=distinguishers
     )
     counts = gdp_counts(mechanism, pairs, selections, config, chunk=chunk)
     estimates = [
-        gdp_estimate(pair, sel, counts[i], n_cert=n_cert, beta_t=beta_t, delta=report_delta)
+        gdp_estimate(pair, sel, counts[i], n_cert=n_cert, test_level=test_level, delta=report_delta)
         for i, (pair, sel) in enumerate(zip(pairs, selections, strict=True))
     ]
     mu_best = max(e.mu_lower_bound for e in estimates)
@@ -400,7 +400,7 @@ def gdp_audit(
         delta=report_delta,
         epsilon_at_delta=gdp_epsilon(mu_best, delta=report_delta),
         failure_probability=config.failure_probability,
-        per_test_failure_probability=beta_t,
+        test_level=test_level,
         num_samples=config.num_samples,
         selection_samples=n_sel,
         certification_samples=n_cert,

@@ -1,42 +1,59 @@
-"""Published privacy bugs in DP libraries, each audited on its pinned version (issue 34, item 7).
+"""Published privacy bugs in DP libraries, each audited on its pinned versions (issues 34 and 44, item 7).
 
-    python benchmarks/known_bugs.py                      # every row, every version
-    python benchmarks/known_bugs.py --only diffprivlib_nb_blind --cache /tmp/kb
+    python benchmarks/known_bugs.py                      # every row at its small budget; writes README
+    python benchmarks/known_bugs.py --full               # every row at its full budget
+    python benchmarks/known_bugs.py --only diffprivlib_nb_blind --cache /tmp/kb   # prints only
 
 One row per module in `benchmarks/known_bugs_rows/` (see its `__init__`): the package, the issue
-or PR, the versions with their expected verdicts, the pip requirements, the budget. For each
+or PR, the versions with their expected verdicts, the pip requirements, the budgets. For each
 (package, version) an isolated virtual environment is made once under the cache folder (default
 `~/.cache/dpaudit/known-bugs/`), with the row's requirements and dpaudit's own dependencies, never
 in the environment running this script; dpaudit itself is this checkout, on `PYTHONPATH`. Each row
 is then audited there with
 
-    python -m dpaudit run known_bugs_rows.<row>:mechanism --json --seed 0 --num-samples N
+    python -m dpaudit run known_bugs_rows.<row>:mechanism --json --seed 0 --num-samples N [ARGS]
 
-and the script prints a Markdown table: package, version, issue, expected, verdict (labelled
+N and ARGS being the row's small budget (`FAST_NUM_SAMPLES`, `ARGS` + `FAST_ARGS`, e.g. a
+`--sequential` cap that stops once decided) by default, its `NUM_SAMPLES` and `ARGS` with `--full`.
+The script prints a Markdown table: package, version, issue, expected, verdict (labelled
 "(stated claim)" when the verdict claim is the library's statement, not a proved claim: the one
-verdict rule of `run` lets a lone stated claim decide), certified ε against the claim, samples
-per side, seconds, install seconds and disk. Needs only the standard library (it reads the rows'
-constants with `ast`), so it runs from a fresh clone.
+verdict rule of `run` lets a lone stated claim decide; an inconclusive audit is not flagged),
+certified ε against the claim (and a claimed curve's refuted point), the witness of a violation,
+samples per side drawn (and the `--num-samples` given), wall and CPU seconds, install seconds and
+disk of the version's venv; and, on a run of every row, writes it with the command, the date and the totals
+into benchmarks/README.md between `MARKERS` (a figure in the docs is never typed by hand).
+Needs only the standard library (it reads the rows' constants with `ast`), so it runs from a fresh
+clone. Exit 1 if a verdict is not the expected one.
 """
 
 from __future__ import annotations
 
 import argparse
 import ast
+import datetime
 import functools
 import json
 import os
+import resource
+import shlex
 import subprocess
 import sys
 import time
 import venv
+from dataclasses import dataclass
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
 ROWS = HERE / "known_bugs_rows"
 DEPS = ["numpy", "scipy", "statsmodels", "joblib", "jinja2", "dp-accounting"]
-VERDICTS = {"violation_found": "violation", "no_violation_found": "no violation"}
+VERDICTS = {
+    "violation_found": "violation",
+    "no_violation_found": "no violation",
+    "inconclusive": "no violation (inconclusive)",
+}
+"""The verdicts as the table says them: an inconclusive audit (no evidence of any loss) is not
+flagged (exit 0), so it meets an expected "no violation"."""
 
 
 def read_row(path: Path) -> dict[str, object]:
@@ -109,19 +126,40 @@ def rows_folder(cache: Path) -> Path:
     return home
 
 
-def audit(python: Path, row: dict[str, object], cache: Path) -> tuple[dict[str, object] | str, float]:
-    """Run the row's audit in its venv: the result JSON, or the error line; and the seconds."""
+def budget(row: dict[str, object], *, full: bool) -> tuple[int, list[str]]:
+    """Samples per side (a cap under `--sequential`) and extra `dpaudit run` arguments of the
+    row's run: `NUM_SAMPLES` and `ARGS` with `--full`, else `FAST_NUM_SAMPLES` (default
+    `NUM_SAMPLES`) and `ARGS` + `FAST_ARGS`."""
+    args = [str(a) for a in row.get("ARGS", [])]  # type: ignore[attr-defined]
+    if full:
+        return int(str(row["NUM_SAMPLES"])), args
+    fast = [str(a) for a in row.get("FAST_ARGS", [])]  # type: ignore[attr-defined]
+    return int(str(row.get("FAST_NUM_SAMPLES", row["NUM_SAMPLES"]))), [*args, *fast]
+
+
+def audit(
+    python: Path, row: dict[str, object], cache: Path, *, full: bool = False
+) -> tuple[dict[str, object] | str, float, float]:
+    """Run the row's audit in its venv: the result JSON, or the error line; the wall seconds and
+    the CPU seconds (user + system) of the audit's processes (load-independent on a busy machine)."""
+    num_samples, extra = budget(row, full=full)
     cmd = [str(python), "-m", "dpaudit", "run", f"known_bugs_rows.{row['ROW']}:mechanism", "--json"]
-    cmd += ["--seed", "0", "--num-samples", str(row["NUM_SAMPLES"]), *map(str, row.get("ARGS", []))]  # type: ignore[call-overload]
+    cmd += ["--seed", "0", "--num-samples", str(num_samples), *extra]
     home = rows_folder(cache)
     env = {**os.environ, "PYTHONPATH": f"{CHECKOUT}{os.pathsep}{home}", "DPAUDIT_PROGRESS": "0"}
-    start = time.perf_counter()
+    start, before = time.perf_counter(), children_cpu()
     done = subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=home)
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, children_cpu() - before
     if done.returncode in (0, 1):
-        return json.loads(done.stdout), seconds
+        return json.loads(done.stdout), seconds, cpu
     lines = [ln for ln in done.stderr.splitlines() if ln.strip()]
-    return f"exit {done.returncode}: {lines[-1] if lines else ''}", seconds
+    return f"exit {done.returncode}: {lines[-1] if lines else ''}", seconds, cpu
+
+
+def children_cpu() -> float:
+    """CPU seconds (user + system) of this process's waited-for children so far."""
+    used = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return used.ru_utime + used.ru_stime
 
 
 BLIND = "blind"
@@ -145,6 +183,48 @@ def tally(outcomes: list[tuple[dict[str, object], str]]) -> str:
     return "; ".join(f"{words[k]}: {ok} of {n} as expected" for k, (ok, n) in sorted(counts.items()))
 
 
+WITNESS_CHARS = 90
+"""A witness longer than this is cut (the full text is in the audit's own report)."""
+
+
+def witness(result: dict[str, object]) -> str:
+    """The violating pair with the highest bound, its event and counts; "—" without a violation."""
+    if result.get("verdict") != "violation_found":
+        return "—"
+    pairs = [p for p in result.get("pairs", []) if p.get("violation")]  # type: ignore[attr-defined]
+    if not pairs:
+        return "—"
+    best = max(pairs, key=lambda p: float(p["estimate"]["epsilon_lower_bound"]))
+    e = best["estimate"]
+    event = " ".join(str(e["event"]).split())
+    event = event if len(event) <= WITNESS_CHARS else event[: WITNESS_CHARS - 1] + "…"
+    counts = f"{e['p_count']:,}/{e['p_total']:,} vs {e['q_count']:,}/{e['q_total']:,}"
+    return f"{best['description']}: {event} ({counts})".replace("|", "\\|")
+
+
+def refuted_point(result: dict[str, object]) -> str:
+    """ "; ε(δ) = a vs b" for the refuted point of a claimed curve with the largest margin, where
+    the headline bound does not exceed the claim's ε (a curve refuted at another δ); else ""."""
+    claim = result.get("claim")
+    if not isinstance(claim, dict) or float(result["epsilon_lower_bound"]) > float(claim["epsilon"]):  # type: ignore[arg-type]
+        return ""
+    points = [
+        p for p in result.get("profile", []) if p.get("exceeds_claim") and p.get("objective") == "epsilon"
+    ]  # type: ignore[attr-defined]
+    if not points:
+        return ""
+    best = max(points, key=lambda p: float(p["value"]) - float(p["claimed"]))
+    return f"; ε(δ = {float(best['parameter']):g}) {float(best['value']):.2f} vs {float(best['claimed']):.2f}"
+
+
+def samples_drawn(result: dict[str, object]) -> int:
+    """Samples per side the audit drew (a sequential audit's where it stopped), as
+    `benchmarks/expensive.py` counts them."""
+    import expensive  # stdlib only, beside this file
+
+    return expensive.samples_spent(result)  # type: ignore[arg-type]
+
+
 def line(
     row: dict[str, object],
     version: str,
@@ -153,7 +233,14 @@ def line(
     secs: float,
     install: float,
     size: str,
+    *,
+    cap: int | None = None,
+    cpu: float | None = None,
 ) -> str:
+    """One Markdown row; `cap` the run's samples per side (default the row's `NUM_SAMPLES`), `cpu`
+    the audit's CPU seconds (shown beside the wall seconds)."""
+    cap = int(str(row["NUM_SAMPLES"])) if cap is None else cap
+    drawn, seen = "—", "—"
     if isinstance(result, str):
         verdict, bound = f"error ({result})", "—"
     else:
@@ -161,11 +248,14 @@ def line(
         claim = result["claim"]
         assert isinstance(claim, dict)
         bound = f"{float(result['epsilon_lower_bound']):.2f} vs {float(claim['epsilon']):.2f}"  # type: ignore[arg-type]
-        unexpected = verdict != expected
+        bound += refuted_point(result)
+        unexpected = verdict.split(" (")[0] != expected
         if claim.get("kind") == "stated":  # the one verdict rule: a lone stated claim decides, said so
             verdict += " (stated claim)"
         if unexpected:
             verdict += " (unexpected)"
+        seen = witness(result)
+        drawn = f"{samples_drawn(result):,}" if "certification_samples" in result else "—"
     cells = [
         str(row["PACKAGE"]),
         version,
@@ -175,42 +265,127 @@ def line(
         expected,
         verdict,
         bound,
-        f"{row['NUM_SAMPLES']:,}",
-        f"{secs:.0f}",
+        seen,
+        f"{drawn} ({cap:,})",
+        f"{secs:.0f}" if cpu is None else f"{secs:.0f} ({cpu:.0f})",
         f"{install:.0f}",
         size,
     ]
     return "| " + " | ".join(cells) + " |"
 
 
+HEADER = (
+    "| package | version | row | pairs | issue | expected | verdict | certified ε vs claim | witness "
+    "| samples/side drawn (--num-samples) | seconds (CPU) | install s | disk |\n"
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
+)
+README = HERE / "README.md"
+MARKERS = (
+    "<!-- known_bugs:begin (written by benchmarks/known_bugs.py) -->",
+    "<!-- known_bugs:end -->",
+)
+
+
+def write_between(path: Path, text: str, markers: tuple[str, str]) -> None:
+    """Replace what lies between the two markers in `path` by `text` (the markers stay); append
+    the markers and `text` at the end when the file has neither. One marker without the other,
+    or either twice, is an error (the file is left as it was)."""
+    begin, end = markers
+    old = path.read_text() if path.is_file() else ""
+    counts = old.count(begin), old.count(end)
+    if counts == (0, 0):
+        new = old.rstrip("\n") + ("\n\n" if old else "") + f"{begin}\n{text.strip()}\n{end}\n"
+    elif counts == (1, 1) and old.index(begin) < old.index(end):
+        head, rest = old.split(begin, 1)
+        _, tail = rest.split(end, 1)
+        new = f"{head}{begin}\n{text.strip()}\n{end}{tail}"
+    else:
+        raise ValueError(
+            f"{path}: expected the markers once each, in order (found {counts[0]} and {counts[1]})"
+        )
+    path.write_text(new)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Totals:
+    """What a whole run cost: audit seconds, one-time install seconds and disk of its venvs."""
+
+    audit_seconds: float
+    audit_cpu: float
+    install_seconds: float
+    disk_mib: float
+    venvs: int
+
+
+def block(
+    command: str, lines: list[str], tally_line: str, said: list[str], totals: Totals, *, full: bool
+) -> str:
+    """What goes between the markers: how the table was made, the table, the count, the notes."""
+    when = datetime.datetime.now(datetime.UTC)
+    head = (
+        f"Written by `{command}` on {when:%Y-%m-%d %H:%M} UTC ({'full' if full else 'small'} budgets, "
+        f"seed 0): {totals.audit_seconds:.0f} s of audits ({totals.audit_cpu:.0f} s of CPU); "
+        f"{totals.venvs} venvs, installed once in {totals.install_seconds:.0f} s in all (reused after), "
+        f"{totals.disk_mib:,.0f} MiB on disk."
+    )
+    return "\n".join([head, "", HEADER, *lines, "", tally_line, "", *said])
+
+
+def notes(found: list[dict[str, object]]) -> list[str]:
+    """The rows' `PAIRS` and `NOTE` constants, one bullet per row that has either."""
+    out = []
+    for row in found:
+        said = [str(row[k]) for k in ("PAIRS", "NOTE") if row.get(k)]
+        if said:
+            out.append(f"- `{row['ROW']}`: {'; '.join(said)}")
+    return out
+
+
+def mib(size: str) -> float:
+    return float(size.split()[0])
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument(
-        "--only", action="append", default=[], metavar="ROW", help="run this row only (repeatable)"
+        "--only", action="append", default=[], metavar="ROW", help="this row only (repeatable); prints only"
     )
     parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dpaudit" / "known-bugs")
+    parser.add_argument("--full", action="store_true", help="every row at its full budget (NUM_SAMPLES)")
+    parser.add_argument("--no-write", action="store_true", help="print the table only; leave README.md alone")
     args = parser.parse_args(argv)
     args.cache.mkdir(parents=True, exist_ok=True)
-    print(
-        "| package | version | row | pairs | issue | expected | verdict | certified ε vs claim "
-        "| samples/side | seconds | install s | disk |"
-    )
-    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    print(HEADER, flush=True)
     outcomes: list[tuple[dict[str, object], str]] = []
-    for row in rows(args.only):
+    audit_s, audit_cpu, venvs = 0.0, 0.0, {}
+    found = rows(args.only)
+    for row in found:
         for version, expected in dict(row["VERSIONS"]).items():  # type: ignore[call-overload]
             reqs = list(dict(row["REQUIREMENTS"])[version])  # type: ignore[call-overload]
             python, install = environment(args.cache, str(row["PACKAGE"]), version, reqs)
-            result, secs = audit(python, row, args.cache)
-            text = line(row, version, expected, result, secs, install, disk(python.parent.parent))
+            size = disk(python.parent.parent)
+            venvs[python] = (install, size)
+            result, secs, cpu = audit(python, row, args.cache, full=args.full)
+            audit_s, audit_cpu = audit_s + secs, audit_cpu + cpu
+            cap = budget(row, full=args.full)[0]
+            text = line(row, version, expected, result, secs, install, size, cap=cap, cpu=cpu)
             outcomes.append((row, text))
             print(text, flush=True)
-    print(f"\n{tally(outcomes)}")
-    for row in rows(args.only):
-        said = [str(row[k]) for k in ("PAIRS", "NOTE") if row.get(k)]
-        if said:
-            print(f"\n- `{row['ROW']}`: {'; '.join(said)}", end="")
-    print()
+    counted = tally(outcomes)
+    said = notes(found)
+    print(f"\n{counted}\n" + "\n".join(said))
+    totals = Totals(
+        audit_seconds=audit_s,
+        audit_cpu=audit_cpu,
+        install_seconds=sum(i for i, _ in venvs.values()),
+        disk_mib=sum(mib(s) for _, s in venvs.values()),
+        venvs=len(venvs),
+    )
+    if not args.only and not args.no_write:
+        given = argv if argv is not None else sys.argv[1:]
+        command = "python benchmarks/known_bugs.py" + "".join(f" {shlex.quote(a)}" for a in given)
+        lines = [t for _, t in outcomes]
+        write_between(README, block(command, lines, counted, said, totals, full=args.full), MARKERS)
     unexpected = sum("unexpected" in text or "error" in text for _, text in outcomes)
     return 1 if unexpected else 0
 

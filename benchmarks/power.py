@@ -6,7 +6,7 @@ For each correct learner and each buggy twin of the chosen families it prints:
 - `reg`: the exact ε (the mechanism's `exact_epsilon` oracle) of its worst registered pair;
 - `wb`: the best exact ε a white-box search finds over small pairs: the registered pairs, the
   worst-case template prefix of the mechanism's declared domain (`WorstCasePairs`) and local
-  moves around every pair scored so far, within `--search-seconds` (the count searched and the
+  moves around every pair ranked so far, within `--search-seconds` (the count searched and the
   count the oracle could evaluate are printed, so the budget is stated);
 - `cert`: the certified ε lower bound of `dpaudit run NAME` on its defaults (the default route,
   the registered default budget), and its exit code;
@@ -54,7 +54,7 @@ class PowerRow:
     claim: float
     registered_exact: float | None
     search_exact: float | None
-    search_scored: int
+    search_ranked: int
     search_tried: int
     search_best_pair: str
     search_best_data: str
@@ -99,15 +99,15 @@ def pair_text(pair: NeighborPair) -> str:
 def white_box_search(
     mech: Mechanism, registered: Sequence[NeighborPair], *, delta: float, seconds: float, seed: int = 0
 ) -> tuple[float | None, int, int, str, str]:
-    """(best exact ε, pairs tried, pairs the oracle scored, best pair's description, best pair's
+    """(best exact ε, pairs tried, pairs the oracle ranked, best pair's description, best pair's
     data) over the registered pairs, the template prefix and local moves around the best pairs
     so far, until `seconds` run out."""
     deadline = time.monotonic() + seconds
     rng = np.random.default_rng(seed)
-    scored: list[tuple[float, NeighborPair]] = []
+    ranked: list[tuple[float, NeighborPair]] = []
     tried = 0
 
-    def score(pairs: Iterable[NeighborPair]) -> bool:
+    def rank(pairs: Iterable[NeighborPair]) -> bool:
         nonlocal tried
         for pair in pairs:
             if time.monotonic() > deadline:
@@ -115,7 +115,7 @@ def white_box_search(
             tried += 1
             value = oracle(mech, pair, delta)
             if value is not None:
-                scored.append((value, pair))
+                ranked.append((value, pair))
         return True
 
     domain = getattr(mech, "domain", None)
@@ -123,16 +123,16 @@ def white_box_search(
     if domain is not None:
         gens = [WorstCasePairs(max_rows=DEFAULT_MAX_ROWS).pairs(domain, r) for r in _relations(mech)]
         templates = (p for g in gens for p in g)
-    if score(registered) and score(templates) and domain is not None:
-        while time.monotonic() < deadline and scored:
-            scored.sort(key=lambda vp: -vp[0])
-            moves = [m for _, p in scored[:4] for m in local_moves(p, domain, rng, count=4)]
-            if not moves or not score(moves):
+    if rank(registered) and rank(templates) and domain is not None:
+        while time.monotonic() < deadline and ranked:
+            ranked.sort(key=lambda vp: -vp[0])
+            moves = [m for _, p in ranked[:4] for m in local_moves(p, domain, rng, count=4)]
+            if not moves or not rank(moves):
                 break
-    if not scored:
+    if not ranked:
         return None, tried, 0, "", ""
-    value, pair = max(scored, key=lambda vp: vp[0])
-    return value, tried, len(scored), pair.description, pair_text(pair)
+    value, pair = max(ranked, key=lambda vp: vp[0])
+    return value, tried, len(ranked), pair.description, pair_text(pair)
 
 
 def certified_run(name: str, seed: int) -> tuple[float | None, int]:
@@ -176,7 +176,7 @@ def power_row(entry: RegistryEntry, *, seed: int, search_seconds: float) -> Powe
     claim = mech.claim
     registered = list(getattr(mech, "neighbor_pairs", lambda: ())())
     reg = [v for p in registered if (v := oracle(mech, p, claim.delta)) is not None]
-    best, tried, scored, best_pair, best_data = white_box_search(
+    best, tried, ranked, best_pair, best_data = white_box_search(
         mech, registered, delta=claim.delta, seconds=search_seconds
     )
     cert, code = certified_run(entry.name, seed)
@@ -192,7 +192,7 @@ def power_row(entry: RegistryEntry, *, seed: int, search_seconds: float) -> Powe
         claim=claim.epsilon,
         registered_exact=max(reg, default=None),
         search_exact=best,
-        search_scored=scored,
+        search_ranked=ranked,
         search_tried=tried,
         search_best_pair=best_pair,
         search_best_data=best_data,
@@ -233,7 +233,7 @@ def status(row: PowerRow) -> str:
 def format_row(row: PowerRow) -> str:
     return (
         f"{row.name:40s} {row.claim:6.3f} {_f(row.registered_exact):>7s} {_f(row.search_exact):>7s} "
-        f"{row.search_scored:>4d}/{row.search_tried:<5d} {_f(row.certified):>7s} "
+        f"{row.search_ranked:>4d}/{row.search_tried:<5d} {_f(row.certified):>7s} "
         f"{_ratio(row.certified, row.registered_exact):>6s} {_ratio(row.registered_exact, row.claim):>6s} "
         f"{_ratio(row.registered_exact, row.search_exact):>6s} {_f(row.utility):>6s} "
         f"{_f(row.utility_bound):>6s} {row.seconds:6.1f} {row.exit_code:>4d}  {status(row)}"

@@ -160,23 +160,8 @@ HEADER = (
 
 
 def write_between(path: Path, text: str, markers: tuple[str, str] = MARKERS) -> None:
-    """Replace what lies between the two markers in `path` by `text` (the markers stay); append
-    the markers and `text` at the end when the file has neither. One marker without the other,
-    or either twice, is an error (the file is left as it was)."""
-    begin, end = markers
-    old = path.read_text() if path.is_file() else ""
-    counts = old.count(begin), old.count(end)
-    if counts == (0, 0):
-        new = old.rstrip("\n") + ("\n\n" if old else "") + f"{begin}\n{text.strip()}\n{end}\n"
-    elif counts == (1, 1) and old.index(begin) < old.index(end):
-        head, rest = old.split(begin, 1)
-        _, tail = rest.split(end, 1)
-        new = f"{head}{begin}\n{text.strip()}\n{end}{tail}"
-    else:
-        raise ValueError(
-            f"{path}: expected the markers once each, in order (found {counts[0]} and {counts[1]})"
-        )
-    path.write_text(new)
+    """`known_bugs.write_between` with this script's markers by default."""
+    known_bugs.write_between(path, text, markers)
 
 
 def block(command: str, table: list[str], installs: list[str], *, budget: int, unexpected: int) -> str:

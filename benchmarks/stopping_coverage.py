@@ -15,13 +15,16 @@ time the bound is wrong) fails exactly then, so every stopping rule, the runner'
 violation stop with the claim at the exact ε is such a failure), fails at most that often.
 Beside it, `peeking` is the same looks at the fixed-n level β (no share): what stopping on
 plain Clopper–Pearson bounds would give. Failures are reported with their Clopper–Pearson 95%
-upper bound. `--runner N` adds N seeded `run_audit`s through the runner's own stopping rule on
-`randomized_response` (claim = exact ε = 1, the event chosen on a selection split): false
+upper bound. The "rounds" table does the same through the selection rounds of a sequential
+audit (`runner.round_levels`: every round's looks at the runner's own levels, fresh counts each
+round), beside the same rounds with the split dropped. `--runner N` adds N seeded `run_audit`s
+through the runner's own stopping rule and selection rounds on `randomized_response` and
+`laplace_sum` (claim = exact ε = 1, the events chosen on each round's selection sample): false
 violations out of N.
 
 **Samples to a decision** (`--decision`): registered pairs, `run_audit` with and without
-`AuditConfig.sequential` at the registered default budget, seeds 0..S−1: verdicts and the
-certification samples per side each spent.
+`AuditConfig.sequential` (selection in rounds) at the registered default budget, seeds 0..S−1:
+verdicts and the samples per side and pair each drew, selection included.
 
     python benchmarks/stopping_coverage.py [--audits 1000] [--cap 20000] [--runner 1000]
                                            [--decision 5 [--rows NAME …]]
@@ -38,7 +41,15 @@ import numpy as np
 
 from dpaudit.app.route import pairs_for
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.runner import LookSchedule, look_schedule, run_audit, sequence_bounds
+from dpaudit.engine.runner import (
+    LookSchedule,
+    look_schedule,
+    plan_audit,
+    round_levels,
+    round_schedule,
+    run_audit,
+    sequence_bounds,
+)
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.registry import resolve
 
@@ -49,6 +60,8 @@ ROWS: dict[str, tuple[float, float]] = {
     "laplace_tail": (0.5 * math.exp(-4.0), 0.5 * math.exp(-5.0)),
 }
 EXACT = 1.0
+RUNNER_ROWS = ("randomized_response", "laplace_sum")
+"""Registered rows whose claim is their exact ε (on their registered pairs) for `--runner`."""
 BETAS = (0.05, 0.5)
 DECISION_ROWS = (
     "laplace_sum_range_bug",
@@ -73,13 +86,55 @@ def failures(row: str, *, beta: float, cap: int, audits: int, seed: int) -> tupl
     seq_bad = np.zeros(audits, dtype=bool)
     peek_bad = np.zeros(audits, dtype=bool)
     for j, n in enumerate(s.looks):
-        p_lo, q_hi = sequence_bounds(kp[:, j], kq[:, j], schedule=s, j=j, beta=beta)
+        p_lo, q_hi = sequence_bounds(kp[:, j], kq[:, j], schedule=s, j=j, test_level=beta)
         seq_bad |= epsilon_from_bounds(p_lo, q_hi, delta=0.0) > EXACT
         naive = epsilon_from_bounds(
             cp_lower(kp[:, j], n, beta / 2), cp_upper(kq[:, j], n, beta / 2), delta=0.0
         )
         peek_bad |= naive > EXACT
     return int(seq_bad.sum()), int(peek_bad.sum())
+
+
+def levels_of(cap: int, beta: float, *, split: bool = True) -> list[tuple[LookSchedule, list[float]]]:
+    """Each round's look schedule and each look's level, from the runner's own
+    `runner.round_levels` on a one-test plan at the cap; `split=False` drops the split (every look
+    at β): the ablation."""
+    mechanism, _ = resolve("randomized_response", {})
+    config = AuditConfig(num_samples=cap, failure_probability=beta, sequential=True)
+    out = round_levels(plan_audit(mechanism, pairs_for(mechanism), config), cap)
+    return out if split else [(s, [beta] * len(levels)) for s, levels in out]
+
+
+def round_failures(row: str, *, beta: float, cap: int, audits: int, seed: int, split: bool = True) -> int:
+    """Audits (of `audits`) in which ANY look of ANY round certifies ε above the exact one, each
+    round on fresh binomial counts of the row's event at the runner's levels (`levels_of`):
+    the worst stopping rule over rounds and looks fails exactly then."""
+    p, q = ROWS[row]
+    rng = np.random.default_rng([seed, int(beta * 1000), list(ROWS).index(row), 7])
+    bad = np.zeros(audits, dtype=bool)
+    for schedule, levels in levels_of(cap, beta, split=split):
+        kp, kq = look_counts(p, schedule, audits, rng), look_counts(q, schedule, audits, rng)
+        for j, n in enumerate(schedule.looks):
+            half = levels[j] / 2
+            eps = epsilon_from_bounds(cp_lower(kp[:, j], n, half), cp_upper(kq[:, j], n, half), delta=0.0)
+            bad |= eps > EXACT
+    return int(bad.sum())
+
+
+def rounds_coverage(audits: int, cap: int, seed: int) -> None:
+    rounds = round_schedule(cap)
+    print(
+        f"\nrounds: {audits} audits per row and β, cap {cap:,} per side, {len(rounds)} rounds "
+        f"(selection, certification: {[(r.selection, r.certification) for r in rounds]})"
+    )
+    print("| row | β | failures (the runner's split) | CP 95% upper | without the split (each look at β) |")
+    print("|---|---|---|---|---|")
+    for row in ROWS:
+        for beta in BETAS:
+            bad = round_failures(row, beta=beta, cap=cap, audits=audits, seed=seed)
+            drop = round_failures(row, beta=beta, cap=cap, audits=audits, seed=seed, split=False)
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(f"| {row} | {beta} | {bad}/{audits} | {upper:.3f} | {drop}/{audits} |")
 
 
 def coverage(audits: int, cap: int, seed: int) -> None:
@@ -93,28 +148,36 @@ def coverage(audits: int, cap: int, seed: int) -> None:
             print(f"| {row} | {beta} | {bad}/{audits} | {upper:.3f} | {peek}/{audits} |")
 
 
-def runner_coverage(audits: int, num_samples: int) -> None:
-    mechanism, _ = resolve("randomized_response", {})
-    pairs = pairs_for(mechanism)
-    print(f"\nrunner: randomized_response (claim = exact ε = 1), {audits} seeds, --num-samples {num_samples}")
-    print("| β | false violations | CP 95% upper | stopped early (futility) |")
-    print("|---|---|---|---|")
-    for beta in BETAS:
-        bad = early = 0
-        for seed in range(audits):
-            config = AuditConfig(
-                num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True
+def runner_coverage(audits: int, num_samples: int, rows: tuple[str, ...] = RUNNER_ROWS) -> None:
+    """Seeded `run_audit`s through the runner's own stopping rule (with `--sequential`, the
+    selection rounds of `runner_rounds`) on registered rows whose claim is their exact ε."""
+    for name in rows:
+        mechanism, _ = resolve(name, {})
+        pairs = pairs_for(mechanism)
+        print(f"\nrunner: {name} (claim = exact ε = 1), {audits} seeds, --num-samples {num_samples}, rounds")
+        print("| β | false violations | CP 95% upper | rounds drawn (mean) | samples drawn per side (mean) |")
+        print("|---|---|---|---|---|")
+        for beta in BETAS:
+            bad, rounds, drawn = 0, [], []
+            for seed in range(audits):
+                config = AuditConfig(
+                    num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True
+                )
+                r = run_audit(mechanism, pairs, config, show_progress=False)
+                bad += r.violation
+                seq = r.extra["sequential"]
+                assert isinstance(seq, dict)
+                rounds.append(len(seq["rounds"]))
+                drawn.append(int(seq["drawn"]))
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(
+                f"| {beta} | {bad}/{audits} | {upper:.3f} | {np.mean(rounds):.2f} | {np.mean(drawn):,.0f} |"
             )
-            r = run_audit(mechanism, pairs, config, show_progress=False)
-            bad += r.violation
-            seq = r.extra["sequential"]
-            early += isinstance(seq, dict) and seq["stopped_at"] < seq["cap"]
-        print(f"| {beta} | {bad}/{audits} | {float(cp_upper(bad, audits, 0.05)):.3f} | {early}/{audits} |")
 
 
 def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
     print(f"\nsamples to a decision: registered pairs, default budgets, seeds 0–{seeds - 1}")
-    print("| mechanism | route | verdicts | certification samples per side (median, range) | mean ε bound |")
+    print("| mechanism | route | verdicts | samples drawn per side and pair (median, range) | mean ε bound |")
     print("|---|---|---|---|---|")
     for name in rows:
         mechanism, entry = resolve(name, {})
@@ -126,7 +189,11 @@ def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
                 config = AuditConfig(num_samples=n, seed=seed, sequential=sequential)
                 r = run_audit(mechanism, pairs, config, show_progress=False)
                 verdicts.append("V" if r.violation else "-")
-                spent.append(r.certification_samples)
+                seq = r.extra.get("sequential")
+                drawn = seq.get("drawn") if isinstance(seq, dict) else None
+                spent.append(
+                    int(drawn) if drawn is not None else r.selection_samples + r.certification_samples
+                )
                 eps.append(r.epsilon_lower_bound)
             route = "sequential" if sequential else f"fixed n = {n:,}"
             print(
@@ -151,6 +218,7 @@ def main() -> None:
     args = ap.parse_args()
     start = time.process_time()
     coverage(args.audits, args.cap, args.seed)
+    rounds_coverage(args.audits, args.cap, args.seed)
     if args.runner:
         runner_coverage(args.runner, args.runner_samples)
     if args.decision:

@@ -10,7 +10,7 @@ Prints:
    μ-GDP claims only. Issue targets: direct ≥ 2.9, GDP route ≥ 4.2.
 2. Learned vs single-coordinate thresholds at the same budget on synthetic vector mechanisms
    with a white-box ε: a mean shift spread over d = 20 coordinates (Gaussian, μ = 2) and a
-   scale change in d = 10 coordinates (where only the squared-feature score sees anything).
+   scale change in d = 10 coordinates (where only the squared-feature statistic sees anything).
 3. The same comparison on the registered vector-output learners: HS-StL transcripts
    (`mechanisms.boosting`, 8 coordinates) and DP-Winnow's w̃ sequence (`mechanisms.decision_lists`),
    when those packages are present. Issue target: learned ≥ 1.5× the best single coordinate on a
@@ -330,7 +330,7 @@ def cost_section(seed: int) -> None:
                     a,
                     b,
                     certify_total=n_cert,
-                    failure_probability=beta,
+                    test_level=beta,
                     objectives=objectives,
                     distinguishers=dists,
                 )

@@ -245,7 +245,11 @@ class Mechanism(Protocol):
     oracle used by tests and benchmarks, never by the audit itself), `max_block` (the most
     samples per `sample` call: a mechanism whose working arrays are much wider than its output
     sets it, and the harness then fills a chunk with successive calls on the chunk's generator,
-    so peak memory follows the block, not the chunk; see `block_sizes`).
+    so peak memory follows the block, not the chunk; see `block_sizes`), `per_sample_streams`
+    (True for a mechanism that is not vectorised, one release per call at a real cost: a fit, a
+    synthesizer, a training; the harness then draws every sample from its own seed stream, so its
+    results do not depend on how the samples are cut into chunks, and cuts them by the measured
+    cost of one sample; see `uses_sample_streams` and `engine/sampling.py`).
     """
 
     @property
@@ -297,6 +301,12 @@ def block_sizes(mechanism: Mechanism, num_samples: int) -> list[int]:
         raise MechanismError(f"mechanism {mechanism.name!r} declares max_block = {block}: must be ≥ 1")
     full, rest = divmod(num_samples, int(block))
     return [int(block)] * full + ([rest] if rest else [])
+
+
+def uses_sample_streams(mechanism: object) -> bool:
+    """Whether `mechanism` declares `per_sample_streams = True` (`Mechanism`'s optional extras).
+    Absent means False: a vectorised mechanism keeps one stream per chunk, as before."""
+    return getattr(mechanism, "per_sample_streams", False) is True
 
 
 def claims_of(mechanism: Any) -> tuple[PrivacyClaim, ...]:
@@ -403,7 +413,10 @@ class CallableMechanism:
     values]); only with `fn` (a raise must be attributable to one release). `no_answer=True`
     declares that a release of None (or with a NaN) is an answer of its own, coded −1 in the same
     rows. The first message of each such outcome per dataset is kept in `outcome_log`, for the
-    witness text only.
+    witness text only. `per_sample_streams=True` (with `fn` only) declares an expensive function
+    (a fit per call): the audit then draws each sample from its own stream and sizes its chunks
+    by the measured cost of one sample (`Mechanism`); the adapters that fit once per release
+    (`from_estimator`, `from_synthesizer`, `from_release`) set it.
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -423,6 +436,7 @@ class CallableMechanism:
     exceptions: tuple[type[BaseException], ...] = ()
     payload_width: int = DEFAULT_PAYLOAD_WIDTH
     no_answer: bool = False
+    per_sample_streams: bool = False
     outcome_log: OutcomeLog = field(default_factory=OutcomeLog, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -431,6 +445,8 @@ class CallableMechanism:
         check_exceptions(self.exceptions, self.payload_width)
         if (self.exceptions or self.no_answer) and self.fn is None:
             raise ValueError("exceptions and no_answer need fn (one release per call), not batch_fn")
+        if self.per_sample_streams and self.fn is None:
+            raise ValueError("per_sample_streams needs fn (one release per call), not batch_fn")
         if self.chunk_size is not None and self.chunk_size < 1:
             raise ValueError("chunk_size must be ≥ 1")
 
@@ -527,12 +543,14 @@ def from_callable(
     exceptions: Sequence[type[BaseException]] = (),
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
     no_answer: bool = False,
+    per_sample_streams: bool = False,
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
     `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers.
     `exceptions=(ValueError,)` makes a raise of those types an output of its own (a category
     certified like any event) instead of a failure (exit 2), and `no_answer=True` does the same for a
-    release of None or NaN; see `mechanisms/outcomes.py`."""
+    release of None or NaN; see `mechanisms/outcomes.py`. `per_sample_streams=True` declares an
+    expensive `fn` (`CallableMechanism`)."""
     return CallableMechanism(
         fn=fn,
         name=name,
@@ -551,4 +569,5 @@ def from_callable(
         exceptions=tuple(exceptions),
         payload_width=payload_width,
         no_answer=no_answer,
+        per_sample_streams=per_sample_streams,
     )

@@ -2,6 +2,7 @@
 
 from dpaudit.neighbors.base import (
     Dataset,
+    DesignAxis,
     Domain,
     NeighborGenerator,
     NeighborPair,
@@ -15,6 +16,7 @@ from dpaudit.neighbors.records import RecordKind, RecordSpace
 
 __all__ = [
     "Dataset",
+    "DesignAxis",
     "Domain",
     "NeighborGenerator",
     "NeighborPair",

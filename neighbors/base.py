@@ -228,6 +228,27 @@ class Subsampling:
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class DesignAxis:
+    """Where the space-filling design of the count sweeps places one feature (issue 44,
+    `neighbors.sweep_locations.design_points`): over [`low`, `high`] (a numeric column's declared
+    bounds, inside a record range that reaches beyond them so the extremes test the clipping), or,
+    when `levels` are given, at each of those values in turn (a categorical column's codes, a
+    special-value code), every level at an equal share of the points."""
+
+    low: float = 0.0
+    high: float = 1.0
+    levels: tuple[float, ...] = ()
+
+    def __post_init__(self) -> None:
+        levels = tuple(float(v) for v in self.levels)
+        object.__setattr__(self, "levels", levels)
+        if not (np.isfinite(self.low) and np.isfinite(self.high) and self.low <= self.high):
+            raise ValueError("a design axis needs finite low ≤ high")
+        if not all(np.isfinite(levels)) or len(set(levels)) != len(levels):
+            raise ValueError("a design axis's levels must be distinct finite values")
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Domain:
     """What datasets a mechanism accepts: feature box, label set, sizes, streams.
 
@@ -255,6 +276,10 @@ class Domain:
     """A finite grid the mechanism chooses from (thresholds, quantile candidates, hypotheses
     indexed by a feature value): its boundary points are where the grid template family puts
     records (`neighbors.record_templates`)."""
+    design: tuple[DesignAxis, ...] | None = None
+    """Per feature, where the count sweeps' space-filling design puts it (`DesignAxis`: a declared
+    range inside the box, or levels enumerated); None: the whole box (a `TabularSpace` declares
+    its columns' bounds, category codes and special codes)."""
 
     @staticmethod
     def over(records: RecordSpace, **kwargs: object) -> Domain:
@@ -282,6 +307,8 @@ class Domain:
             raise ValueError("max_size must be ≥ min_size")
         if self.private_rows is not None and not 0 <= self.private_rows[0] < self.private_rows[1]:
             raise ValueError("private_rows must be (start, stop) with 0 ≤ start < stop")
+        if self.design is not None and len(self.design) != self.num_features:
+            raise ValueError(f"design has {len(self.design)} axes for {self.num_features} features")
 
     @property
     def integer_valued(self) -> bool:

@@ -23,9 +23,13 @@ domain's sizes (`Domain.min_size` pads with the opposite record, `Domain.max_siz
 For a box the k copies of r also carry the mass k·r, so the same pairs are the sums crossing each
 value of the grid: no separate family is needed for "release only when Σx ≥ s". Pairs are
 yielded in priority order (the counting changes of the first two targets for k ≤ `DENSE_UP_TO`,
-then the counting changes at the other locations of `neighbors.sweep_locations` — mixed corners,
-the centre, categories, labels, interior quartiles of each feature — for k ≤ `DENSE_UP_TO`, tagged
-"anywhere", then those at the points of a scrambled Sobol design over the box (issue 44,
+each k ≤ `DESIGN_EARLY` followed, for a domain that declares its columns (`Domain.design`: a
+`TabularSpace`), by those at every category, special value and label on a typical record for the
+same k, k by k, tagged "anywhere" and "level" (`neighbors.sweep_locations.level_locations`; then
+the same for the larger k ≤ `DENSE_UP_TO`), then the counting changes at the other locations of
+`neighbors.sweep_locations` — mixed corners, the centre, categories, labels, interior quartiles of
+each feature — for k ≤ `DENSE_UP_TO`, tagged "anywhere", then those at the points of a scrambled
+Sobol design over the box (issue 44,
 `neighbors.sweep_locations.design_locations`, when a design is passed) for k ≤ `DESIGN_EARLY`,
 then the first two targets' counts above `DENSE_UP_TO`, then the design's counts up to
 `DESIGN_MAX_COUNT`, tagged "anywhere" and "design", then the first two targets' mass and size
@@ -46,7 +50,13 @@ from dpaudit.neighbors.admissible import admitted_pairs
 from dpaudit.neighbors.base import Domain, NeighborPair, Relation
 from dpaudit.neighbors.building import emit_pair, farthest_records
 from dpaudit.neighbors.space import F64, Space, fmt_value
-from dpaudit.neighbors.sweep_locations import LOCATIONS, Unit, design_locations, sweep_locations
+from dpaudit.neighbors.sweep_locations import (
+    LOCATIONS,
+    Unit,
+    design_locations,
+    level_locations,
+    sweep_locations,
+)
 
 __all__ = ["DEFAULT_MAX_COUNT", "DENSE_UP_TO", "DESIGN_MAX_COUNT", "CountSweeps", "count_grid"]
 
@@ -122,7 +132,11 @@ class CountSweeps:
         # the first two targets' larger k, the design's larger k, then the first two targets'
         # other changes (mass, size), then every change of the other targets
         dense = tuple(k for k in grid if k <= DENSE_UP_TO)
-        yield from self._counting(space, relation, dense, targets[:2])
+        skip = [t[1] for t in targets[:2]]
+        for ks in ((k for k in dense if k <= DESIGN_EARLY), (k for k in dense if k > DESIGN_EARLY)):
+            counts = tuple(ks)
+            yield from self._counting(space, relation, counts, targets[:2])
+            yield from self._levels(space, relation, skip, counts)
         yield from self._anywhere(space, relation, [t[1] for t in targets[:2]])
         places = design_locations(space, self.design)
         yield from self._counting(space, relation, tuple(k for k in grid if k > DENSE_UP_TO), targets[:2])
@@ -157,6 +171,18 @@ class CountSweeps:
         for _, r, o in sweep_locations(space, skip)[: self.locations]:
             for pair in self._counting(space, relation, grid, [(words(space, r), r, words(space, o), o)]):
                 yield replace(pair, tags=(*pair.tags, "anywhere")) if pair is not None else None
+
+    def _levels(
+        self, space: Space, relation: Relation, skip: list[F64], grid: tuple[int, ...]
+    ) -> Iterator[NeighborPair | None]:
+        """The counting changes at every declared level and label (`level_locations`) for k in
+        `grid`, k by k (a small budget's prefix covers every category at the small counts first),
+        tagged "anywhere" and "level"."""
+        places = level_locations(space, skip)
+        for k in grid:
+            for _, r, o in places:
+                for pair in self._counting(space, relation, (k,), [(words(space, r), r, words(space, o), o)]):
+                    yield replace(pair, tags=(*pair.tags, "anywhere", "level")) if pair is not None else None
 
     def _design(
         self, space: Space, relation: Relation, places: list[tuple[str, F64, F64]], counts: range

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from dpaudit.neighbors.base import Dataset, DesignAxis, Domain, NeighborPair, Relation
 
 __all__ = ["CategoricalColumn", "NumericColumn", "TabularSpace", "tabular_pairs"]
 
@@ -187,7 +187,8 @@ class TabularSpace:
         return np.array(lo), np.array(hi)
 
     def domain(self, *, min_size: int = 1, max_size: int | None = None) -> Domain:
-        """The box domain the search builds datasets in (labels: the label column's codes)."""
+        """The box domain the search builds datasets in (labels: the label column's codes), with
+        each column's `DesignAxis` (`design_axes`)."""
         lo, hi = self.box()
         labels = tuple(float(j) for j in range(self.label.top_code + 1)) if self.label else None
         return Domain(
@@ -197,7 +198,25 @@ class TabularSpace:
             labels=labels,
             min_size=min_size,
             max_size=max_size,
+            design=self.design_axes(),
         )
+
+    def design_axes(self) -> tuple[DesignAxis, ...]:
+        """Where the sweeps' space-filling design puts each feature (issue 44): a numeric column
+        over its declared [low, high] (its record range reaches `reach` widths beyond, which the
+        box's corners test; a design over that range would put almost no point inside the
+        bounds), a categorical column at every code (each category, and `unseen`), a special
+        code at every code (the number, then each declared special)."""
+        out = []
+        for c, special in self.features():
+            if special:
+                assert isinstance(c, NumericColumn)
+                out.append(DesignAxis(levels=tuple(range(len(c.specials) + 1))))
+            elif isinstance(c, NumericColumn):
+                out.append(DesignAxis(low=c.low, high=c.high))
+            else:
+                out.append(DesignAxis(levels=tuple(range(c.top_code + 1))))
+        return tuple(out)
 
     def decode(self, dataset: Dataset) -> dict[str, NDArray[Any]]:
         """The table as named columns (numeric as float64, categorical as declared values)."""

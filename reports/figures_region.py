@@ -105,7 +105,7 @@ def _label_centre(at: Point, side: tuple[int, int], width: float) -> Point:
     return at[0] + side[0] * (0.012 + width / 2), at[1] + side[1] * 0.03
 
 
-def _label_score(at: Point, side: tuple[int, int], width: float, others: Sequence[Point]) -> float:
+def _label_fit(at: Point, side: tuple[int, int], width: float, others: Sequence[Point]) -> float:
     """Higher is better: far (up to 0.1 axes fraction) from other markers and labels, inside the axes."""
     cx, cy = _label_centre(at, side, width)
     inside = width / 2 <= cx <= 1 - width / 2 and 0.02 <= cy <= 0.98
@@ -128,7 +128,7 @@ def label_pairs(
         text = ranges([pairs[i].index + 1 for i in group])
         width = 0.012 * len(text) + 0.01  # label extent in axes fraction, roughly
         others = [f for i, f in enumerate(fracs) if i not in group] + placed
-        dx, dy = max(_SIDES, key=lambda d: _label_score(fracs[anchor], d, width, others))
+        dx, dy = max(_SIDES, key=lambda d: _label_fit(fracs[anchor], d, width, others))
         placed.append(_label_centre(fracs[anchor], (dx, dy), width))
         ax.annotate(
             text,

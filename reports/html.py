@@ -182,7 +182,7 @@ def _verdict_facts(r: AuditResult) -> list[tuple[str, str]]:
         (
             "Confidence",
             f"all bounds hold simultaneously with probability ≥ {1 - r.failure_probability:g} "
-            f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
+            f"(per-test failure probability {fmt(r.test_level)})",
         ),
         ("Largest certifiable ε at this budget", fmt(r.epsilon_ceiling)),
     ]
@@ -416,7 +416,7 @@ def _reproduce_facts(r: AuditResult) -> list[tuple[str, str]]:
             f"{r.certification_samples:,} certification)",
         ),
         ("Failure probability", f"{r.failure_probability:g} (total, Bonferroni-split)"),
-        ("Per-test failure probability", fmt(r.per_test_failure_probability)),
+        ("Per-test failure probability", fmt(r.test_level)),
         ("dpaudit version", r.package_version),
         ("Elapsed", f"{r.elapsed_seconds:.1f} s"),
     ]

@@ -303,7 +303,7 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         f"the claimed ε: {fmt(r.delta_lower_bound)}",
         *([f"- {wb}"] if (wb := white_box_words(r)) else []),
         f"- Confidence: every bound holds simultaneously with probability ≥ {1 - r.failure_probability:g} "
-        f"(per-test failure probability {fmt(r.per_test_failure_probability)})",
+        f"(per-test failure probability {fmt(r.test_level)})",
         f"- Samples per side and pair: {r.num_samples:,} ({r.selection_samples:,} selection + "
         f"{r.certification_samples:,} certification); largest certifiable ε at this budget: "
         f"{fmt(r.epsilon_ceiling)}",
@@ -377,14 +377,14 @@ def _search_lines(r: AuditResult) -> list[str]:
         f"<summary>{len(record.candidates)} candidate pair(s) ranked, "
         f"{sum(c.certified for c in record.candidates)} certified</summary>",
         "",
-        "| rank | pair | relation | source | pilot samples | pilot score | pilot ε | certified |",
+        "| # | pair | relation | source | pilot samples | pilot rank | pilot ε | certified |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for c in shown:
         lines.append(
-            f"| {c.rank} | {_cell(c.description)} | {c.relation} | {_cell(c.source, 20)} | "
+            f"| {c.position} | {_cell(c.description)} | {c.relation} | {_cell(c.source, 20)} | "
             f"{'?' if c.pilot_samples is None else f'{c.pilot_samples:,}'} | "
-            f"{'?' if c.score is None else fmt(c.score)} | "
+            f"{'?' if c.rank is None else fmt(c.rank)} | "
             f"{'?' if c.pilot_epsilon is None else fmt(c.pilot_epsilon)} | "
             f"{'**certified**' if c.certified else '-'} |"
         )

@@ -1,8 +1,8 @@
 """The versioned result JSON (docs/DESIGN.md, "CLI and JSON contract").
 
 `to_json_dict(result)` (the writer, in the engine's `jsonnum` so that `AuditResult.to_json()`
-needs no report module) and `from_json_dict(data)` round-trip an `AuditResult`. Fields are only
-ever added, never renamed or removed; `SCHEMA_VERSION` increases when fields are added.
+needs no report module) and `from_json_dict(data)` round-trip an `AuditResult`. Fields are added,
+and renamed only with a new `SCHEMA_VERSION`; the reader keeps reading the old keys (`RENAMED`).
 Non-finite floats are written as the strings "inf" / "-inf" so the file is strict JSON.
 """
 
@@ -54,6 +54,21 @@ REQUIRED_KEYS = (
 )
 
 
+RENAMED = {  # legacy keys, schema ≤ 3 (jsonnum.SCHEMA_VERSION's note): old key -> current key
+    "per_test_failure_probability": "test_level",  # legacy: of the result (β_t)
+}
+RENAMED_IN_ESTIMATE = {"failure_probability": "bound_level"}  # legacy: of each estimate (β_t/k)
+
+
+def current_keys(d: dict[str, Any], renamed: dict[str, str]) -> dict[str, Any]:
+    """`d` with the keys an older schema used under their current names (a current key wins)."""
+    out = dict(d)
+    for old, new in renamed.items():
+        if old in out and new not in out:
+            out[new] = out.pop(old)
+    return out
+
+
 class SchemaError(ValueError):
     """A result file that is not a dpaudit result (one-line message)."""
 
@@ -71,6 +86,7 @@ def claim_from_dict(d: dict[str, Any]) -> PrivacyClaim:
 
 
 def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
+    d = current_keys(d, RENAMED_IN_ESTIMATE)
     return EpsilonEstimate(
         epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
         delta_lower_bound=parse_number(d["delta_lower_bound"]),
@@ -80,7 +96,7 @@ def _estimate_from_dict(d: dict[str, Any]) -> EpsilonEstimate:
         q_total=int(d["q_total"]),
         p_lower=parse_number(d["p_lower"]),
         q_upper=parse_number(d["q_upper"]),
-        failure_probability=parse_number(d["failure_probability"]),
+        bound_level=parse_number(d["bound_level"]),
         infinite_witness=bool(d["infinite_witness"]),
         direction=d["direction"],
         event=d["event"],
@@ -112,6 +128,7 @@ def _optional_number(value: Any) -> float | None:
 
 
 def from_json_dict(d: dict[str, Any]) -> AuditResult:
+    d = current_keys(d, RENAMED)
     missing = [k for k in REQUIRED_KEYS if k not in d]
     if missing:
         raise SchemaError(f"not a dpaudit result: missing {', '.join(missing)}")
@@ -136,9 +153,7 @@ def from_json_dict(d: dict[str, Any]) -> AuditResult:
             epsilon_lower_bound=parse_number(d["epsilon_lower_bound"]),
             delta_lower_bound=parse_number(d["delta_lower_bound"]),
             failure_probability=parse_number(d["failure_probability"]),
-            per_test_failure_probability=parse_number(
-                d.get("per_test_failure_probability", d["failure_probability"])
-            ),
+            test_level=parse_number(d.get("test_level", d["failure_probability"])),
             verdict=Verdict(d["verdict"]),
             num_samples=int(d["num_samples"]),
             selection_samples=int(d.get("selection_samples", 0)),

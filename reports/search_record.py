@@ -1,7 +1,7 @@
 """The worst-case pair search behind a result, parsed for the reports (`extra["search"]`, written
 by `audit.search`). Renders nothing by itself; computes nothing.
 
-- `search_record(result)`: every pair tried with its source, pilot score, pilot estimate and
+- `search_record(result)`: every pair tried with its source, pilot rank, pilot estimate and
   pilot samples, the certified ones marked; None for a result of the registered route.
 - `search_shown(record)`: the top `SEARCH_TOP` of them (plus any certified one further down) and
   a count of the rest, as the Markdown and HTML pages show them.
@@ -22,11 +22,11 @@ SEARCH_TOP = 20
 class SearchCandidate(NamedTuple):
     """One pair a search tried, as recorded (pilot figures: ranking only, not certified)."""
 
-    rank: int
+    position: int
     description: str
     relation: str
     source: str
-    score: float | None
+    rank: float | None
     pilot_epsilon: float | None
     pilot_samples: int | None
     certified: bool
@@ -73,11 +73,11 @@ def search_record(r: AuditResult) -> SearchRecord | None:
         desc = str(c.get("description", "?"))
         cands.append(
             SearchCandidate(
-                rank=i + 1,
+                position=i + 1,
                 description=desc,
                 relation=str(c.get("relation", "?")),
                 source=str(c.get("source", "?")),
-                score=_num(c.get("score")),
+                rank=_num(c.get("rank", c.get("score"))),  # legacy key "score" (before issue 43)
                 pilot_epsilon=_num(c.get("pilot_epsilon_lower_bound")),
                 pilot_samples=_int(c.get("pilot_samples")),
                 certified=desc in certified,
@@ -100,7 +100,7 @@ def search_record(r: AuditResult) -> SearchRecord | None:
 def search_shown(record: SearchRecord, top: int = SEARCH_TOP) -> tuple[list[SearchCandidate], int]:
     """(candidates to list, how many are left out): the first `top` by rank plus every certified
     one below them."""
-    shown = [c for c in record.candidates if c.rank <= top or c.certified]
+    shown = [c for c in record.candidates if c.position <= top or c.certified]
     return shown, len(record.candidates) - len(shown)
 
 
@@ -135,7 +135,7 @@ def search_summary(record: SearchRecord) -> str:
 
 
 SEARCH_NOTE = (
-    "Pilot figures rank candidates only and certify nothing: the score is the pilot's projected "
+    "Pilot figures rank candidates only and certify nothing: the rank is the pilot's projected "
     "certified ε at the certification budget minus the claimed ε (cross-fitted on the pilot's two "
     "halves), the pilot ε a lax bound (failure probability 0.5) on one half. Only the certified pairs' "
     "bounds (Pairs) are certificates."

@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+from tests.imports import imported_names, misplaced_imports
+
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = {
     "engine": ROOT / "audit",
@@ -47,15 +49,9 @@ def _modules() -> dict[str, tuple[str, Path]]:
 
 
 def _imports(path: Path) -> set[str]:
-    """Absolute module names imported anywhere in the file (also inside functions)."""
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            names |= {a.name for a in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names |= {f"{node.module}.{a.name}" for a in node.names}
-    return names
+    """Absolute module names imported anywhere in the file (also inside functions; relative
+    imports resolved)."""
+    return imported_names(path)
 
 
 def _part_of(module: str) -> str | None:
@@ -312,3 +308,20 @@ def test_every_entry_point_reaches_the_one_route() -> None:
         imported = _imports(modules[name][1])
         assert "dpaudit.app.route.certify" in imported, name
         assert not imported & ROUTE_BYPASS, (name, imported & ROUTE_BYPASS)
+
+
+def test_the_relative_import_rule_catches_both_mistakes() -> None:
+    """An import is relative exactly where its relative form names the same file for Python and for
+    a tool that reads imports as paths (ARCHITECTURE.md, "Layout"): between and within the mapped
+    folders; the engine (`audit/` is `dpaudit.engine`) and `dpaudit/` are reached absolutely from
+    other folders."""
+    engine, reports = ROOT / "audit" / "bounds.py", ROOT / "reports" / "words.py"
+    app = ROOT / "dpaudit" / "api.py"
+    assert misplaced_imports(engine, "from ..mechanisms.base import Mechanism\nfrom .types import A\n") == []
+    assert len(misplaced_imports(engine, "from dpaudit.mechanisms.base import Mechanism\n")) == 1
+    assert len(misplaced_imports(engine, "def f():\n    from dpaudit.engine.types import A\n")) == 1
+    assert misplaced_imports(reports, "from dpaudit.engine.types import AuditResult\n") == []
+    assert len(misplaced_imports(reports, "from ..engine.types import AuditResult\n")) == 1
+    assert misplaced_imports(app, "from dpaudit.mechanisms.base import M\nfrom .app import route\n") == []
+    assert len(misplaced_imports(app, "from dpaudit.app import route\n")) == 1
+    assert len(misplaced_imports(app, "from ..mechanisms.base import Mechanism\n")) == 1

@@ -265,7 +265,7 @@ def test_recorded_command_reproduces_the_result_including_profile_options(
     code2, out2, _ = run(capsys, *replay)
     second = json.loads(out2)
     assert code == code2
-    for key in ("epsilon_lower_bound", "per_test_failure_probability", "profile"):
+    for key in ("epsilon_lower_bound", "test_level", "profile"):
         assert first[key] == second[key]
 
 

@@ -112,5 +112,6 @@ def test_a_sequential_audit_was_asked_its_cap(capsys: pytest.CaptureFixture[str]
     assert main(argv) == 1
     out = capsys.readouterr().out
     line = next(x for x in out.splitlines() if x.strip().startswith("samples:"))
-    spent = int(re.search(r"asked; ([\d,]+) per side spent", line).group(1).replace(",", ""))  # type: ignore[union-attr]
-    assert "samples: 200,000 asked; " in line and spent < 200_000 and "sequential: stopped at" in out
+    spent = int(re.search(r"asked; ([\d,]+) per side drawn", line).group(1).replace(",", ""))  # type: ignore[union-attr]
+    assert "samples: 200,000 asked; " in line and spent < 200_000 and "round(s) of selection" in line
+    assert re.search(r"sequential: round \d+ \(selection [\d,]+\) stopped at", out)

@@ -103,7 +103,7 @@ def test_one_run_design_is_declared_before_the_bits(capsys: pytest.CaptureFixtur
     )
     assert code == 0
     info = json.loads(out)["extra"]["one_run"]
-    assert info["per_design_failure_probability"] == pytest.approx(0.05) and "declared" in info["choice_of_k"]
+    assert info["test_level"] == pytest.approx(0.05) and "declared" in info["choice_of_k"]
 
 
 # --------------------------------------------------------------------------- score CSVs, row by row

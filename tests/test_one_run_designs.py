@@ -87,9 +87,9 @@ def test_unregistered_design_is_charged_over_the_family(
     )
     info = json.loads(out)["extra"]["one_run"]
     n = family_size(1000)
-    assert code == 0 and info["per_design_failure_probability"] == pytest.approx(0.05 / n)
+    assert code == 0 and info["test_level"] == pytest.approx(0.05 / n)
     assert len(info["designs"]) == 1 and "charged against every design" in info["choice_of_k"]
-    direct = epsilon_bound(m=1000, r=60, v=_correct(scores, bits, d), delta=0.0, beta=0.05 / n)
+    direct = epsilon_bound(m=1000, r=60, v=_correct(scores, bits, d), delta=0.0, bound_level=0.05 / n)
     assert json.loads(out)["epsilon_lower_bound"] == pytest.approx(direct, abs=0) and direct > 0
     # a grid design is charged too when the file registered nothing: it may have been picked after
     g = default_design(1000)[2]
@@ -106,7 +106,7 @@ def test_unregistered_design_is_charged_over_the_family(
         "--json",
     )
     fdp = json.loads(out)["extra"]["one_run"]["fdp"]
-    assert fdp["per_design_failure_probability"] == pytest.approx(0.05 / n) and fdp["union_designs"] == n
+    assert fdp["test_level"] == pytest.approx(0.05 / n) and fdp["union_designs"] == n
 
 
 def test_registered_designs_are_honoured_at_their_share(
@@ -116,9 +116,7 @@ def test_registered_designs_are_honoured_at_their_share(
     code, out, _ = run(capsys, "scores", str(f), "--epsilon", "9", "--method", "snj", "--json")
     info = json.loads(out)["extra"]["one_run"]
     assert [(o["k_plus"], o["k_minus"]) for o in info["designs"]] == [(30, 30), (10, 0)]
-    assert (
-        info["per_design_failure_probability"] == pytest.approx(0.025) and "registered" in info["choice_of_k"]
-    )
+    assert info["test_level"] == pytest.approx(0.025) and "registered" in info["choice_of_k"]
     code, out, _ = run(
         capsys,
         "scores",
@@ -134,10 +132,10 @@ def test_registered_designs_are_honoured_at_their_share(
         "--json",
     )
     one = json.loads(out)
-    assert one["extra"]["one_run"]["per_design_failure_probability"] == pytest.approx(0.025)
+    assert one["extra"]["one_run"]["test_level"] == pytest.approx(0.025)
     assert "registered share β/2" in one["extra"]["one_run"]["choice_of_k"]
     direct = epsilon_bound(
-        m=1000, r=60, v=_correct(scores, bits, Design(k_plus=30, k_minus=30)), delta=0.0, beta=0.025
+        m=1000, r=60, v=_correct(scores, bits, Design(k_plus=30, k_minus=30)), delta=0.0, bound_level=0.025
     )
     assert one["epsilon_lower_bound"] == pytest.approx(direct, abs=0)
     code, out, _ = run(
@@ -156,7 +154,7 @@ def test_registered_designs_are_honoured_at_their_share(
     )
     assert code == 0
     other = json.loads(out)["extra"]["one_run"]
-    assert other["per_design_failure_probability"] == pytest.approx(0.05 / family_size(1000))
+    assert other["test_level"] == pytest.approx(0.05 / family_size(1000))
 
 
 @pytest.mark.parametrize(

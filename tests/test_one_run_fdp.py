@@ -216,7 +216,7 @@ def test_certificate_against_snj() -> None:
     scores = 2.0 * bits + np.random.default_rng(4).standard_normal(m)
     fd = f.certify_fdp(scores, bits, claim=f.gdp(1.0), delta=1e-5, failure_probability=0.05)
     snj = certify(scores, bits, delta=1e-5, failure_probability=0.05)
-    assert fd.per_design_failure_probability == snj.per_design_failure_probability == 0.05 / 7
+    assert fd.test_level == snj.test_level == 0.05 / 7
     assert fd.epsilon_lower_bound > snj.epsilon_lower_bound > 0
     assert fd.claim_rejected and fd.claim_tail_bound < 0.05 / 7 and 1.0 < fd.mu_lower_bound < 2.0
     assert fd.ceiling >= fd.epsilon_lower_bound and fd.mu_ceiling >= fd.mu_lower_bound
@@ -235,7 +235,7 @@ def test_ceiling_is_every_guess_right() -> None:
     fd = f.certify_fdp(
         bits.astype(float), bits, claim=f.gdp(1.0), delta=1e-5, failure_probability=0.05, designs=one
     )
-    assert fd.best.correct == 200 and fd.per_design_failure_probability == 0.05
+    assert fd.best.correct == 200 and fd.test_level == 0.05
     ceiling = f.fdp_ceiling(m=m, delta=1e-5, failure_probability=0.05, designs=one)
     assert fd.epsilon_lower_bound == fd.ceiling == ceiling > 0
     full = f.certify_fdp(bits.astype(float), bits, claim=f.gdp(1.0), delta=1e-5, failure_probability=0.05)
@@ -263,10 +263,10 @@ def test_api_methods() -> None:
     info = fdp.extra["one_run"]
     assert isinstance(info, dict) and info["methods"] == "fdp" and info["fdp"]["claim_rejected"]
     assert fdp.violation and fdp.findings and fdp.epsilon_lower_bound < 4.38  # rejected by the curve
-    assert fdp.per_test_failure_probability == pytest.approx(0.05 / 7)
+    assert fdp.test_level == pytest.approx(0.05 / 7)
     binfo = both.extra["one_run"]
-    assert isinstance(binfo, dict) and binfo["per_design_failure_probability"] == pytest.approx(0.025 / 7)
-    assert binfo["fdp"]["per_design_failure_probability"] == pytest.approx(0.025 / 7)
+    assert isinstance(binfo, dict) and binfo["test_level"] == pytest.approx(0.025 / 7)
+    assert binfo["fdp"]["test_level"] == pytest.approx(0.025 / 7)
     assert both.epsilon_lower_bound == max(
         binfo["fdp"]["epsilon_lower_bound"], *(d["epsilon_lower_bound"] for d in binfo["designs"])
     )

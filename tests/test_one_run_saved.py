@@ -115,7 +115,7 @@ def test_printed_command_recertifies_the_same_numbers(
     assert code2 == code == 1
     assert again["epsilon_lower_bound"] == first["epsilon_lower_bound"] > 0
     a, b = again["extra"]["one_run"], first["extra"]["one_run"]
-    assert a["per_design_failure_probability"] == b["per_design_failure_probability"]
+    assert a["test_level"] == b["test_level"]
     assert a["fdp"]["claim_tail_bound"] == b["fdp"]["claim_tail_bound"]
 
 

@@ -64,6 +64,8 @@ NOT_RUN = {
     "python3 -m pip install": "installs the package and runs the whole suite (what CI itself does)",
     "# .github/workflows/privacy-gate.yml": "a GitHub Actions workflow (its gate commands are run below)",
     "dask scheduler": "needs a Dask cluster at the address the scheduler prints",
+    "python benchmarks/dask_expensive.py": "starts a Dask LocalCluster and times three audits of each "
+    "(about 4 minutes); tests/audit/test_sample_streams.py checks the identical results on a cluster",
 }
 """Blocks not run, by their first line, and why."""
 

@@ -71,22 +71,22 @@ def tail_counts(
 
 
 def tail_candidates(
-    scores: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
+    statistics: Sequence[tuple[NDArray[np.float64], NDArray[np.float64]]],
     make_event: Callable[[int, float, bool], Event],
     *,
     grid: int,
     tails: int,
 ) -> Candidates:
-    """Both tails {s ≥ t}, {s ≤ t} of each score (side a, side b) on its threshold grid; candidate
-    events are built on demand by `make_event(score index, threshold, upper)`."""
+    """Both tails {s ≥ t}, {s ≤ t} of each statistic (side a, side b) on its threshold grid; candidate
+    events are built on demand by `make_event(statistic index, threshold, upper)`."""
     ca, cb, grids = [], [], []
-    for sa, sb in scores:
+    for sa, sb in statistics:
         ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
         ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
         ca += [ge_a, le_a]
         cb += [ge_b, le_b]
         grids.append(ts)
-    # candidate i lies in block k (ends[k-1] <= i < ends[k]): score k // 2, upper tail if k is even
+    # candidate i lies in block k (ends[k-1] <= i < ends[k]): statistic k // 2, upper tail if k is even
     ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
 
     def make(i: int) -> Event:
@@ -110,23 +110,25 @@ class ThresholdDistinguisher:
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
         d = a.shape[1]
-        scores: list[
+        statistics: list[
             tuple[NDArray[np.float64], NDArray[np.float64], int | None, tuple[float, ...] | None]
         ] = []
         for j in range(min(d, self.max_coordinates)):
-            scores.append((a[:, j], b[:, j], j, None))
+            statistics.append((a[:, j], b[:, j], j, None))
         if d > 1:
             sd = np.sqrt(0.5 * (a.var(axis=0) + b.var(axis=0))) + 1e-12
             w = (a.mean(axis=0) - b.mean(axis=0)) / sd**2
             if np.any(w != 0):
                 w = w / np.max(np.abs(w))
-                scores.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
+                statistics.append((a @ w, b @ w, None, tuple(float(x) for x in w)))
 
         def make(k: int, t: float, upper: bool) -> Event:
-            _, _, coord, proj = scores[k]
+            _, _, coord, proj = statistics[k]
             return ThresholdEvent(threshold=t, upper=upper, coordinate=coord, projection=proj)
 
-        return tail_candidates([(sa, sb) for sa, sb, _, _ in scores], make, grid=self.grid, tails=self.tails)
+        return tail_candidates(
+            [(sa, sb) for sa, sb, _, _ in statistics], make, grid=self.grid, tails=self.tails
+        )
 
 
 @distinguisher(cost=CHEAP, event_types=("set",), sets=(DEFAULT,), rank=10)
@@ -145,7 +147,7 @@ class HistogramDistinguisher:
     (as `audit.learned` does). Ranking thousands of rarely seen values by their own counts and
     projecting the bound from those same counts is badly optimistic: on DP-Winnow (≈ 2 000
     values) the in-sample projection was 2.5 for a set that certified 0.32, so the histogram won
-    the choice against learned scores that certified ≈ 0.9. With few values (large counts) the
+    the choice against learned statistics that certified ≈ 0.9. With few values (large counts) the
     in-sample ranking is kept: its optimism is small and it uses every selection sample.
     """
 

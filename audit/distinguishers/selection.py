@@ -1,7 +1,7 @@
 """Distinguishers: events chosen on the selection split (docs/DESIGN.md, "Statistics").
 
 A distinguisher looks at selection-split outputs from both sides of a pair and proposes
-candidate events S with their selection counts. `choose_event` scores every candidate in
+candidate events S with their selection counts. `choose_event` statistics every candidate in
 both directions by the ε it is *projected* to certify on fresh samples
 (`bounds.projected_bounds` at shading `SELECTION_PESSIMISM`) and keeps the best. The chosen
 event is then certified on samples never used to choose it, which is what makes the final bound
@@ -29,7 +29,7 @@ selection (projection, shortlist, adaptive top-k) and re-exports both for existi
 `choose_events` serves several objectives (the runner's primary test and its profile points) from
 one proposal per distinguisher, and records in `Selection.considered` every distinguisher that
 proposed, with its best projected value: what the choice was made among. The default set
-(`distinguishers.DEFAULT_DISTINGUISHERS`) is `BASE_DISTINGUISHERS` plus the learned scores of `learned`,
+(`distinguishers.DEFAULT_DISTINGUISHERS`) is `BASE_DISTINGUISHERS` plus the learned statistics of `learned`,
 which apply to vector outputs only.
 """
 
@@ -177,7 +177,7 @@ def _shortlist(
     n_b: int,
     obj: Objective,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     pessimism: float,
 ) -> list[_Shortlisted]:
     """Both directions of one distinguisher's candidates: a cheap normal-approximation screen,
@@ -199,7 +199,7 @@ def _shortlist(
                     selection_total_q=n_q,
                     certify_total_p=certify_total,
                     certify_total_q=certify_total,
-                    failure_probability=failure_probability,
+                    bound_level=test_level,
                     pessimism=shade,
                 )
             )
@@ -271,14 +271,14 @@ def choose_events(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     objectives: Sequence[Objective],
     distinguishers: Sequence[Distinguisher] | None = None,
     max_events: int = MAX_CERTIFIED,
     pessimism: float = SELECTION_PESSIMISM,
 ) -> list[Selection]:
     """`choose_event` for several objectives at once: each distinguisher proposes (and fits)
-    once, and its candidates are scored for every objective. One Selection per objective.
+    once, and its candidates are evaluated for every objective. One Selection per objective.
 
     Adaptive top-k: besides the best candidate (largest projected value v, shading
     `pessimism`), each Selection lists in `also` up to `max_events` − 1 runners-up whose
@@ -299,9 +299,7 @@ def choose_events(
         for name, cand in proposals:
             if cand is None:
                 continue
-            mine = _shortlist(
-                name, cand, a.shape[0], b.shape[0], obj, certify_total, failure_probability, pessimism
-            )
+            mine = _shortlist(name, cand, a.shape[0], b.shape[0], obj, certify_total, test_level, pessimism)
             lists += mine
             considered.append((name, max(float(np.max(sl.v)) if sl.v.size else -np.inf for sl in mine)))
         if not lists:  # pragma: no cover - the threshold distinguisher always proposes
@@ -317,7 +315,7 @@ def choose_event(
     b: NDArray[np.float64],
     *,
     certify_total: int,
-    failure_probability: float,
+    test_level: float,
     delta: float = 0.0,
     objective: Objective | None = None,
     distinguishers: Sequence[Distinguisher] | None = None,
@@ -336,7 +334,7 @@ def choose_event(
         a,
         b,
         certify_total=certify_total,
-        failure_probability=failure_probability,
+        test_level=test_level,
         objectives=[obj],
         distinguishers=distinguishers,
         max_events=max_events,

@@ -5,7 +5,7 @@ A mechanism may declare `statistics`: scalar functions of one output row that it
 family's `MixtureLLR` (the sum of per-step log-likelihood ratios of the gradient canary, Nasr et
 al., "Tight Auditing of Differentially Private Machine Learning", USENIX Security 2023). By the
 Neyman–Pearson lemma the tails {Λ ≥ t} are then the most powerful events at every size, which is
-what lets an audit reach an accountant's ε(δ) rather than a generic learned score's.
+what lets an audit reach an accountant's ε(δ) rather than a generic learned statistic's.
 
 `StatisticDistinguisher` proposes both tails of each statistic on the threshold grid of
 `estimators_base.ThresholdDistinguisher`; like every distinguisher it only proposes: the event is
@@ -19,6 +19,7 @@ no family), so checkpoints, results and baselines keep it.
 from __future__ import annotations
 
 import threading
+import warnings
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -38,9 +39,23 @@ class Statistic(Protocol):
     @property
     def name(self) -> str: ...
 
-    def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]: ...
+    def evaluate(self, outputs: NDArray[Any]) -> NDArray[np.float64]: ...
 
     def to_spec(self) -> dict[str, Any]: ...
+
+
+def evaluate(statistic: Statistic, outputs: NDArray[Any]) -> NDArray[np.float64]:
+    """The statistic on each row of `outputs`. A statistic written before issue 43 names its method
+    `score` (the legacy name): it is still called, with a DeprecationWarning (one release)."""
+    method = getattr(statistic, "evaluate", None)
+    if method is None:
+        warnings.warn(
+            f"statistic {statistic.name!r}: rename its method score to evaluate (legacy name, issue 43)",
+            DeprecationWarning,
+            stacklevel=3,
+        )
+        method = statistic.score  # type: ignore[attr-defined]  # legacy method name
+    return np.asarray(method(outputs), dtype=np.float64)
 
 
 def statistics_of(mechanism: Any) -> tuple[Statistic, ...]:
@@ -58,7 +73,7 @@ class StatisticEvent:
     upper: bool
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        s = _cached_score(self.statistic, outputs)
+        s = _cached_values(self.statistic, outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def to_spec(self) -> dict[str, Any]:
@@ -79,8 +94,8 @@ class StatisticEvent:
 
 
 _LAST = threading.local()
-"""Per thread: the last (outputs, fingerprint, statistic, scores) scored. A chunk is counted
-against every event of a pair (profile tests, adaptive top-k), so the statistic is scored once
+"""Per thread: the last (outputs, fingerprint, statistic, values) evaluated. A chunk is counted
+against every event of a pair (profile tests, adaptive top-k), so the statistic is evaluated once
 per chunk. The cache holds the outputs array itself, so identity (`is`) cannot match another
 array; the engine never writes into a chunk's outputs, and the fingerprint (shape, first and last
 row) guards against a caller that rewrites one array in place between two events."""
@@ -92,17 +107,17 @@ def _fingerprint(outputs: NDArray[Any]) -> tuple[object, ...]:
     return (outputs.shape, outputs[0].tobytes(), outputs[-1].tobytes())
 
 
-def _cached_score(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
+def _cached_values(statistic: Statistic, outputs: Array) -> NDArray[np.float64]:
     arr = np.asarray(outputs)
     last = getattr(_LAST, "entry", None)
     if last is not None and last[0] is arr and last[2] == statistic and last[1] == _fingerprint(arr):
         return last[3]
     try:
-        scores = statistic.score(arr)
+        values = evaluate(statistic, arr)
     except ValueError as exc:  # outputs of another width than the statistic's
         raise EventShapeError(str(exc)) from exc
-    _LAST.entry = (arr, _fingerprint(arr), statistic, scores)
-    return scores
+    _LAST.entry = (arr, _fingerprint(arr), statistic, values)
+    return values
 
 
 @distinguisher(cost=CHEAP, event_types=("statistic",), instances=tuple)  # per mechanism: `with_statistics`
@@ -116,8 +131,8 @@ class StatisticDistinguisher:
     tails: int = 256
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
-        scored = [(st, *_scores(st, a, b)) for st in self.statistics]
-        usable = [(st, sa, sb) for st, sa, sb in scored if sa is not None and sb is not None]
+        evaluated = [(st, *_values(st, a, b)) for st in self.statistics]
+        usable = [(st, sa, sb) for st, sa, sb in evaluated if sa is not None and sb is not None]
         if not usable:
             return None
         return tail_candidates(
@@ -128,12 +143,12 @@ class StatisticDistinguisher:
         )
 
 
-def _scores(
+def _values(
     statistic: Statistic, a: NDArray[np.float64], b: NDArray[np.float64]
 ) -> tuple[NDArray[np.float64] | None, NDArray[np.float64] | None]:
     """The statistic on both sides, or (None, None) where it does not apply (another width)."""
     try:
-        return statistic.score(a), statistic.score(b)
+        return evaluate(statistic, a), evaluate(statistic, b)
     except ValueError:
         return None, None
 

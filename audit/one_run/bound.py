@@ -76,32 +76,32 @@ def tail_bound(*, m: int, r: int, v: int, epsilon: ArrayLike, delta: float) -> F
     return np.asarray(np.minimum(tail + 2.0 * m * delta * alpha, 1.0), dtype=float)
 
 
-def _pure_bracket(*, r: int, v: int, beta: float) -> tuple[float, float] | None:
+def _pure_bracket(*, r: int, v: int, bound_level: float) -> tuple[float, float] | None:
     """(lo, hi) with P[Bin(r, q(lo)) ≥ v] < β ≤ P[Bin(r, q(hi)) ≥ v], |hi − lo| ≤ 10⁻⁹; None when
     even ε = 0 is not rejected."""
 
     def f(e: float) -> float:
         return float(tail_bound(m=1, r=r, v=v, epsilon=e, delta=0.0)[0])
 
-    if f(0.0) >= beta:
+    if f(0.0) >= bound_level:
         return None
     lo, hi = 0.0, 1.0
-    while f(hi) < beta:
+    while f(hi) < bound_level:
         lo, hi = hi, 2 * hi
         if hi > 1e4:  # q = 1 in floating point long before: the tail is 1 there
             raise ArithmeticError("binomial tail did not reach β")
     while hi - lo > 1e-9:
         mid = (lo + hi) / 2
-        lo, hi = (mid, hi) if f(mid) < beta else (lo, mid)
+        lo, hi = (mid, hi) if f(mid) < bound_level else (lo, mid)
     return lo, hi
 
 
 @functools.lru_cache(maxsize=4096)
-def epsilon_bound(*, m: int, r: int, v: int, delta: float, beta: float) -> float:
+def epsilon_bound(*, m: int, r: int, v: int, delta: float, bound_level: float) -> float:
     """ε̂: the largest ε this outcome (v correct of r guesses, m canaries) certifies at failure
     probability β (module docstring for the proof); 0.0 when it certifies nothing."""
-    _check(m=m, r=r, v=v, delta=delta, beta=beta)
-    bracket = _pure_bracket(r=r, v=v, beta=beta)
+    _check(m=m, r=r, v=v, delta=delta, bound_level=bound_level)
+    bracket = _pure_bracket(r=r, v=v, bound_level=bound_level)
     if bracket is None:
         return 0.0
     if delta == 0:
@@ -110,7 +110,7 @@ def epsilon_bound(*, m: int, r: int, v: int, delta: float, beta: float) -> float
     block = 16
     while high >= 0:  # every grid point from the top down, in growing blocks
         ks = np.arange(high, max(high - block, -1), -1)
-        ok = np.flatnonzero(tail_bound(m=m, r=r, v=v, epsilon=ks * GRID_STEP, delta=delta) < beta)
+        ok = np.flatnonzero(tail_bound(m=m, r=r, v=v, epsilon=ks * GRID_STEP, delta=delta) < bound_level)
         if ok.size:
             return float(ks[ok[0]] * GRID_STEP)
         high -= block
@@ -118,18 +118,18 @@ def epsilon_bound(*, m: int, r: int, v: int, delta: float, beta: float) -> float
     return 0.0
 
 
-def pure_ceiling(*, r: int, beta: float) -> float:
+def pure_ceiling(*, r: int, bound_level: float) -> float:
     """Steinke et al.'s closed form at δ = 0: every one of r guesses right certifies ε < −ln(β^(−1/r) − 1)."""
-    return -math.log(math.expm1(-math.log(beta) / r))
+    return -math.log(math.expm1(-math.log(bound_level) / r))
 
 
-def _check(*, m: int, r: int, v: int, delta: float, beta: float) -> None:
+def _check(*, m: int, r: int, v: int, delta: float, bound_level: float) -> None:
     if not 0 <= v <= r <= m or r < 1:
         raise ValueError(f"need 0 ≤ v ≤ r ≤ m and r ≥ 1, got m={m}, r={r}, v={v}")
     if not 0 <= delta < 1:
         raise ValueError(f"delta must be in [0, 1), got {delta}")
-    if not 0 < beta < 1:
-        raise ValueError(f"failure probability must be in (0, 1), got {beta}")
+    if not 0 < bound_level < 1:
+        raise ValueError(f"failure probability must be in (0, 1), got {bound_level}")
 
 
 # ---------------------------------------------------------------------- designs and guesses
@@ -185,7 +185,7 @@ class OneRunCertificate:
     included: int
     delta: float
     failure_probability: float
-    per_design_failure_probability: float
+    test_level: float
     outcomes: tuple[DesignOutcome, ...]
     best: DesignOutcome
     family_size: int = 0
@@ -253,13 +253,13 @@ def certify(
     s, bits = check_scores(scores, included)
     m = s.size
     chosen = checked_designs(m, designs)
-    beta, n = share(failure_probability, chosen, family_size)
+    test_level, n = share(failure_probability, chosen, family_size)
     outcomes = []
     for d in chosen:
         ins, outs = guess_sets(s, d)
         plus, minus = int(bits[ins].sum()), int((~bits[outs]).sum())
-        eps = epsilon_bound(m=m, r=d.guesses, v=plus + minus, delta=delta, beta=beta)
-        top = epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, beta=beta)
+        eps = epsilon_bound(m=m, r=d.guesses, v=plus + minus, delta=delta, bound_level=test_level)
+        top = epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, bound_level=test_level)
         outcomes.append(
             DesignOutcome(design=d, correct_plus=plus, correct_minus=minus, epsilon=eps, ceiling=top)
         )
@@ -269,7 +269,7 @@ def certify(
         included=int(bits.sum()),
         delta=float(delta),
         failure_probability=float(failure_probability),
-        per_design_failure_probability=beta,
+        test_level=test_level,
         outcomes=tuple(outcomes),
         best=best,
         family_size=n,
@@ -281,5 +281,7 @@ def ceiling(
 ) -> float:
     """The largest ε any outcome of these designs can certify (every guess right), before any run."""
     chosen = designs if designs is not None else default_design(m)
-    beta = failure_probability / len(chosen)
-    return max(epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, beta=beta) for d in chosen)
+    test_level = failure_probability / len(chosen)
+    return max(
+        epsilon_bound(m=m, r=d.guesses, v=d.guesses, delta=delta, bound_level=test_level) for d in chosen
+    )

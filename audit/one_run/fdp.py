@@ -294,7 +294,7 @@ class FdpCertificate:
     delta: float
     claim: TradeOff
     failure_probability: float
-    per_design_failure_probability: float
+    test_level: float
     outcomes: tuple[FdpOutcome, ...]
     family_size: int = 0
     """N: β is split over this many designs fixed in advance (bound.py, `family_size`)."""
@@ -382,7 +382,7 @@ def certify_fdp(
         delta=float(delta),
         claim=claim,
         failure_probability=float(failure_probability),
-        per_design_failure_probability=tau,
+        test_level=tau,
         outcomes=tuple(outcomes),
         family_size=n,
     )

@@ -38,7 +38,7 @@ def rejection_findings(fdp: FdpCertificate | None) -> tuple[str, ...]:
     return (
         f"the claimed {fdp.claim.describe()} is rejected by the f-DP one-run test (Mahloujifar, "
         f"Melis & Chaudhuri): P[W ≥ observed] ≤ {fdp.claim_tail_bound:.3g} under it on the best of "
-        f"{len(fdp.outcomes)} designs, below the per-design level {fdp.per_design_failure_probability:.3g} "
+        f"{len(fdp.outcomes)} designs, below the per-design level {fdp.test_level:.3g} "
         f"(adjusted for the {k} designs of the union: p ≤ {adjusted_tail_bound(fdp):.3g} < "
         f"{fdp.failure_probability:.3g}, the level the test ran at)",
     )

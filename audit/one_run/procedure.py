@@ -258,7 +258,7 @@ def one_run_result(
         # counts are the correct and the wrong guesses of r, the rates not a number (ARCHITECTURE.md)
         p_lower=math.nan,
         q_upper=math.nan,
-        failure_probability=head.per_design,
+        bound_level=head.per_design,
         infinite_witness=False,
         direction="in>out",
         event=f"top {head.design.k_plus} scores guessed in, bottom {head.design.k_minus} guessed out",
@@ -324,7 +324,7 @@ def _headline(certs: OneRunCertificates) -> _Headline:
             epsilon=cert.best.epsilon,
             design=cert.best.design,
             correct=cert.best.correct,
-            per_design=cert.per_design_failure_probability,
+            per_design=cert.test_level,
             num_canaries=cert.num_canaries,
         )
         for source, cert in methods
@@ -352,7 +352,7 @@ def _design_keys(cert: OneRunCertificate | FdpCertificate, method: str) -> dict[
         "correct": b.correct,
         "guesses": b.design.guesses,
         "ceiling": cert.ceiling,
-        "per_design_failure_probability": cert.per_design_failure_probability,
+        "test_level": cert.test_level,
     }
 
 
@@ -398,7 +398,7 @@ def fdp_extra(cert: FdpCertificate) -> dict[str, object]:
         ),
         "delta": cert.delta,
         "failure_probability": cert.failure_probability,
-        "per_design_failure_probability": cert.per_design_failure_probability,
+        "test_level": cert.test_level,
         "designs": [
             {
                 "k_plus": o.design.k_plus,
@@ -480,7 +480,7 @@ def assemble(
         epsilon_lower_bound=eps,
         delta_lower_bound=0.0,
         failure_probability=failure_probability,
-        per_test_failure_probability=estimate.failure_probability,
+        test_level=estimate.bound_level,
         verdict=verdict_for(violation=violation, inconclusive_reason=reason),
         inconclusive_reason=reason,
         num_samples=num_samples,

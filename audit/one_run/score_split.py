@@ -62,7 +62,7 @@ def _thresholds(pooled: F64) -> F64:
 
 
 def _choose(
-    sel_in: F64, sel_out: F64, n_in: int, n_out: int, delta: float, beta: float
+    sel_in: F64, sel_out: F64, n_in: int, n_out: int, delta: float, bound_level: float
 ) -> tuple[float, bool, bool]:
     """(threshold, upper event?, P side is "in"?) with the best projected certified ε."""
     t = _thresholds(np.concatenate([sel_in, sel_out]))
@@ -84,7 +84,7 @@ def _choose(
                 certify_total_p=cp_,
                 certify_total_q=cq,
                 delta=delta,
-                failure_probability=beta,
+                bound_level=bound_level,
             )
             i = int(np.argmax(proj))
             if proj[i] > best[0]:
@@ -92,12 +92,12 @@ def _choose(
     return best[1], best[2], best[3]
 
 
-def split_ceiling(n_p: int, n_q: int, *, delta: float, beta: float) -> float:
+def split_ceiling(n_p: int, n_q: int, *, delta: float, bound_level: float) -> float:
     """The largest ε one event can certify with n_p and n_q certification runs (either direction)."""
     out = -math.inf
     for a, b in ((n_p, n_q), (n_q, n_p)):
-        p_lo = float(cp_lower(a, a, beta / 2))
-        q_hi = float(cp_upper(0, b, beta / 2))
+        p_lo = float(cp_lower(a, a, bound_level / 2))
+        q_hi = float(cp_upper(0, b, bound_level / 2))
         if p_lo > delta:
             out = max(out, math.log(p_lo - delta) - math.log(q_hi))
     return out
@@ -123,7 +123,7 @@ def certify_in_out(
     else:
         kp, np_, kq, nq = k_out, cert_out.size, k_in, cert_in.size
     eps = epsilon_lower_bound(
-        p_count=kp, p_total=np_, q_count=kq, q_total=nq, delta=delta, failure_probability=failure_probability
+        p_count=kp, p_total=np_, q_count=kq, q_total=nq, delta=delta, bound_level=failure_probability
     )
     half = failure_probability / 2
     estimate = EpsilonEstimate(
@@ -135,7 +135,7 @@ def certify_in_out(
         q_total=nq,
         p_lower=float(cp_lower(kp, np_, half)),
         q_upper=float(cp_upper(kq, nq, half)),
-        failure_probability=failure_probability,
+        bound_level=failure_probability,
         infinite_witness=kq == 0,
         direction="in>out" if p_in else "out>in",
         event=f"score {'≥' if upper else '<'} {t:.6g}",
@@ -147,7 +147,7 @@ def certify_in_out(
         estimate=estimate,
         threshold=t,
         upper=upper,
-        ceiling=split_ceiling(np_, nq, delta=delta, beta=failure_probability),
+        ceiling=split_ceiling(np_, nq, delta=delta, bound_level=failure_probability),
         selection=(ha, hb),
         certification=(cert_in.size, cert_out.size),
     )

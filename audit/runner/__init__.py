@@ -6,14 +6,15 @@ select, the orchestrator), `certificates` (Clopper–Pearson certificates per te
 beside the bound), `sizing` (`dpaudit plan`: the certification size a pilot audit predicts for a
 target ε), `verdict` (when a verdict without a violation is inconclusive, shared with the one-run
 wing), `sequence` (the anytime-valid confidence sequence), `stopping` and `certify` (the certify
-stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's measured cost). This
-module is the wing's only door.
+stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's measured cost),
+`rounds` (a sequential audit's selection in doubling rounds). This module is the wing's only door.
 """
 
-from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost
-from dpaudit.engine.runner.plan import AuditInputError, objectives_for
+from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost, measured_chunk
+from dpaudit.engine.runner.plan import AuditInputError, objectives_for, plan_audit
 from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
 from dpaudit.engine.runner.resume import package_version
+from dpaudit.engine.runner.rounds import round_levels, round_schedule
 from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, sequence_bounds
 from dpaudit.engine.runner.sizing import plan as sample_size_plan
 from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
@@ -30,9 +31,13 @@ __all__ = [
     "check_budget",
     "inconclusive_reason",
     "look_schedule",
+    "measured_chunk",
     "objectives_for",
     "package_version",
+    "plan_audit",
     "probe_chunk",
+    "round_levels",
+    "round_schedule",
     "run_audit",
     "sample_size_plan",
     "sequence_bounds",

@@ -83,7 +83,7 @@ def profile_tests(
         obj = plan.objectives[index][k]
         rows = counts.counts[index][starts[k] : starts[k + 1]]
         extra, records, shown = certify_test(
-            sels[k], rows, plan.certification_samples, plan.beta_t, planned.claim, obj
+            sels[k], rows, plan.certification_samples, plan.test_level, planned.claim, obj
         )
         extra = with_outcome_text(mechanism, sels[k].certified[shown].event, planned.pair, extra)
         if len(records) > 1:
@@ -154,7 +154,9 @@ def assemble_pair(
     planned, sels, c = plan.pairs[index], selected.selections[index], plan.pairs[index].claim
     primary = counts.counts[index][: selected.starts(index)[1]]
     obj: Objective = plan.objectives[index][0]
-    est, records, reported = certify_test(sels[0], primary, plan.certification_samples, plan.beta_t, c, obj)
+    est, records, reported = certify_test(
+        sels[0], primary, plan.certification_samples, plan.test_level, c, obj
+    )
     est = with_outcome_text(mechanism, sels[0].certified[reported].event, planned.pair, est)
     primary_test = {"pair": index, "test": obj.label(), "primary": True, "events": records}
     multi = [primary_test] if len(records) > 1 else []
@@ -181,7 +183,7 @@ def assemble_pair(
             event,
             counts.prefix[index][reported],
             layout.points,
-            plan.beta_t / len(sels[0].certified),
+            plan.test_level / len(sels[0].certified),
             c.delta,
         ),
         exact_epsilon=reference.epsilon,
@@ -302,7 +304,7 @@ def assemble(
         epsilon_lower_bound=eps,
         delta_lower_bound=max(pr.estimate.delta_lower_bound for pr in primary),
         failure_probability=config.failure_probability,
-        per_test_failure_probability=plan.beta_t,
+        test_level=plan.test_level,
         verdict=verdict_for(violation=violation, inconclusive_reason=reason),
         inconclusive_reason=reason,
         num_samples=n_sel + n_cert,

@@ -8,6 +8,14 @@ N = time_budget · workers / (2 · pairs · seconds per sample), rounded down to
 digits and clipped to [`MIN_BUDGET`, `MAX_BUDGET`]. The audit then runs as a sequential one
 (`AuditConfig.sequential`): N is a cap it reaches only when the claim is not decided before.
 The estimate is a statement about wall time only; it takes no part in any certificate.
+
+The same measurement sizes the chunks of a mechanism that declares `per_sample_streams` (a fit
+per release): `cost_chunk_size` puts about `TASK_SECONDS` of work in one chunk, i.e. one joblib or
+Dask task (at least one sample, at most the memory cap `sampling.auto_chunk_size`), so an
+expensive fit is one task per fit or a few and the progress line moves every second or so. Such a
+mechanism draws every sample from its own stream (`engine/sampling.py`), so the chunk size, and
+hence the timing it rests on, changes no result. The measurement is kept per mechanism object
+(`measured_seconds_per_sample`): the budget's timing is reused, never repeated.
 """
 
 from __future__ import annotations
@@ -17,7 +25,7 @@ import time
 from dataclasses import dataclass
 
 from dpaudit.engine.sampling import draw
-from dpaudit.mechanisms.base import Mechanism
+from dpaudit.mechanisms.base import Mechanism, uses_sample_streams
 from dpaudit.neighbors.base import Dataset
 
 DEFAULT_TIME_BUDGET = 300.0
@@ -32,6 +40,14 @@ TIMING_SECONDS = 0.5
 """Stop timing once the timed draws took this long (or reached `TIMING_MAX` samples)."""
 TIMING_MAX = 4096
 PROBE_PHASE = 2
+TASK_SECONDS = 1.0
+"""Wall seconds of work one chunk holds for a mechanism with per-sample streams: long enough that
+a task's overhead (about 10 ms on Dask, `benchmarks/dask_vs_jobs.py`) is a percent, short enough
+that two workers share even a small audit and the progress line moves."""
+_MEASURED: dict[int, tuple[object, float]] = {}
+"""id(mechanism) → (the mechanism, its seconds per sample); the object is held so its id is not
+reused while the entry lives. A few entries at most (`_MEASURED_KEPT`)."""
+_MEASURED_KEPT = 8
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -95,6 +111,33 @@ def seconds_per_sample(mechanism: Mechanism, dataset: Dataset, *, seed: int) -> 
     return rate
 
 
+def measured_seconds_per_sample(mechanism: Mechanism, dataset: Dataset, *, seed: int) -> float:
+    """`seconds_per_sample`, measured once per mechanism object: a later call (the probe stage after
+    the budget, the search's audits) reuses the first measurement (module docstring)."""
+    kept = _MEASURED.get(id(mechanism))
+    if kept is not None and kept[0] is mechanism:
+        return kept[1]
+    rate = seconds_per_sample(mechanism, dataset, seed=seed)
+    if len(_MEASURED) >= _MEASURED_KEPT:
+        _MEASURED.pop(next(iter(_MEASURED)))
+    _MEASURED[id(mechanism)] = (mechanism, rate)
+    return rate
+
+
+def cost_chunk_size(seconds: float, *, cap: int) -> int:
+    """Samples per chunk for a mechanism costing `seconds` per sample: about `TASK_SECONDS` of work,
+    within [1, cap]."""
+    return max(1, min(cap, int(TASK_SECONDS / max(seconds, 1e-9))))
+
+
+def measured_chunk(mechanism: Mechanism, dataset: Dataset, *, seed: int, cap: int) -> int:
+    """`cap` for a vectorised mechanism (no timing); for one with per-sample streams, the chunk
+    its measured cost calls for (`cost_chunk_size`, at most `cap`)."""
+    if not uses_sample_streams(mechanism):
+        return cap
+    return cost_chunk_size(measured_seconds_per_sample(mechanism, dataset, seed=seed), cap=cap)
+
+
 def round_down(n: float) -> int:
     """`n` rounded down to two significant digits (2,345 → 2,300)."""
     if n < 100:
@@ -107,7 +150,7 @@ def budget_from_cost(
     mechanism: Mechanism, dataset: Dataset, *, pairs: int, workers: int, time_budget: float, seed: int = 0
 ) -> CostBudget:
     """The per-side budget whose sampling fits `time_budget` seconds (module docstring)."""
-    cost = seconds_per_sample(mechanism, dataset, seed=seed)
+    cost = measured_seconds_per_sample(mechanism, dataset, seed=seed)
     fits = round_down(time_budget * workers / (2 * pairs * cost))
     return CostBudget(
         num_samples=min(max(fits, MIN_BUDGET), MAX_BUDGET),

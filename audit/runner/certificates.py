@@ -74,14 +74,14 @@ def estimate_event(
     sel: Selection,
     counts: NDArray[np.int64],
     n_cert: int,
-    beta_t: float,
+    bound_level: float,
     claim: PrivacyClaim,
     assumption: str = DIRECT_ASSUMPTION,
 ) -> EpsilonEstimate:
     """Certified intervals of one chosen event from its counts on both sides."""
     kp, kq = (counts[0], counts[1]) if sel.dataset_is_p else (counts[1], counts[0])
-    p_lo = float(cp_lower(kp, n_cert, beta_t / 2))
-    q_hi = float(cp_upper(kq, n_cert, beta_t / 2))
+    p_lo = float(cp_lower(kp, n_cert, bound_level / 2))
+    q_hi = float(cp_upper(kq, n_cert, bound_level / 2))
     return EpsilonEstimate(
         epsilon_lower_bound=float(epsilon_from_bounds(p_lo, q_hi, delta=claim.delta)),
         delta_lower_bound=float(delta_from_bounds(p_lo, q_hi, epsilon=claim.epsilon)),
@@ -91,7 +91,7 @@ def estimate_event(
         q_total=n_cert,
         p_lower=p_lo,
         q_upper=q_hi,
-        failure_probability=beta_t,
+        bound_level=bound_level,
         infinite_witness=bool(kq == 0 and kp > 0),
         direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
         event=sel.event.describe(),
@@ -105,7 +105,7 @@ def certify_test(
     sel: Selection,
     counts: NDArray[np.int64],
     n_cert: int,
-    beta_t: float,
+    test_level: float,
     claim: PrivacyClaim,
     objective: Objective,
 ) -> tuple[EpsilonEstimate, list[dict[str, Any]], int]:
@@ -115,7 +115,7 @@ def certify_test(
     returns one record per event (for `AuditResult.extra["certified_events"]`) and the reported
     event's index in `sel.certified`."""
     events = sel.certified
-    level = beta_t / len(events)
+    level = test_level / len(events)
     estimates = [
         estimate_event(e, counts[j], n_cert, level, claim, assumption_of(objective, e.distinguisher))
         for j, e in enumerate(events)
@@ -164,19 +164,19 @@ def prefix_counts(
 
 
 def trajectory(
-    sel: Selection, prefix: NDArray[np.int64], points: Sequence[int], beta_t: float, delta: float
+    sel: Selection, prefix: NDArray[np.int64], points: Sequence[int], bound_level: float, delta: float
 ) -> tuple[tuple[int, float], ...]:
     """Certified ε at `delta` of the pair's certified event on each prefix of the certification split.
 
     Each point uses the same one-sided Clopper–Pearson bounds as the pair's test (at β_t/(2k) when
-    the test certified k events; `beta_t` here is that per-event level β_t/k), so each is valid on
+    the test certified k events; `bound_level` is that per-event level β_t/k), so each is valid on
     its own at the per-test failure probability; the points are not a joint (or
     sequential) confidence statement and take no part in the verdict: they are descriptive.
     """
     out = []
     for idx, m in enumerate(points):
         kp, kq = (prefix[0, idx], prefix[1, idx]) if sel.dataset_is_p else (prefix[1, idx], prefix[0, idx])
-        p_lo = cp_lower(kp, m, beta_t / 2)
-        q_hi = cp_upper(kq, m, beta_t / 2)
+        p_lo = cp_lower(kp, m, bound_level / 2)
+        q_hi = cp_upper(kq, m, bound_level / 2)
         out.append((int(m), float(epsilon_from_bounds(p_lo, q_hi, delta=delta))))
     return tuple(out)

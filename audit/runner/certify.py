@@ -62,9 +62,11 @@ def certification_tasks(
     progress: Progress,
     checkpoint: Checkpoint | None = None,
     chunks: range | None = None,
+    phase: tuple[int, ...] = (int(Phase.CERTIFICATION),),
 ) -> list[Task]:
     """The certification chunks still to draw (those of `chunks`, default all); recorded ones
-    are added to `tally` instead."""
+    are added to `tally` instead. Chunk j of side s of pair i draws from seed key
+    (i, s, *phase, j)."""
     layout, tasks = tally.layout, []
     for i, (p, sels) in enumerate(zip(plan.pairs, selected.selections, strict=True)):
         events = [e.event for sel in sels for e in sel.certified]
@@ -78,8 +80,10 @@ def certification_tasks(
                     progress.advance(size, f"pair {i + 1} certification (resumed)")
                     continue
                 dataset = (p.pair.dataset, p.pair.neighbor)[s]
-                chunk_key = (i, int(s), int(Phase.CERTIFICATION), j)
-                args = (mechanism, dataset, events, size, config.seed, chunk_key, cuts, tally.primary[i])
+                chunk_key = (i, int(s), *phase, j)
+                start = layout.offsets[j]  # its first row: per-sample streams (`engine.sampling`)
+                seed = config.seed
+                args = (mechanism, dataset, events, size, seed, chunk_key, cuts, tally.primary[i], start)
                 tasks.append(Task(count_events_segmented, args, size, (i, int(s), j)))
     return tasks
 
@@ -132,11 +136,12 @@ def certify_sequential(
     *,
     progress: Progress,
     checkpoint: Checkpoint | None = None,
+    phase: tuple[int, ...] = (int(Phase.CERTIFICATION),),
 ) -> tuple[CertifiedCounts, Stop]:
     """The certify stage on the confidence sequence (`runner_stopping`): draw the certification
     split look by look (the same chunks and seed keys as one pass over `seq.layout` would) and
     stop after the first look that `stopping.decide` calls decided. The counts are those of the
-    looks drawn."""
+    looks drawn. `phase`: the seed keys' phase part (a selection round's own, `runner_rounds`)."""
     tally = _Tally(selected, seq.layout)
     start = 0
     for j_look, end in enumerate(seq.ends):
@@ -150,6 +155,7 @@ def certify_sequential(
             progress=progress,
             checkpoint=checkpoint,
             chunks=range(start, end),
+            phase=phase,
         )
         run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
         start = end

@@ -68,7 +68,7 @@ class AuditPlan:
     key_parameters: tuple[tuple[str, str], ...]
     """What the checkpoint key hashes besides the config (the parameters, a digest of given outputs)."""
     num_tests: int
-    beta_t: float
+    test_level: float
     """Per-test failure probability: failure_probability / num_tests (union bound)."""
     epsilon_ceiling: float
     warnings: tuple[str, ...]
@@ -134,7 +134,7 @@ def assumption_of(objective: Objective, distinguisher: str) -> str:
     text = str(getattr(objective, "assumption", DIRECT_ASSUMPTION))
     if distinguisher.startswith(("logistic", "projection")):
         text += (
-            f"; event from a {distinguisher} score fitted on the selection split "
+            f"; event from a {distinguisher} statistic fitted on the selection split "
             "(the model need not be correct)"
         )
     return text
@@ -190,8 +190,8 @@ def plan_audit(
         key_parameters += (digest,)
     objectives = tuple(tuple(objectives_for(p.claim, config)) for p in plans)
     num_tests = sum(len(o) for o in objectives)
-    beta_t = config.failure_probability / num_tests
-    ceiling = epsilon_ceiling(n_cert, failure_probability=beta_t, delta=verdict_claim.delta)
+    test_level = config.failure_probability / num_tests
+    ceiling = epsilon_ceiling(n_cert, bound_level=test_level, delta=verdict_claim.delta)
     return AuditPlan(
         pairs=tuple(plans),
         claims=tuple(claims),
@@ -201,7 +201,7 @@ def plan_audit(
         certification_samples=n_cert,
         key_parameters=key_parameters,
         num_tests=num_tests,
-        beta_t=beta_t,
+        test_level=test_level,
         epsilon_ceiling=ceiling,
         warnings=budget_warnings(mechanism, verdict_claim, ceiling=ceiling, n_cert=n_cert),
     )

@@ -16,7 +16,7 @@ both halves the Bonferroni factor at no cost in validity.
 
 Distinguishers. The defaults (`distinguishers.DEFAULT_DISTINGUISHERS`) are the exact-value
 histogram, per-coordinate and mean-difference thresholds, and, for vector outputs with more
-distinct values than the histogram handles, learned scores (`audit.learned`: logistic
+distinct values than the histogram handles, learned statistics (`audit.learned`: logistic
 regression with linear and squared features, fixed projections) fitted on a capped subsample
 of the selection split. Every distinguisher proposes candidates once per pair; for each test the
 candidate with the best *projected* certified value wins, so the number of candidates costs
@@ -27,7 +27,7 @@ certifies all k of them at β_t/k each and reports the best. k and the events ar
 the selection split only, so given them the 2k intervals hold together with probability
 ≥ 1 − β_t (union bound) and the best of the k values is as valid as any one: the test's failure
 probability stays β_t, and every other test's is untouched. The reported estimate carries its
-level (`EpsilonEstimate.failure_probability` = β_t/k) and each test with k > 1 is listed, with
+level (`EpsilonEstimate.bound_level` = β_t/k) and each test with k > 1 is listed, with
 every event it certified and its value, in `AuditResult.extra["certified_events"]`; the pair's
 `event_spec` and trajectory are those of the reported event. What was considered, with each
 distinguisher's best projected value, is recorded in `AuditResult.extra["selection"]`, and each
@@ -72,6 +72,7 @@ from dpaudit.engine.checkpoint import Checkpoint
 from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from dpaudit.engine.progress import Progress
 from dpaudit.engine.runner.assemble import assemble
+from dpaudit.engine.runner.budget import measured_chunk
 from dpaudit.engine.runner.certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
@@ -86,6 +87,7 @@ from dpaudit.engine.runner.plan import (
     GivenOutputs,
     PlannedPair,
     assumption_of,
+    budget_warnings,
     claimed_value,
     objectives_for,
     plan_audit,
@@ -96,8 +98,10 @@ from dpaudit.engine.runner.resume import (
     open_checkpoint,
     package_version,
     record_selections,
+    resumed_config,
     resumed_selections,
 )
+from dpaudit.engine.runner.rounds import run_rounds
 from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
 from dpaudit.engine.sampling import (
     Phase,
@@ -151,9 +155,14 @@ TIMING_SAMPLES = 4096
 
 def probe_chunk(mechanism: Mechanism, dataset: Dataset, config: AuditConfig) -> int:
     """Two samples of `dataset` (seed-key phase `PROBE_PHASE`, never counted) size the chunks
-    unless `config.chunk_size` does."""
+    unless `config.chunk_size` does: by memory (`auto_chunk_size`), and for a mechanism with
+    per-sample streams also by the measured cost of a sample (`budget.cost_chunk_size`: about a
+    second of work per task; its samples do not depend on the chunk size)."""
     probe = draw(mechanism, dataset, 2, config.seed, (0, 0, PROBE_PHASE, 0))
-    return config.chunk_size or auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    if config.chunk_size:
+        return config.chunk_size
+    cap = auto_chunk_size(int(np.prod(probe.shape[1:], dtype=np.int64)))
+    return measured_chunk(mechanism, dataset, seed=config.seed, cap=cap)
 
 
 def check_budget(
@@ -214,7 +223,7 @@ def selection_split(
     tasks = [
         Task(
             sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j)),
+            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j), j * chunk),
             size,
             s,
         )
@@ -268,7 +277,7 @@ def select_pair(
         b,
         certify_total=plan.certification_samples,
         objectives=list(objectives),
-        failure_probability=plan.beta_t,
+        test_level=plan.test_level,
         distinguishers=distinguishers,
     )
     record_selections(checkpoint, selections, index=index)
@@ -366,7 +375,11 @@ def _run_audit(
         else tuple(distinguishers)
     )
     plan = plan_audit(mechanism, pairs, config, parameters=parameters, selection_outputs=selection_outputs)
-    layout = probe_layout(mechanism, plan, config)
+    probe_config = resumed_config(mechanism, config, path=checkpoint_path, resume=resume)
+    layout = probe_layout(mechanism, plan, probe_config)
+    if config.sequential and selection_outputs is None:
+        a = (mechanism, plan, config, layout, dists, start)
+        return _run_rounds(*a, parameters=parameters, command=command, show_progress=show_progress)
     seq = sequential_layout(plan.certification_samples, layout.chunk) if config.sequential else None
     if seq is not None:
         layout = seq.layout
@@ -415,3 +428,42 @@ def _run_audit(
     if seq is None:
         return result
     return dataclasses.replace(result, extra={**result.extra, "sequential": stop.record()})
+
+
+def _run_rounds(
+    mechanism: Mechanism,
+    plan: AuditPlan,
+    config: AuditConfig,
+    layout: ChunkLayout,
+    dists: Sequence[Distinguisher],
+    start: float,
+    *,
+    parameters: Sequence[tuple[str, str]],
+    command: str,
+    show_progress: bool | None,
+) -> AuditResult:
+    """The sequential audit of given pairs: selection in doubling rounds (`runner_rounds`), the
+    result assembled from the stopping round; not checkpointed (a rerun redraws the same rounds)."""
+    progress = Progress(mechanism.name, 2 * len(plan.pairs) * config.num_samples, enabled=show_progress)
+    try:
+        out = run_rounds(mechanism, plan, config, chunk=layout.chunk, distinguishers=dists, progress=progress)
+    finally:
+        progress.close()
+    rplan = out.plan
+    warnings = budget_warnings(
+        mechanism, rplan.verdict_claim, ceiling=rplan.epsilon_ceiling, n_cert=out.stop.schedule.cap
+    )
+    rplan = dataclasses.replace(rplan, warnings=warnings)
+    result = assemble(
+        mechanism,
+        rplan,
+        config,
+        out.layout,
+        out.selected,
+        out.counts,
+        started=start,
+        parameters=parameters,
+        command=command,
+        notes=(),
+    )
+    return dataclasses.replace(result, extra={**result.extra, "sequential": out.record})

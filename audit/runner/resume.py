@@ -10,17 +10,18 @@ the result, so a checkpoint of another audit is never resumed.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.checkpoint import Checkpoint
+from dpaudit.engine.checkpoint import Checkpoint, header_chunk
 from dpaudit.engine.checkpoint import audit_key as checkpoint_key
 from dpaudit.engine.distinguishers import Selection, event_from_spec, event_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
 from dpaudit.engine.runner.plan import AuditPlan, PlannedPair
 from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import Mechanism, claims_of
+from dpaudit.mechanisms.base import Mechanism, claims_of, uses_sample_streams
 
 
 def package_version() -> str:
@@ -103,9 +104,19 @@ def open_checkpoint(
     """The audit's checkpoint at `path` (None without a path), resumed when `resume`."""
     if path is None:
         return None
-    return Checkpoint(
-        path, audit_key(mechanism, plan.pairs, config, chunk, plan.key_parameters), resume=resume
-    )
+    key = audit_key(mechanism, plan.pairs, config, chunk, plan.key_parameters)
+    return Checkpoint(path, key, resume=resume, chunk=chunk)
+
+
+def resumed_config(
+    mechanism: Mechanism, config: AuditConfig, *, path: Path | None, resume: bool
+) -> AuditConfig:
+    """`config`, with the chunk size of the checkpoint being resumed for a mechanism whose chunks
+    are sized by a measured cost (per-sample streams; `engine.checkpoint.header_chunk`)."""
+    if not (resume and path is not None and config.chunk_size is None and uses_sample_streams(mechanism)):
+        return config
+    chunk = header_chunk(path)
+    return config if chunk is None else dataclasses.replace(config, chunk_size=chunk)
 
 
 def recorded_chunk(

@@ -57,9 +57,9 @@ class LookSchedule:
     def cap(self) -> int:
         return self.looks[-1]
 
-    def level(self, j: int, beta: float) -> float:
+    def level(self, j: int, test_level: float) -> float:
         """The failure probability look j may spend out of `beta`."""
-        return beta * self.shares[j]
+        return test_level * self.shares[j]
 
 
 def look_schedule(cap: int, *, first: int = FIRST_LOOK, max_looks: int = MAX_LOOKS) -> LookSchedule:
@@ -92,10 +92,10 @@ def optimistic_counts(
 
 
 def sequence_bounds(
-    k_p: ArrayLike, k_q: ArrayLike, *, schedule: LookSchedule, j: int, beta: float
+    k_p: ArrayLike, k_q: ArrayLike, *, schedule: LookSchedule, j: int, test_level: float
 ) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """(p_lo, q_hi) at look j of the sequence for a test at failure probability `beta` (β/2 per
     side, times the look's share): valid together at every look at once (module docstring)."""
-    half = schedule.level(j, beta) / 2
+    half = schedule.level(j, test_level) / 2
     n = schedule.looks[j]
     return cp_lower(k_p, n, half), cp_upper(k_q, n, half)

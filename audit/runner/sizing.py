@@ -48,11 +48,11 @@ MAX_SAMPLES = 10**13
 
 
 def projected_certified_epsilon(
-    p: float, q: float, num_samples: int, *, delta: float, failure_probability: float
+    p: float, q: float, num_samples: int, *, delta: float, bound_level: float
 ) -> float:
     """The certified ε of an event with probabilities (p, q), at `num_samples` certification
     samples per side, with counts replaced by their expectations p·n, q·n."""
-    half = failure_probability / 2
+    half = bound_level / 2
     p_lo = cp_lower(p * num_samples, num_samples, half)
     q_hi = cp_upper(q * num_samples, num_samples, half)
     return float(epsilon_from_bounds(p_lo, q_hi, delta=delta))
@@ -82,7 +82,7 @@ def required_samples(
     *,
     target_epsilon: float,
     delta: float,
-    failure_probability: float,
+    bound_level: float,
     max_samples: int = MAX_SAMPLES,
 ) -> int | None:
     """Smallest certification size n (per side) with projected certified ε ≥ target, or None
@@ -91,8 +91,7 @@ def required_samples(
         return None
     return _smallest(
         lambda n: (
-            projected_certified_epsilon(p, q, n, delta=delta, failure_probability=failure_probability)
-            >= target_epsilon
+            projected_certified_epsilon(p, q, n, delta=delta, bound_level=bound_level) >= target_epsilon
         ),
         limit=max_samples,
     )
@@ -174,7 +173,7 @@ class Plan:
     claim_epsilon: float
     claim_delta: float
     failure_probability: float
-    per_test_failure_probability: float
+    test_level: float
     pilot_samples: int
     pilot_certification_samples: int
     pilot_epsilon_lower_bound: float
@@ -207,7 +206,7 @@ class Plan:
             f"A pilot of {self.pilot_samples:,} samples per side certified "
             f"ε ≥ {self.pilot_epsilon_lower_bound:.4g} for {self.mechanism} "
             f"(claim ε = {self.claim_epsilon:g}, δ = {self.claim_delta:g}; failure probability "
-            f"{self.failure_probability:g}, {self.per_test_failure_probability:.3g} per test)."
+            f"{self.failure_probability:g}, {self.test_level:.3g} per test)."
         )
         best = self.pairs[self.best_pair] if self.best_pair is not None else None
         if best is None:
@@ -293,9 +292,7 @@ def pilot_seed(seed: int) -> int:
     return int(np.random.SeedSequence([seed, PLAN_STREAM]).generate_state(1, dtype=np.uint32)[0])
 
 
-def pair_plan(
-    pr: PairResult, *, target_epsilon: float, failure_probability: float, config: AuditConfig
-) -> PairPlan:
+def pair_plan(pr: PairResult, *, target_epsilon: float, bound_level: float, config: AuditConfig) -> PairPlan:
     """The plan for one pilot pair: its reported event's pilot frequencies (P, Q) taken as the
     event's probabilities, and the certification size (`required_samples`) and `num_samples`
     under `config`'s selection options that reach `target_epsilon` at `failure_probability`."""
@@ -303,9 +300,7 @@ def pair_plan(
     delta = pr.claim.delta
     p = est.p_count / est.p_total
     q = est.q_count / est.q_total
-    n_cert = required_samples(
-        p, q, target_epsilon=target_epsilon, delta=delta, failure_probability=failure_probability
-    )
+    n_cert = required_samples(p, q, target_epsilon=target_epsilon, delta=delta, bound_level=bound_level)
     return PairPlan(
         index=pr.index,
         description=pr.description,
@@ -350,10 +345,10 @@ def plan(
     started = time.perf_counter()
     result = run_audit(mechanism, pairs, pilot_config, show_progress=False)
     pilot_seconds = time.perf_counter() - started
-    beta_t = result.per_test_failure_probability
+    test_level = result.test_level
 
     pair_plans = [
-        pair_plan(pr, target_epsilon=target_epsilon, failure_probability=beta_t, config=pilot_config)
+        pair_plan(pr, target_epsilon=target_epsilon, bound_level=test_level, config=pilot_config)
         for pr in result.pairs
     ]
     feasible = [pp for pp in pair_plans if pp.certification_samples is not None]
@@ -362,7 +357,7 @@ def plan(
     n_plan = best.certification_samples if best is not None else None
 
     def ceiling(n: int) -> float:
-        return epsilon_ceiling(n, failure_probability=beta_t, delta=claim.delta)
+        return epsilon_ceiling(n, bound_level=test_level, delta=claim.delta)
 
     return Plan(
         mechanism=result.mechanism,
@@ -370,7 +365,7 @@ def plan(
         claim_epsilon=claim.epsilon,
         claim_delta=claim.delta,
         failure_probability=failure_probability,
-        per_test_failure_probability=beta_t,
+        test_level=test_level,
         pilot_samples=pilot_samples,
         pilot_certification_samples=result.certification_samples,
         pilot_epsilon_lower_bound=result.epsilon_lower_bound,

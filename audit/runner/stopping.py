@@ -30,7 +30,7 @@ from dpaudit.engine.bounds import epsilon_ceiling
 from dpaudit.engine.runner.assemble import profile_tests
 from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
 from dpaudit.engine.runner.plan import AuditPlan
-from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, optimistic_counts
+from dpaudit.engine.runner.sequence import FIRST_LOOK, LookSchedule, look_schedule, optimistic_counts
 from dpaudit.engine.sampling import chunk_sizes
 from dpaudit.mechanisms.base import ClaimKind
 
@@ -67,10 +67,10 @@ class Stop:
         }
 
 
-def sequential_layout(n_cert: int, chunk: int) -> SequentialLayout:
+def sequential_layout(n_cert: int, chunk: int, *, first: int = FIRST_LOOK) -> SequentialLayout:
     """Chunks of at most `chunk` rows, each look's segment cut separately; the trajectory
-    points are the looks."""
-    schedule = look_schedule(n_cert)
+    points are the looks (the first at least `first`, `sequence.look_schedule`)."""
+    schedule = look_schedule(n_cert, first=first)
     sizes: list[int] = []
     ends = []
     start = 0
@@ -85,9 +85,9 @@ def sequential_layout(n_cert: int, chunk: int) -> SequentialLayout:
 
 def at_look(plan: AuditPlan, schedule: LookSchedule, j: int) -> AuditPlan:
     """The plan as the look-j certificate sees it: n = the look's prefix, β_t × its share."""
-    n, beta_t = schedule.looks[j], schedule.level(j, plan.beta_t)
-    ceiling = epsilon_ceiling(n, failure_probability=beta_t, delta=plan.verdict_claim.delta)
-    return dataclasses.replace(plan, certification_samples=n, beta_t=beta_t, epsilon_ceiling=ceiling)
+    n, test_level = schedule.looks[j], schedule.level(j, plan.test_level)
+    ceiling = epsilon_ceiling(n, bound_level=test_level, delta=plan.verdict_claim.delta)
+    return dataclasses.replace(plan, certification_samples=n, test_level=test_level, epsilon_ceiling=ceiling)
 
 
 def violation(plan: AuditPlan, counts: CertifiedCounts, selected: Selected) -> bool:
@@ -95,7 +95,9 @@ def violation(plan: AuditPlan, counts: CertifiedCounts, selected: Selected) -> b
     for i, planned in enumerate(plan.pairs):
         primary = counts.counts[i][: selected.starts(i)[1]]
         sel, obj = selected.selections[i][0], plan.objectives[i][0]
-        est, _, _ = certify_test(sel, primary, plan.certification_samples, plan.beta_t, planned.claim, obj)
+        est, _, _ = certify_test(
+            sel, primary, plan.certification_samples, plan.test_level, planned.claim, obj
+        )
         if est.delta_lower_bound > planned.claim.delta:
             return True
         prof = profile_tests(plan, counts, selected, index=i)

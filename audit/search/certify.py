@@ -33,7 +33,7 @@ Audit = Callable[[list[NeighborPair], int, list[Outputs]], AuditResult]
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Choice:
-    """Every candidate in report order (finalists first, by score) and the pairs to certify
+    """Every candidate in report order (finalists first, by rank) and the pairs to certify
     (the winner first)."""
 
     order: tuple[Entry, ...]
@@ -56,16 +56,16 @@ class Certification:
 def certification_order(
     entries: Sequence[Entry], survivors: Sequence[Entry], champion: Entry | None
 ) -> list[Entry]:
-    """Entries by score, the halving's survivors and the champion first; with a champion, a pair
-    scoring above it that the pilot does not separate from it (`search_pilot.beats`) goes after
+    """Entries by rank, the halving's survivors and the champion first; with a champion, a pair
+    ranking above it that the pilot does not separate from it (`search_pilot.beats`) goes after
     it: the champion then wins, and the two are not both certified on the same evidence."""
     finalists = {*survivors, *([champion] if champion is not None else [])}
-    order = sorted(ranked(entries), key=lambda e: e not in finalists)  # stable: by score within each group
+    order = sorted(ranked(entries), key=lambda e: e not in finalists)  # stable: by rank within each group
     if champion is not None:
         pool = len(entries)
 
         def behind(e: Entry) -> bool:
-            return not (e is champion or e.score <= champion.score or beats(e, champion, pool=pool))
+            return not (e is champion or e.rank <= champion.rank or beats(e, champion, pool=pool))
 
         order.sort(key=behind)
     return order
@@ -78,7 +78,7 @@ def winner(order: Sequence[Entry], champion: Entry | None, *, verdict_relation: 
     best = order[0]
     if best.pair.relation is not verdict_relation:
         same = [e for e in order if e.pair.relation is verdict_relation and 2 * e.drawn >= best.drawn]
-        if same and same[0].score >= best.score - VERDICT_TIE:
+        if same and same[0].rank >= best.rank - VERDICT_TIE:
             best = same[0]
     if champion is not None and champion is not best and not beats(best, champion, pool=len(order)):
         best = champion
@@ -95,7 +95,7 @@ def choose(
     registered_certification: int,
     verdict_pair: bool = False,
 ) -> Choice:
-    """The winner and the next top_k − 1 in order; when hedging, the (finite-score) registered
+    """The winner and the next top_k − 1 in order; when hedging, the (finite-rank) registered
     champion too, then its contenders while each of the `spare` samples' shares stays at least
     `registered_certification`; with `verdict_pair`, the best pair under the verdict relation
     when none of those is under it (`_with_verdict_relation`)."""
@@ -120,7 +120,7 @@ def choose(
 
 def _with_verdict_relation(chosen: list[Entry], order: Sequence[Entry], relation: Relation) -> list[Entry]:
     """`chosen`, and when none of it is under the verdict claim's relation, the best-ranked pair
-    under it (with a finite score) after them: the headline claim is certified on a pair of its
+    under it (with a finite rank) after them: the headline claim is certified on a pair of its
     own relation (a replace-one winner is held to another claim). Chosen on pilot samples like
     the others, so it is certified like them (the runner splits β over all). The default route
     asks for it on a mechanism without registered pairs only (a blind audit: the user's first
@@ -128,7 +128,7 @@ def _with_verdict_relation(chosen: list[Entry], order: Sequence[Entry], relation
     nothing the registered pairs do not already give (hs_weak_learner: 0.898 → 0.835)."""
     if any(e.pair.relation is relation for e in chosen):
         return chosen
-    same = [e for e in order if e.pair.relation is relation and e not in chosen and np.isfinite(e.score)]
+    same = [e for e in order if e.pair.relation is relation and e not in chosen and np.isfinite(e.rank)]
     return [*chosen, *same[:1]]
 
 
@@ -138,10 +138,10 @@ def _all_registered(
     """When the pilot cannot rank the registered pairs (`search_pilot.inseparable`): every one of
     them, as the registered route certifies them and in its order (so each is certified at its
     registered index, on that route's certification streams), and after them the winner if it is
-    not registered only when its pilot evidence is positive (a score > 0: the pilot projects a
+    not registered only when its pilot evidence is positive (a rank > 0: the pilot projects a
     violation) and separated from the champion (`beats`); then the next top_k − 1 in order."""
     registered = list(pilot.registered.in_order)
-    generated = best not in registered and best.score > 0 and beats(best, champion, pool=len(order))
+    generated = best not in registered and best.rank > 0 and beats(best, champion, pool=len(order))
     chosen = [*registered, best] if generated else registered
     rest = [e for e in order if e not in chosen and e.source != "registered"]
     return chosen + rest[: top_k - 1]
@@ -225,7 +225,7 @@ def assemble(
     found = SearchResult(
         candidates=tuple(Candidate(e.pair.description, e.pair.relation, e.estimate) for e in order),  # type: ignore[arg-type]
         candidate_pairs=tuple(e.pair for e in order),
-        scores=tuple(e.score for e in order),
+        ranks=tuple(e.rank for e in order),
         sources=tuple(e.source for e in order),
         certified=cert.result,
         certified_pairs=cert.pairs,

@@ -2,7 +2,7 @@
 
 Implements the black-box pilot of `search_and_certify` (see `audit.search` for the procedure),
 run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples every candidate
-`s₀` times per side, `score_registered` tops the caller's pairs up to the registered route's
+`s₀` times per side, `rank_registered` tops the caller's pairs up to the registered route's
 selection size and names the registered champion and its contenders, `halve` runs successive
 halving over the best other candidates, and `challenge` tops up the finalists that would
 displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
@@ -59,37 +59,37 @@ __all__ = [
     "halve",
     "inseparable",
     "plan_pilot",
+    "rank_registered",
     "ranked",
     "registered_tie",
     "run_pilot",
-    "score_registered",
     "screen",
     "small_plan",
     "smallest_budget",
 ]
 
 VERDICT_TIE = 0.05
-"""Score margin within which a pair under the verdict claim's relation is preferred."""
+"""Rank margin within which a pair under the verdict claim's relation is preferred."""
 HALVING_POOL = 16
 """Candidates entering successive halving after screening."""
 REGISTERED_TIE = 0.15
-"""Pilot-score margin within which a registered pair counts as a contender of the registered
-champion (certified next to it when the budget allows): cross-fitted pilot scores on the
+"""Pilot-rank margin within which a registered pair counts as a contender of the registered
+champion (certified next to it when the budget allows): cross-fitted pilot ranks on the
 registered route's selection size vary by about this much between pairs whose true ε differ by
 ~0.1 (geo_select_triangle: 1.000 vs 1.113 not separated on 10⁵ samples)."""
 MAX_CONTENDERS = 2
 """At most this many registered contenders are certified next to the champion. With noisy pilot
-scores (`registered_tie`) every registered pair may contend; certifying all of them would give
+ranks (`registered_tie`) every registered pair may contend; certifying all of them would give
 each the registered route's share and no more, certifying the champion alone bets everything on
-one noisy ranking. The best three by score is the middle: a pair of true ε ≈ 0 wins the pilot
+one noisy ranking. The best three by rank is the middle: a pair of true ε ≈ 0 wins the pilot
 now and then (geo_halfplane_grid4, seed 0), rarely three times over."""
 CHALLENGERS = 2
 """Finalists (not registered) topped up to the registered champion's pilot size to challenge it
 (within what is left of the pilot budget: the pilot never spends more than P)."""
 CHAMPION_MARGIN = REGISTERED_TIE
 """A pair that is not registered is certified beside (or instead of) the registered champion only
-when its pilot score beats the champion's by more than this margin; on fewer pilot samples than
-the champion's (n < n_c), by this margin × √(n_c / n) (the score's noise shrinks like 1/√n) ×
+when its pilot rank beats the champion's by more than this margin; on fewer pilot samples than
+the champion's (n < n_c), by this margin × √(n_c / n) (the rank's noise shrinks like 1/√n) ×
 √(2 ln C) (the expected maximum of C standard normals: the best of C screened candidates is
 selected on its own noise). Within it the pilot cannot tell the two apart, and certifying both
 would split the certification samples and β between equally strong pairs (gaussian_sum at
@@ -102,20 +102,20 @@ def beats(entry: Entry, champion: Entry, *, pool: int) -> bool:
     scale = 1.0
     if entry.drawn < champion.drawn:
         scale = math.sqrt(champion.drawn / max(entry.drawn, 1) * 2.0 * math.log(max(pool, 3)))
-    return entry.score > champion.score + CHAMPION_MARGIN * scale
+    return entry.rank > champion.rank + CHAMPION_MARGIN * scale
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class RegisteredPairs:
-    """The best-scoring registered pair (None without one) and those the pilot cannot separate
+    """The best-ranking registered pair (None without one) and those the pilot cannot separate
     from it (best first); `inseparable` when the pilot cannot rank the registered pairs at all
-    (`inseparable`): the contenders are then every other registered pair scored."""
+    (`inseparable`): the contenders are then every other registered pair ranked."""
 
     champion: Entry | None
     contenders: tuple[Entry, ...]
     inseparable: bool = False
     in_order: tuple[Entry, ...] = ()
-    """Every registered pair scored, in the caller's order (their index in `registered`: the
+    """Every registered pair ranked, in the caller's order (their index in `registered`: the
     registered route's pair index, so its certification streams)."""
 
 
@@ -129,9 +129,9 @@ class Halving:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Pilot:
-    """What the pilot hands to certification: every scored entry (in evaluation order), the
+    """What the pilot hands to certification: every ranked entry (in evaluation order), the
     registered pairs' champion and contenders, the halving, and the champion that survived the
-    challenge (None if there is none or its score is not finite)."""
+    challenge (None if there is none or its rank is not finite)."""
 
     entries: tuple[Entry, ...]
     registered: RegisteredPairs
@@ -142,29 +142,29 @@ class Pilot:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SearchSetup:
-    """What every stage shares: the budget plan, the pilot's sampler, proposer and scorer, the
+    """What every stage shares: the budget plan, the pilot's sampler, proposer and ranker, the
     claimed relations and the verdict claim's relation."""
 
     plan: PilotPlan
     sampler: PilotSampler
     proposer: Proposer
-    scorer: Ranker
+    ranker: Ranker
     relations: tuple[Relation, ...]
     verdict_relation: Relation
     selection_chunk: int = 1 << 16
-    """The runner's chunk size for the registered pairs' selection split (`score_registered`)."""
+    """The runner's chunk size for the registered pairs' selection split (`rank_registered`)."""
 
 
 def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pilot_samples: int) -> Pilot:
     """Screening, the registered pairs' top-ups, successive halving on what is left of the pilot
     budget, and the challenge of the registered champion on what is still left: every draw at
     pilot seeds, never more than P in all (unless the registered top-ups alone exceed it)."""
-    sampler, scorer, plan = setup.sampler, setup.scorer, setup.plan
+    sampler, ranker, plan = setup.sampler, setup.ranker, setup.plan
     rows = [(p.dataset.n + p.neighbor.n) / 2 for p in registered]
     sweeps = sweep_screen(
         sampler,
         setup.proposer,
-        scorer,
+        ranker,
         budget=plan.sweep_budget,
         limit=plan.num_candidates,
         reference_rows=float(np.mean(rows)) if rows else REFERENCE_ROWS,
@@ -172,15 +172,15 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     entries = screen(
         sampler,
         setup.proposer,
-        scorer,
+        ranker,
         registered=registered,
         num_candidates=plan.num_candidates,
         per_candidate=plan.per_candidate,
         front=sweeps.finalists,
     )
-    reg = score_registered(
+    reg = rank_registered(
         sampler,
-        scorer,
+        ranker,
         entries,
         selection=sampler.config.split()[0],
         registered=registered,
@@ -189,29 +189,29 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     budget = plan.pilot_budget - sampler.spent
     reserve = challenge_reserve(budget, reg.champion)
     halving = halve(
-        sampler, scorer, entries, reg, budget=budget - reserve, min_pilot_samples=plan.min_samples
+        sampler, ranker, entries, reg, budget=budget - reserve, min_pilot_samples=plan.min_samples
     )
     budget = plan.pilot_budget - sampler.spent
-    champion = challenge(sampler, scorer, halving.survivors, reg.champion, budget=budget)
+    champion = challenge(sampler, ranker, halving.survivors, reg.champion, budget=budget)
     return Pilot(entries=entries, registered=reg, halving=halving, champion=champion, sweeps=sweeps)
 
 
 def ranked(entries: Sequence[Entry]) -> list[Entry]:
-    """Entries by score, best first (stable)."""
-    return sorted(entries, key=lambda e: -e.score)
+    """Entries by rank, best first (stable)."""
+    return sorted(entries, key=lambda e: -e.rank)
 
 
 def screen(
     sampler: PilotSampler,
     proposer: Proposer,
-    scorer: Ranker,
+    ranker: Ranker,
     *,
     registered: Sequence[NeighborPair],
     num_candidates: int,
     per_candidate: int,
     front: Sequence[NeighborPair] = (),
 ) -> tuple[Entry, ...]:
-    """Every candidate sampled `per_candidate` times per side and scored, in evaluation order:
+    """Every candidate sampled `per_candidate` times per side and ranked, in evaluation order:
     an initial batch (about two thirds of `num_candidates`; the registered pairs, then `front`,
     the sweep screen's finalists, then templates), then local-search rounds from the current top
     three. `SearchBudgetError` if no candidate could be sampled."""
@@ -219,7 +219,7 @@ def screen(
 
     def keep(entry: Entry, ok: bool) -> None:
         if ok:
-            scorer(entry)
+            ranker(entry)
             entries.append(entry)
 
     num_local = num_candidates // 3
@@ -240,9 +240,9 @@ def screen(
     return tuple(entries)
 
 
-def score_registered(
+def rank_registered(
     sampler: PilotSampler,
-    scorer: Ranker,
+    ranker: Ranker,
     entries: Sequence[Entry],
     *,
     selection: int,
@@ -251,41 +251,41 @@ def score_registered(
 ) -> RegisteredPairs:
     """Draw every registered entry afresh on `selection` samples per side of the registered
     route's own selection streams (`PilotSampler.draw_registered`, at its index in `registered`,
-    cut in `chunk`s as the runner cuts them) and score it there; one that cannot be is dropped
-    (score −∞, released). The champion's event is then chosen on the very samples the
+    cut in `chunk`s as the runner cuts them) and rank it there; one that cannot be is dropped
+    (rank −∞, released). The champion's event is then chosen on the very samples the
     registered route chooses it on."""
     mine = [e for e in entries if e.source == "registered"]
     requests = [(e, _position(e.pair, registered)) for e in mine]
     drawn = sampler.draw_registered(requests, num=selection, chunk=chunk)
     champion: Entry | None = None
-    scored: list[Entry] = []
+    ranked: list[Entry] = []
     for e, ok in zip(mine, drawn, strict=True):
         if not ok:
-            e.score = -math.inf
+            e.rank = -math.inf
             e.release()
             continue
-        scorer(e)
-        scored.append(e)
-        if champion is None or e.score > champion.score:
+        ranker(e)
+        ranked.append(e)
+        if champion is None or e.rank > champion.rank:
             champion = e
     if champion is None:
         return RegisteredPairs(champion=None, contenders=())
-    floor = champion.score - registered_tie(scored)
-    others = sorted((e for e in scored if e is not champion), key=lambda e: -e.score)
+    floor = champion.rank - registered_tie(ranked)
+    others = sorted((e for e in ranked if e is not champion), key=lambda e: -e.rank)
     if inseparable(champion, others, floor=floor):
         return RegisteredPairs(
-            champion=champion, contenders=tuple(others), inseparable=True, in_order=tuple(scored)
+            champion=champion, contenders=tuple(others), inseparable=True, in_order=tuple(ranked)
         )
-    contenders = [e for e in others if e.score >= floor]
+    contenders = [e for e in others if e.rank >= floor]
     return RegisteredPairs(champion=champion, contenders=tuple(contenders[:MAX_CONTENDERS]))
 
 
 def inseparable(champion: Entry, others: Sequence[Entry], *, floor: float) -> bool:
     """True when the pilot cannot rank two or more registered pairs: every other registered pair
-    scores within `registered_tie` of the champion (`floor`), the measured noise of the pilot
-    scores (hs_stl at its default budget, seeds 0–2: gaps 0.04, 0.15 and 1.32 against ties of
+    ranks within `registered_tie` of the champion (`floor`), the measured noise of the pilot
+    ranks (hs_stl at its default budget, seeds 0–2: gaps 0.04, 0.15 and 1.32 against ties of
     1.09, 1.70 and 1.41; at seed 0 the weaker pair came first), or no registered pair projects
-    any privacy loss (score + claim ε ≤ 0 for all) and their claims are within the tie of each
+    any privacy loss (rank + claim ε ≤ 0 for all) and their claims are within the tie of each
     other, so that only noise orders them. The default route then certifies all of them, as the
     registered route does (`search_certify.choose`). Pairs held to claims further apart are
     ranked by their claims even without evidence (private_decision_list_medium: the add/remove
@@ -293,11 +293,11 @@ def inseparable(champion: Entry, others: Sequence[Entry], *, floor: float) -> bo
     pair's samples, −0.477 at seed 1 against 0.042 for the add/remove pair alone)."""
     if not others:
         return False
-    tie = champion.score - floor
+    tie = champion.rank - floor
     # champion quiet ⇒ so is every pair below the floor with a claim within the tie of its own
-    quiet = champion.score + champion.claim_epsilon <= 0.0
+    quiet = champion.rank + champion.claim_epsilon <= 0.0
     return all(
-        e.score >= floor or (quiet and abs(e.claim_epsilon - champion.claim_epsilon) <= tie) for e in others
+        e.rank >= floor or (quiet and abs(e.claim_epsilon - champion.claim_epsilon) <= tie) for e in others
     )
 
 
@@ -314,15 +314,15 @@ def _position(pair: NeighborPair, registered: Sequence[NeighborPair]) -> int:
     return len(registered)
 
 
-def registered_tie(scored: Sequence[Entry]) -> float:
+def registered_tie(ranked: Sequence[Entry]) -> float:
     """How far below the champion a registered pair still contends: `REGISTERED_TIE`, or two
-    standard deviations of the difference of two pilot scores if larger. Each score is the mean
+    standard deviations of the difference of two pilot ranks if larger. Each rank is the mean
     of two folds with sd σ; a fold difference D ~ N(0, 2σ²) has median |D| = 0.6745·√2·σ, so
-    σ̂ = median spread / 0.954 over the registered pairs (all scored on the same selection
+    σ̂ = median spread / 0.954 over the registered pairs (all ranked on the same selection
     size; the median ignores a pair with no event on one fold). On a learner with small ε the
-    pilot scores of 20,000 samples carry σ̂ ≈ 0.4, and a fixed tie of 0.15 let one noisy score
+    pilot ranks of 20,000 samples carry σ̂ ≈ 0.4, and a fixed tie of 0.15 let one noisy rank
     decide alone (geo_halfplane_grid4: a pair of exact ε 0.001 certified instead of one of 0.34)."""
-    spreads = [e.spread for e in scored if math.isfinite(e.spread)]
+    spreads = [e.spread for e in ranked if math.isfinite(e.spread)]
     if len(spreads) < 2:
         return REGISTERED_TIE
     sigma = float(np.median(spreads)) / (0.6745 * math.sqrt(2.0))
@@ -343,7 +343,7 @@ def _pool_size(candidates: int, *, budget: int, min_pilot_samples: int) -> int:
 
 def halve(
     sampler: PilotSampler,
-    scorer: Ranker,
+    ranker: Ranker,
     entries: Sequence[Entry],
     registered: RegisteredPairs,
     *,
@@ -361,11 +361,11 @@ def halve(
         if e not in holding:
             e.release()
 
-    def rescore(entry: Entry, ok: bool) -> None:
+    def rerank(entry: Entry, ok: bool) -> None:
         if ok:
-            scorer(entry)
+            ranker(entry)
         else:
-            entry.score = -math.inf
+            entry.rank = -math.inf
 
     rounds = 0
     planned = _rounds_for(len(survivors))
@@ -375,9 +375,9 @@ def halve(
             break
         rounds += 1
         before = sampler.spent
-        sampler.draw_all([(e, per) for e in survivors], then=rescore)
+        sampler.draw_all([(e, per) for e in survivors], then=rerank)
         budget -= sampler.spent - before
-        survivors.sort(key=lambda e: -e.score)
+        survivors.sort(key=lambda e: -e.rank)
         keep = max(1, math.ceil(len(survivors) / 2))
         for e in survivors[keep:]:
             e.release()
@@ -388,42 +388,42 @@ def halve(
 def challenge_reserve(budget: int, champion: Entry | None) -> int:
     """Pilot samples held back from the halving for the challenge: what is left of the pilot
     (`budget`, after screening and the registered top-ups) up to the champion's pilot size; none
-    without a champion. Unspent (no survivor outscores the champion) they go to
+    without a champion. Unspent (no survivor outranks the champion) they go to
     certification, so the champion's share never shrinks for it; spent, they let a strong
-    survivor screened on a few thousand samples be rescored on tens of thousands, where
-    `beats` can separate it (float_sum_rounding: a template pair at true ε = 2 scored 1.0
+    survivor screened on a few thousand samples be reranked on tens of thousands, where
+    `beats` can separate it (float_sum_rounding: a template pair at true ε = 2 ranked 1.0
     against the champion's −0.07 on 5,469 samples, inside the 1.85 margin there)."""
-    if champion is None or not math.isfinite(champion.score):
+    if champion is None or not math.isfinite(champion.rank):
         return 0
     return max(0, min(budget, champion.drawn))
 
 
 def challenge(
     sampler: PilotSampler,
-    scorer: Ranker,
+    ranker: Ranker,
     survivors: Sequence[Entry],
     champion: Entry | None,
     *,
     budget: int,
 ) -> Entry | None:
-    """The registered champion if its score is finite (else None), after topping up towards its
+    """The registered champion if its rank is finite (else None), after topping up towards its
     pilot size the best `CHALLENGERS` survivors that would displace it (as far as `budget`
     samples per side, what is left of the pilot, pays for: the last one possibly part way), and
-    rescoring them."""
-    if champion is None or not math.isfinite(champion.score):
+    reranking them."""
+    if champion is None or not math.isfinite(champion.rank):
         return None
     challengers = []
-    for e in sorted(survivors, key=lambda e: -e.score)[:CHALLENGERS]:
-        if e.score <= champion.score + VERDICT_TIE:
+    for e in sorted(survivors, key=lambda e: -e.rank)[:CHALLENGERS]:
+        if e.rank <= champion.rank + VERDICT_TIE:
             break
         need = min(champion.drawn - e.rows(), budget)
         if e.drawn < champion.drawn and e.rows() > 0 and need >= min(e.rows(), champion.drawn - e.rows()):
             challengers.append((e, need))  # at least doubles its samples (or reaches the champion's)
             budget -= need
 
-    def rescore(entry: Entry, ok: bool) -> None:
+    def rerank(entry: Entry, ok: bool) -> None:
         if ok:
-            scorer(entry)
+            ranker(entry)
 
-    sampler.draw_all(challengers, then=rescore)
+    sampler.draw_all(challengers, then=rerank)
     return champion

@@ -1,6 +1,6 @@
 """The search's pilot draws: candidates' sample stores and the seeded sampler behind them.
 
-Implements `Entry` (one candidate's pilot samples and score) and `PilotSampler` (every pilot
+Implements `Entry` (one candidate's pilot samples and rank) and `PilotSampler` (every pilot
 draw of a search, in order). The j-th draw uses `pilot_seed(seed, j)` (SeedSequence spawn key
 `PILOT_SPAWN_KEY`), never the audit seed; the registered pairs' selection draws
 (`draw_registered`) use the audit seed's SELECTION streams, which certification never draws. So
@@ -27,6 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.progress import Progress
+from dpaudit.engine.runner import measured_chunk
 from dpaudit.engine.sampling import Phase, Task, chunk_sizes, run_tasks, sample_rows, try_sample_rows
 from dpaudit.engine.types import AuditConfig, EpsilonEstimate
 from dpaudit.mechanisms.base import Mechanism, MechanismError
@@ -40,9 +41,11 @@ PILOT_CHUNK = 1 << 16
 COUPLED_SPAWN_KEY = 9
 """SeedSequence spawn key of the coupled pilot draws (`PilotSampler.draw_all(coupled=True)`)."""
 
-Chunk = tuple[int, Dataset, int, int, tuple[int, int]]
-"""(side, dataset, size, seed, key) of one pilot chunk: key (side, c), or (0, c) on both sides of
-a coupled draw (both datasets from the same stream)."""
+Chunk = tuple[int, Dataset, int, int, tuple[int, int], int]
+"""(side, dataset, size, seed, key, start) of one pilot chunk: key (side, c), or (0, c) on both
+sides of a coupled draw (both datasets from the same stream); start, its first row (a mechanism
+with per-sample streams draws row r from the stream (side or 0, SAMPLE_STREAM, r) of the draw's
+seed, `engine.sampling`: the same rows for any chunking)."""
 Then = Callable[["Entry", bool], None]
 """Called after a draw is settled, with whether it succeeded."""
 
@@ -56,7 +59,7 @@ def pilot_seed(seed: int, index: int, *, spawn_key: int = PILOT_SPAWN_KEY) -> in
 
 @dataclass(slots=True, eq=False)
 class Entry:
-    """One candidate under evaluation: its pilot samples (both sides) and current score.
+    """One candidate under evaluation: its pilot samples (both sides) and current rank.
     Compared (and hashed) by identity: two entries are never the same candidate."""
 
     pair: NeighborPair
@@ -66,9 +69,9 @@ class Entry:
     a: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
     b: list[NDArray[np.float64]] = dataclasses.field(default_factory=list)
     drawn: int = 0
-    score: float = -math.inf
+    rank: float = -math.inf
     spread: float = 0.0
-    """|difference of the score's two cross-fitted folds| (its noise, `search_score`)."""
+    """|difference of the rank's two cross-fitted folds| (its noise, `ranking`)."""
     estimate: EpsilonEstimate | None = None
 
     def outputs(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -99,6 +102,9 @@ class PilotSampler:
     """Where pilot draws are shown (display only: nothing drawn or decided depends on it)."""
     coupled_draws: int = 0
     """Coupled draws issued so far (their seeds are `pilot_seed(seed, j, spawn_key=COUPLED_SPAWN_KEY)`)."""
+    chunk: int | None = None
+    """Samples per side in one pilot chunk: `PILOT_CHUNK`, or for a mechanism with per-sample
+    streams about a second of its measured cost (`runner.measured_chunk`); set at the first draw."""
 
     def draw_all(
         self,
@@ -117,7 +123,7 @@ class PilotSampler:
         With `config.jobs` ≠ 1 every chunk of the batch is a task run by `run_tasks`: seeds are
         issued in request order and chunk keys are (side, c) as in-process, so the samples, the
         seeds, `spent` and the `skipped` messages are those of the sequential path. A request is
-        settled (and `then` runs, e.g. scoring it) as soon as its last chunk is in."""
+        settled (and `then` runs, e.g. ranking it) as soon as its last chunk is in."""
         if self.config.jobs != 1:
             return self._draw_parallel(requests, ranking=ranking, then=then, coupled=coupled)
         ok: list[bool] = []
@@ -141,7 +147,7 @@ class PilotSampler:
             for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
                 for c, size in enumerate(chunk_sizes(num, chunk)):
                     key = (index, side, int(Phase.SELECTION), c)
-                    args = (self.mechanism, dataset, size, self.config.seed, key)
+                    args = (self.mechanism, dataset, size, self.config.seed, key, c * chunk)
                     tasks.append(Task(try_sample_rows, args, size, (i, side)))
         failed: dict[int, str] = {}
 
@@ -182,16 +188,28 @@ class PilotSampler:
         else:
             seed = pilot_seed(self.config.seed, len(self.seeds))
             self.seeds.append(seed)
+        chunk = self._chunk(entry.pair.dataset)
         return [
-            (side, dataset, min(PILOT_CHUNK, num - start), seed, (0 if coupled else side, c))
+            (side, dataset, min(chunk, num - start), seed, (0 if coupled else side, c), start)
             for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor))
-            for c, start in enumerate(range(0, num, PILOT_CHUNK))
+            for c, start in enumerate(range(0, num, chunk))
         ]
+
+    def _chunk(self, dataset: Dataset) -> int:
+        """`chunk`, sized at the first draw; while the timing fails (a candidate on which the
+        mechanism raises, skipped when its draw raises again), `PILOT_CHUNK` for this draw:
+        with per-sample streams the chunking changes no sample."""
+        if self.chunk is None:
+            try:
+                self.chunk = measured_chunk(self.mechanism, dataset, seed=self.config.seed, cap=PILOT_CHUNK)
+            except MechanismError:
+                return PILOT_CHUNK
+        return self.chunk
 
     def _draw(self, entry: Entry, num: int, *, ranking: bool, coupled: bool = False) -> bool:
         try:
-            for side, dataset, size, seed, key in self._chunks(entry, num, coupled):
-                rows = sample_rows(self.mechanism, dataset, size, seed, key)
+            for side, dataset, size, seed, key, start in self._chunks(entry, num, coupled):
+                rows = sample_rows(self.mechanism, dataset, size, seed, key, start)
                 (entry.b if side else entry.a).append(rows)
         except MechanismError as exc:
             return self._settle(entry, num, str(exc), ranking)
@@ -204,8 +222,8 @@ class PilotSampler:
         tasks = []
         pending = [0] * len(requests)  # chunks not yet returned, per request
         for i, (entry, num) in enumerate(requests):
-            for side, dataset, size, seed, key in self._chunks(entry, num, coupled):
-                args = (self.mechanism, dataset, size, seed, key)
+            for side, dataset, size, seed, key, start in self._chunks(entry, num, coupled):
+                args = (self.mechanism, dataset, size, seed, key, start)
                 tasks.append(Task(try_sample_rows, args, size, (i, side)))
                 pending[i] += 1
         failed: dict[int, str] = {}

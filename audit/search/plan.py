@@ -33,7 +33,10 @@ SMALL_SWEEP_SHARE = 1 / 4
 RACE_SWEEP_SHARE = 1 / 2
 """The sweep race's share of the pilot of a budget at or above the full plan's (raced because its
 plan would screen few candidates): there the pilot can afford a wide first round, and a quarter
-left the race's field short of the design points once the extremes' large counts came first."""
+left the race's field short of the design points once the extremes' large counts came first.
+Also a small budget's share when the domain declares its columns (`wide`: a `TabularSpace`,
+whose every category and label adds counting candidates right after the extremes' small counts;
+a quarter of a 5,000-sample pilot stopped the race at the first label's counts)."""
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -102,6 +105,7 @@ def plan_pilot(
     min_pilot_samples: int,
     sweep_share: float = 0.0,
     small: bool = True,
+    wide: bool = False,
 ) -> PilotPlan:
     """P = ⌊f·T⌋: P/2 − R − W for screening C = min(max_candidates, ⌊(P/2 − R − W) /
     min_pilot_samples⌋) candidates on s₀ = ⌊(P/2 − R − W) / C⌋ samples each, R = min(P/8, P/2 −
@@ -129,6 +133,7 @@ def plan_pilot(
             max_candidates=max_candidates,
             min_pilot_samples=min_pilot_samples,
             sweep_share=sweep_share,
+            wide=wide,
         )
         if plan is None:
             need = smallest_budget(pilot_fraction=pilot_fraction, min_pilot_samples=min_pilot_samples)
@@ -164,10 +169,11 @@ def small_plan(
     max_candidates: int,
     min_pilot_samples: int,
     sweep_share: float,
+    wide: bool = False,
 ) -> PilotPlan | None:
     """The plan of a budget below `full_budget` (a racing plan), None if none fits: P = ⌊f'·T⌋
     with f' = `small_pilot_fraction`; W = ⌊`SMALL_SWEEP_SHARE`·P⌋ (`RACE_SWEEP_SHARE` at or above
-    the full plan's budget) for the sweep race (when there
+    the full plan's budget, or when `wide`: a domain that declares its columns) for the sweep race (when there
     are sweeps, `sweep_share` > 0; dropped if the rest cannot screen two candidates); of the
     rest, 3/8 screen C candidates on s₀ = max(`MIN_SCREEN_SAMPLES`, min(min_pilot_samples,
     screen / `SCREEN_TARGET`)) samples each, 1/8 is held for the challenge and the remainder
@@ -178,7 +184,7 @@ def small_plan(
     pilot_budget = math.floor(fraction * total_budget)
     if total_budget - pilot_budget < MIN_CERTIFICATION:
         return None
-    share = SMALL_SWEEP_SHARE if total_budget < full else RACE_SWEEP_SHARE
+    share = SMALL_SWEEP_SHARE if total_budget < full and not wide else RACE_SWEEP_SHARE
     sweeps = math.floor(share * pilot_budget) if sweep_share > 0 else 0
     for sweep_budget in dict.fromkeys((sweeps, 0)):
         rest = pilot_budget - sweep_budget

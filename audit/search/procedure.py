@@ -2,8 +2,8 @@
 
 `search_and_certify` is an orchestrator over stages with typed (frozen) inputs and outputs:
 `prepare` (arguments, claims, `search_pilot.plan_pilot`'s budget split) → `search_pilot.run_pilot`
-(`screen`, `score_registered`, `halve`, `challenge`; candidates from `search_candidates`, draws
-from `pilot_samples`, scores from `search_score`) → `search_certify.choose` → `certify` →
+(`screen`, `rank_registered`, `halve`, `challenge`; candidates from `search_candidates`, draws
+from `pilot_samples`, ranks from `ranking`) → `search_certify.choose` → `certify` →
 `assemble` (a `search_result.SearchResult`). It relies on two facts, argued below: pairs and
 events are chosen on pilot samples never used to certify them, and the failure probability is
 split across everything certified (Bonferroni), so all certified bounds hold together w.p. ≥ 1 − β.
@@ -26,7 +26,7 @@ Procedure (`search_and_certify`):
    the mechanism).
    *Sweep screen* (`search_sweeps`, first): the count and mass sweeps of
    `neighbors.sweeps.CountSweeps` (k records at one extreme, the neighbour moving, adding or
-   removing one, k on a grid to `sweep_max_count` = 64 by default) are scored on a few samples
+   removing one, k on a grid to `sweep_max_count` = 64 by default) are ranked on a few samples
    per side each, on ≤ P/16 in all, both datasets of a pair drawn from the same stream for a
    seedable mechanism (*coupled*: a branch on a true count shows on the same draws); the best
    four join the initial pool. Coupled samples are drawn at seeds of their own, rank only, and
@@ -38,17 +38,17 @@ Procedure (`search_and_certify`):
    pairs* (the caller's, `registered=`) are not in the halving: each is drawn afresh on the
    very samples the registered route chooses its event on (`AuditConfig.split()[0]` at
    `num_samples`, e.g. 10 % of N, from that route's selection streams: the audit seed, keys
-   (index, side, SELECTION, chunk), `PilotSampler.draw_registered`) and scored on them, so the
+   (index, side, SELECTION, chunk), `PilotSampler.draw_registered`) and ranked on them, so the
    search sees every registered pair's evidence exactly as that route does; the best of them
    (the registered champion) is a finalist and keeps its samples. This reserve is R × that
    split ≈ 0.1·T (T = N·R below), half the default pilot. A
-   candidate's score is computed on all its pilot samples by cross-fitting: an event is chosen
+   candidate's rank is computed on all its pilot samples by cross-fitting: an event is chosen
    on one half with the runner's distinguishers (by default those that need no fitting:
    histogram and thresholds) and the runner's projection to the certification budget and level
    (`audit.bounds.projected_bounds`, at a laxer shading, `PILOT_SELECTION_PESSIMISM`), its
    frequencies are measured on the other half, the certified ε those frequencies would give at
    the certification budget is computed (`projected_epsilon`, point-estimate shading), and the
-   two halves' roles are swapped and averaged. The score is that projected ε minus the ε of the
+   two halves' roles are swapped and averaged. The rank is that projected ε minus the ε of the
    claim covering the pair's relation, so pairs under relations with different claims compare
    by how close they get to a violation, and a pair whose evidence only shows at a large budget
    (a rare event with a large ratio) is not mistaken for a weak one. Pilot draws use seeds
@@ -61,13 +61,13 @@ Procedure (`search_and_certify`):
    the search is bit-identical for any `jobs` and backend.
 3. **Certification.** The halving's winner (on a near-tie within `VERDICT_TIE`, a pair under
    the verdict claim's relation; and the registered champion unless the pilot *separates* the
-   winner from it, `search_pilot.beats`: a score above the champion's by `CHAMPION_MARGIN`,
+   winner from it, `search_pilot.beats`: a rank above the champion's by `CHAMPION_MARGIN`,
    scaled by √(n_champion / n) · √(2 ln C) when it rests on n < n_champion pilot samples and
    was selected among C candidates) is certified by `run_audit` at
    the audit seed on the whole remaining budget; with registered pairs (`hedge_registered`, the
    default) the registered champion is certified next to a winner that is not registered,
-   and so are the registered *contenders* (at most `MAX_CONTENDERS` registered pairs scoring within
-   `search_pilot.registered_tie` (`REGISTERED_TIE`, or two sd of the pilot scores' fold noise) of
+   and so are the registered *contenders* (at most `MAX_CONTENDERS` registered pairs ranking within
+   `search_pilot.registered_tie` (`REGISTERED_TIE`, or two sd of the pilot ranks' fold noise) of
    the champion, which the pilot cannot separate from it) while every certified pair still gets
    the registered route's certification size (`AuditConfig.split()[1]`); with `top_k` = k > 1
    the next k − 1 candidates (finalists first) are certified too, the remaining budget split
@@ -82,16 +82,16 @@ Procedure (`search_and_certify`):
 
 Guarantee against the registered route (`registered=` the mechanism's R pairs, T = N·R): the
 registered route certifies each pair on c = `AuditConfig.split()[1]` samples at β/R, its event
-chosen on s = `split()[0]` selection samples. The search scores every registered pair on
+chosen on s = `split()[0]` selection samples. The search ranks every registered pair on
 those same s samples (so its champion is the pair the registered route's best bound is most
 likely to come from, chosen on the registered route's own evidence) and, by construction:
 
 - when the pilot cannot rank the registered pairs (`search_pilot.inseparable`: every registered
-  pair within `registered_tie`, the pilot scores' measured noise, of the champion, or none
+  pair within `registered_tie`, the pilot ranks' measured noise, of the champion, or none
   projecting any privacy loss and their claims within that tie of each other), every
   registered pair is certified, in the registered route's order (so at its index: on that
   route's certification streams), at β/R each, and a pair that is not registered joins them
-  only when its score is positive (the pilot projects a violation) and separated from the
+  only when its rank is positive (the pilot projects a violation) and separated from the
   champion (`beats`);
 - when the search certifies exactly the registered pairs (that case, or R = 1 with the champion
   alone), each gets at least c certification samples (`search_certify.registered_floor`), the
@@ -136,8 +136,8 @@ mechanism's registered pairs, else one boundary template per claimed relation). 
   pilot size, held only when there is a registered champion; each round an equal share, split
   evenly over that round's survivors;
   with many registered pairs on a small budget the top-ups may exceed P, and certification gets
-  less), then the challenge on what is still left: survivors scoring above the champion are
-  topped up towards its pilot size and rescored (`search_pilot.challenge`);
+  less), then the challenge on what is still left: survivors ranking above the champion are
+  topped up towards its pilot size and reranked (`search_pilot.challenge`);
 - the certified pairs' selection splits are topped up (if their pilot samples fall short of
   what the runner would select on) by U samples, drawn at pilot seeds;
 - certification gets N_cert = ⌊(T − pilot spent − U) / k⌋ per certified pair (k = the number of
@@ -194,7 +194,7 @@ from dpaudit.engine.search.pilot import (
 )
 from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
 from dpaudit.engine.search.ranking import (
-    PILOT_FAILURE_PROBABILITY,
+    PILOT_BOUND_LEVEL,
     PILOT_SELECTION_PESSIMISM,
     SCREEN_SIZE,
     Ranker,
@@ -216,8 +216,8 @@ from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 __all__ = [
     "CHALLENGERS",
     "HALVING_POOL",
+    "PILOT_BOUND_LEVEL",
     "PILOT_CHUNK",
-    "PILOT_FAILURE_PROBABILITY",
     "PILOT_SELECTION_PESSIMISM",
     "PILOT_SPAWN_KEY",
     "PROPOSAL_SPAWN_KEY",
@@ -366,7 +366,7 @@ def prepare(
     design: bool = True,
 ) -> SearchSetup:
     """Check the arguments and the claims' amplification, plan the budget, build the pilot's
-    sampler, proposer and scorer (raises as `search_and_certify`)."""
+    sampler, proposer and ranker (raises as `search_and_certify`)."""
     _check_arguments(
         pilot_fraction=pilot_fraction,
         top_k=top_k,
@@ -397,12 +397,13 @@ def prepare(
         min_pilot_samples=min_pilot_samples,
         sweep_share=SWEEP_SHARE if sweep_max_count > 0 and proposer.sweeps() else 0.0,
         small=small,
+        wide=design and mechanism.domain.design is not None,  # a declared table's levels
     )
     return SearchSetup(
         plan=plan,
         sampler=sampler,
         proposer=proposer,
-        scorer=Ranker(
+        ranker=Ranker(
             projected_total=plan.projected_total,
             projected_level=config.failure_probability,
             distinguishers=pilot_distinguishers,
@@ -420,7 +421,7 @@ def auto_pilot_fraction(claim_epsilon: float, *, registered: bool) -> float:
     """The default pilot fraction f: `PILOT_FRACTION` with registered pairs (the guarantee
     against the registered route is stated at that f); without them, f grows as the claim's ε
     shrinks, f = min(`MAX_PILOT_FRACTION`, `PILOT_FRACTION` · (1/ε)^0.4) for ε < 1: the gaps
-    between candidates' certifiable ε scale with ε while the pilot scores' noise scales with
+    between candidates' certifiable ε scale with ε while the pilot ranks' noise scales with
     1/√(pilot samples), so a small-ε search needs more samples per finalist to rank them (SVT6
     at ε = 0.1, 10⁶ per side: f = 0.2 certifies 0.059 on a pair whose true ε is 0.088, f = 0.5
     certifies 0.117 on the x-shape pair, true ε 0.19)."""

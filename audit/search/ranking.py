@@ -1,4 +1,4 @@
-"""The search's pilot score: a cross-fitted projection of the certified ε of one candidate pair.
+"""The search's pilot rank: a cross-fitted projection of the certified ε of one candidate pair.
 
 Implements `cross_fitted` (and `Ranker`, which applies it to an `Entry`): an event (with its
 direction) is chosen on one half of the pair's pilot samples with the runner's distinguishers,
@@ -7,7 +7,7 @@ give at the certification budget is projected (`audit.bounds.projected_epsilon`)
 swap roles and the two projections are averaged. The inequality it relies on: counts measured
 on a half the event was not chosen on are Binomial(n, p) given the event, so the projection
 ε̂ = ln((p_lo − δ)/q_hi), with p_lo, q_hi the Clopper–Pearson bounds at the certification
-size, carries no winner's curse. The score only ranks pairs; nothing it computes is certified.
+size, carries no winner's curse. The rank only ranks pairs; nothing it computes is certified.
 """
 
 from __future__ import annotations
@@ -25,20 +25,20 @@ from dpaudit.engine.distinguishers import Candidates, Distinguisher, for_outputs
 from dpaudit.engine.search.pilot_samples import Entry
 from dpaudit.engine.types import EpsilonEstimate
 
-PILOT_FAILURE_PROBABILITY = 0.5
+PILOT_BOUND_LEVEL = 0.5
 """Level of the pilot bound reported per candidate (`Candidate.estimate`): ranking only, so a
 lax level keeping it near the point estimate."""
 PILOT_SELECTION_PESSIMISM = 0.25
 """Shading of the pilot's selection-fold frequencies (see `pilot_event`)."""
 SCREEN_SIZE = 64
 """Candidate events per direction given the exact projection (after a normal-approximation screen)."""
-_SCORE_CLIP = (-20.0, 50.0)
+_RANK_CLIP = (-20.0, 50.0)
 _ASSUMPTION = "pilot figure (ranking only, not certified)"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Ranker:
-    """Scores entries at the certification the pilot projects to (`projected_total` samples per
+    """Ranks entries at the certification the pilot projects to (`projected_total` samples per
     side at level `projected_level`) with the pilot's distinguishers."""
 
     projected_total: int
@@ -56,7 +56,7 @@ class Ranker:
             projected_level=self.projected_level,
             distinguishers=self.distinguishers,
         )
-        entry.score = float(np.mean(folds)) - entry.claim_epsilon
+        entry.rank = float(np.mean(folds)) - entry.claim_epsilon
         entry.spread = abs(folds[0] - folds[1])
 
 
@@ -72,8 +72,8 @@ class PilotEvent:
 
 def _clip(v: float) -> float:
     if math.isnan(v):
-        return _SCORE_CLIP[0]
-    return min(max(v, _SCORE_CLIP[0]), _SCORE_CLIP[1])
+        return _RANK_CLIP[0]
+    return min(max(v, _RANK_CLIP[0]), _RANK_CLIP[1])
 
 
 def cross_fitted(
@@ -86,7 +86,7 @@ def cross_fitted(
     projected_level: float,
     distinguishers: Sequence[Distinguisher],
 ) -> tuple[float, EpsilonEstimate]:
-    """(score, pilot estimate) of one candidate from its pilot samples: the mean of the two folds'
+    """(rank, pilot estimate) of one candidate from its pilot samples: the mean of the two folds'
     clipped projected ε (`fold_projections`), minus the claim's ε."""
     folds, first = fold_projections(
         a,
@@ -112,8 +112,8 @@ def fold_projections(
 ) -> tuple[list[float], EpsilonEstimate]:
     """The two folds' clipped projected ε (event chosen on one half, counted on the other) and
     the pilot estimate: the first fold's event, Clopper–Pearson bounds at
-    `PILOT_FAILURE_PROBABILITY` on the second half (a pilot figure, not certified). The folds'
-    disagreement measures the score's noise (`search_pilot.registered_tie`)."""
+    `PILOT_BOUND_LEVEL` on the second half (a pilot figure, not certified). The folds'
+    disagreement measures the rank's noise (`search_pilot.registered_tie`)."""
     half = min(a.shape[0], b.shape[0]) // 2
     folds = ((slice(0, half), slice(half, 2 * half)), (slice(half, 2 * half), slice(0, half)))
     projections = []
@@ -128,7 +128,7 @@ def fold_projections(
             distinguishers=distinguishers,
         )
         if sel is None:
-            projections.append(_SCORE_CLIP[0])
+            projections.append(_RANK_CLIP[0])
             continue
         ka = int(np.count_nonzero(sel.event.indicator(a[eval_idx])))
         kb = int(np.count_nonzero(sel.event.indicator(b[eval_idx])))
@@ -141,7 +141,7 @@ def fold_projections(
             certify_total_p=projected_total,
             certify_total_q=projected_total,
             delta=delta,
-            failure_probability=projected_level,
+            bound_level=projected_level,
             pessimism=0.5,
         )
         projections.append(_clip(float(proj)))
@@ -156,9 +156,9 @@ def _fold_estimate(
     sel: PilotEvent, *, kp: int, kq: int, half: int, delta: float, claim_epsilon: float
 ) -> EpsilonEstimate:
     """The pilot estimate of a fold's event from its counts on the other fold."""
-    beta = PILOT_FAILURE_PROBABILITY
-    p_lo = float(cp_lower(kp, half, beta / 2))
-    q_hi = float(cp_upper(kq, half, beta / 2))
+    level = PILOT_BOUND_LEVEL
+    p_lo = float(cp_lower(kp, half, level / 2))
+    q_hi = float(cp_upper(kq, half, level / 2))
     return EpsilonEstimate(
         epsilon_lower_bound=float(epsilon_from_bounds(p_lo, q_hi, delta=delta)),
         delta_lower_bound=max(0.0, p_lo - math.exp(claim_epsilon) * q_hi),
@@ -168,7 +168,7 @@ def _fold_estimate(
         q_total=half,
         p_lower=p_lo,
         q_upper=q_hi,
-        failure_probability=beta,
+        bound_level=level,
         infinite_witness=kq == 0 and kp > 0,
         direction="dataset>neighbor" if sel.dataset_is_p else "neighbor>dataset",
         event=sel.event.describe(),
@@ -189,7 +189,7 @@ def _no_event_estimate(half: int) -> EpsilonEstimate:
         q_total=half,
         p_lower=0.0,
         q_upper=1.0,
-        failure_probability=PILOT_FAILURE_PROBABILITY,
+        bound_level=PILOT_BOUND_LEVEL,
         infinite_witness=False,
         direction="dataset>neighbor",
         event="none",
@@ -228,7 +228,7 @@ def pilot_event(
         selection_total_q=np.concatenate([np.full(blk.top.size, float(blk.n_q)) for blk in blocks]),
         certify_total_p=projected_total,
         certify_total_q=projected_total,
-        failure_probability=projected_level,
+        bound_level=projected_level,
         pessimism=PILOT_SELECTION_PESSIMISM,
     )
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -44,7 +44,7 @@ class SearchResult:
 
     candidates: tuple[Candidate, ...]
     candidate_pairs: tuple[NeighborPair, ...]
-    scores: tuple[float, ...]
+    ranks: tuple[float, ...]
     sources: tuple[str, ...]
     certified: AuditResult
     certified_pairs: tuple[NeighborPair, ...]
@@ -88,16 +88,16 @@ class SearchResult:
                     "description": c.description,
                     "relation": c.relation.value,
                     "source": src,
-                    "score": score,
+                    "rank": rank,
                     "pilot_samples": m,
                     "pilot_epsilon_lower_bound": c.estimate.epsilon_lower_bound,
                     "pilot_selection_epsilon": c.estimate.selection_epsilon,
                     "tags": list(p.tags),
                 }
-                for c, p, score, src, m in zip(
+                for c, p, rank, src, m in zip(
                     self.candidates,
                     self.candidate_pairs,
-                    self.scores,
+                    self.ranks,
                     self.sources,
                     self.pilot_samples_of,
                     strict=True,

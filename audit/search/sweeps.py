@@ -6,8 +6,8 @@ removing one, for k on a grid up to 64 records by default) are too many to scree
 so each gets a few samples per side (`MIN_SWEEP_SAMPLES` … `MAX_SWEEP_SAMPLES`, at most
 `SWEEP_SHARE` of the pilot budget in all, a prefix of the priority order when that budget cannot
 give every candidate `MIN_SWEEP_SAMPLES` or there are more than the screening's candidates: the
-sweeps' `sample` calls stay within the screening's), scored by the pilot's cross-fitted projection
-(`search_score.Ranker`), and the best `SWEEP_FINALISTS` become ordinary candidates of the
+sweeps' `sample` calls stay within the screening's), ranked by the pilot's cross-fitted projection
+(`ranking.Ranker`), and the best `SWEEP_FINALISTS` become ordinary candidates of the
 screening (drawn afresh, at pilot seeds, like every template).
 
 **Coupled draws.** For a seedable mechanism both datasets of a sweep candidate are drawn from the
@@ -55,8 +55,8 @@ SCREEN_SAMPLES = 32
 """Fewest coupled samples per side a sweep candidate gets when the screen runs one round (a
 search with registered pairs: the main job's sweep screen of issue 35, unchanged)."""
 MAX_FIELD = 256
-"""Most sweep candidates in a race: each is scored (a cross-fitted event choice) once per round
-it runs, and the scoring, not the sampling, is what a wide field costs on a cheap mechanism
+"""Most sweep candidates in a race: each is ranked (a cross-fitted event choice) once per round
+it runs, and the ranking, not the sampling, is what a wide field costs on a cheap mechanism
 (`laplace_sum` in the main job: 1,254 candidates took 40 s against 5 s)."""
 FIRST_ROUND_SHARE = 0.5
 """The race's first round spends this share of its budget (the field is widest there: racing's
@@ -65,7 +65,7 @@ RACE_KEEP = 4
 """Each round of the sweep race keeps the best ⌈1/this⌉ of its field (successive halving with
 η = 4: a field four times larger costs one more round)."""
 MIN_SWEEP_LIMIT = 32
-"""The sweep screen scores up to max(this, the screening's candidate count) candidates: on a small
+"""The sweep screen ranks up to max(this, the screening's candidate count) candidates: on a small
 budget the screening has a handful, and the counting sweeps of both extremes up to k = 20 are the
 first 26."""
 SHOWN = 5
@@ -83,15 +83,15 @@ def sweep_weights(entries: list[Entry], reference_rows: float) -> NDArray[np.flo
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class SweepScreen:
-    """What the sweep screen did: the finalists (best first), how many candidates it scored (of how
+    """What the sweep screen did: the finalists (best first), how many candidates it ranked (of how
     many the sweeps proposed), on how many samples per side each, the samples per side in all,
-    whether the draws were coupled, and the best scores (description, score). Its seconds stay
+    whether the draws were coupled, and the best ranks (description, rank). Its seconds stay
     out of the record (`to_dict`): the result's only timing is `elapsed_seconds`, so a search is
     bit-identical for any `jobs`."""
 
     finalists: tuple[NeighborPair, ...] = ()
     proposed: int = 0
-    scored: int = 0
+    ranked: int = 0
     samples_per_candidate: int = 0
     samples: int = 0
     coupled: bool = False
@@ -104,14 +104,14 @@ class SweepScreen:
         """The search summary's "sweeps" entry."""
         return {
             "proposed": self.proposed,
-            "scored": self.scored,
+            "ranked": self.ranked,
             "samples_per_candidate": self.samples_per_candidate,
             "samples": self.samples,
             "coupled": self.coupled,
             "locations": self.locations,
             "rounds": self.rounds,
             "finalists": [p.description for p in self.finalists],
-            "best": [{"description": d, "score": s} for d, s in self.best],
+            "best": [{"description": d, "rank": s} for d, s in self.best],
         }
 
 
@@ -146,13 +146,13 @@ def round_share(left: float, r: int, planned: int) -> float:
 def sweep_screen(
     sampler: PilotSampler,
     proposer: Proposer,
-    scorer: Ranker,
+    ranker: Ranker,
     *,
     budget: int,
     limit: int,
     reference_rows: float = REFERENCE_ROWS,
 ) -> SweepScreen:
-    """Score a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
+    """Rank a prefix of the sweep candidates (at most max(`limit`, `MIN_SWEEP_LIMIT`) plus the
     "anywhere" candidates, at most `MAX_FIELD`: the counting sweeps at the other places of
     `neighbors.sweep_locations` and at the space-filling design's points) on coupled draws
     within `budget` samples per side, each candidate's samples weighted by its rows over
@@ -161,7 +161,7 @@ def sweep_screen(
     `MIN_SWEEP_SAMPLES` or more in the first round (`FIRST_ROUND_SHARE` of the budget), the best
     quarter more in each next round (an equal share of what is left, at most
     `MAX_SWEEP_SAMPLES` each), until `SWEEP_FINALISTS` are left; the best of those (finite
-    score) are the finalists. With registered pairs, one round: the prefix that gives each
+    rank) are the finalists. With registered pairs, one round: the prefix that gives each
     `SCREEN_SAMPLES` of the whole budget, each on min(`MAX_SWEEP_SAMPLES`, budget / weights)
     (the main job's screen, as before). Samples are released afterwards."""
     started = time.perf_counter()
@@ -181,25 +181,25 @@ def sweep_screen(
     before = sampler.spent
     survivors, first, rounds = race(
         sampler,
-        scorer,
+        ranker,
         candidates[:count],
         weights[:count],
         budget=budget,
         coupled=coupled,
         rounds=None if wide else 1,
     )
-    ranked = sorted((e for e in survivors if math.isfinite(e.score)), key=lambda e: -e.score)
+    ranked = sorted((e for e in survivors if math.isfinite(e.rank)), key=lambda e: -e.rank)
     for e in candidates[:count]:
         e.release()
     return SweepScreen(
         finalists=tuple(e.pair for e in ranked[:SWEEP_FINALISTS]),
         proposed=proposed,
-        scored=count,
+        ranked=count,
         samples_per_candidate=first,
         samples=sampler.spent - before,
         coupled=coupled,
         seconds=time.perf_counter() - started,
-        best=tuple((e.pair.description, e.score) for e in ranked[:SHOWN]),
+        best=tuple((e.pair.description, e.rank) for e in ranked[:SHOWN]),
         locations=locations_tried(candidates[:count]),
         rounds=rounds,
     )
@@ -207,7 +207,7 @@ def sweep_screen(
 
 def race(
     sampler: PilotSampler,
-    scorer: Ranker,
+    ranker: Ranker,
     field: list[Entry],
     weights: NDArray[np.float64],
     *,
@@ -218,17 +218,17 @@ def race(
     """Successive halving over `field` (survivors best first, first round's samples per side,
     rounds run): each round its `round_share` of what is left of `budget` (weighted samples),
     split over that round's survivors; the best ⌈1/`RACE_KEEP`⌉ (at least `SWEEP_FINALISTS`) go on,
-    scored on all their samples so far; losers are released. `rounds` = 1: every candidate
-    scored once on an equal share of the whole budget (the issue-35 screen)."""
+    ranked on all their samples so far; losers are released. `rounds` = 1: every candidate
+    ranked once on an equal share of the whole budget (the issue-35 screen)."""
     weight = dict(zip(map(id, field), weights, strict=True))
     survivors, left, first = list(field), float(budget), 0
     planned = race_rounds(len(field)) if rounds is None else rounds
 
-    def rescore(entry: Entry, ok: bool) -> None:
+    def rerank(entry: Entry, ok: bool) -> None:
         if ok:
-            scorer(entry)
+            ranker(entry)
         else:
-            entry.score = -math.inf
+            entry.rank = -math.inf
 
     for r in range(planned):
         per = int(
@@ -237,9 +237,9 @@ def race(
         if per < 2:
             return survivors, first, r
         first = first or per
-        sampler.draw_all([(e, per) for e in survivors], then=rescore, coupled=coupled)
+        sampler.draw_all([(e, per) for e in survivors], then=rerank, coupled=coupled)
         left -= per * sum(weight[id(e)] for e in survivors)
-        survivors.sort(key=lambda e: -e.score)
+        survivors.sort(key=lambda e: -e.rank)
         keep = max(SWEEP_FINALISTS, math.ceil(len(survivors) / RACE_KEEP))
         for e in survivors[keep:]:
             e.release()
@@ -249,5 +249,5 @@ def race(
 
 
 def locations_tried(entries: list[Entry]) -> int:
-    """Distinct places the scored candidates put their k records (their "at:" tags)."""
+    """Distinct places the ranked candidates put their k records (their "at:" tags)."""
     return len({t for e in entries for t in e.pair.tags if t.startswith("at:")})

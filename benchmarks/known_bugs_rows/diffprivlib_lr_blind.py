@@ -12,6 +12,7 @@ ISSUE = "IBM/differential-privacy-library#106"
 VERSIONS = {"0.6.6": "violation"}
 REQUIREMENTS = {"0.6.6": ["diffprivlib==0.6.6", "scikit-learn<1.8"]}
 NUM_SAMPLES = 1000
+FAST_ARGS = ["--sequential"]
 NOTE = "blind (no registered pairs): the label-set witness"
 
 

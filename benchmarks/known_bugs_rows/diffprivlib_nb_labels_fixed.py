@@ -14,6 +14,7 @@ ISSUE = "IBM/differential-privacy-library#106"
 VERSIONS = {"0.6.6": "violation"}
 REQUIREMENTS = {"0.6.6": ["diffprivlib==0.6.6", "scikit-learn<1.8"]}
 NUM_SAMPLES = 4000
+FAST_ARGS = ["--sequential"]
 ARGS = ["--pairs", "registered"]
 PAIRS = "hand-written: the user's neighbour relation (every class on both sides)"
 NOTE = (

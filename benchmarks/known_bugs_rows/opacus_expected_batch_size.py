@@ -24,8 +24,10 @@ from typing import Any
 PACKAGE = "opacus"
 ISSUE = "meta-pytorch/opacus#571 (and #819)"
 VERSIONS = {"1.6.0": "violation"}
-REQUIREMENTS = {"1.6.0": [["torch==2.13.0+cpu"], ["opacus==1.6.0"]]}
+REQUIREMENTS = {"1.6.0": [["torch==2.13.0"], ["opacus==1.6.0"]]}
 NUM_SAMPLES = 20_000
+FAST_NUM_SAMPLES = 1000
+FAST_ARGS = ["--sequential"]
 NOTE = (
     "the claim is Opacus' RDP ε(1e-5) for q = 1/2, T = 2 (one epoch at batch_size 4 over a nominal "
     "8 records; q is 1/2 at every n in 5..8), add/remove; the divisor int(n·q) is 2 at n = 5, 3 at n = 6"

@@ -12,8 +12,10 @@ from typing import Any
 PACKAGE = "opacus"
 ISSUE = "meta-pytorch/opacus#571 (and #819)"
 VERSIONS = {"1.6.0": "no violation"}
-REQUIREMENTS = {"1.6.0": [["torch==2.13.0+cpu"], ["opacus==1.6.0"]]}
+REQUIREMENTS = {"1.6.0": [["torch==2.13.0"], ["opacus==1.6.0"]]}
 NUM_SAMPLES = 20_000
+FAST_NUM_SAMPLES = 1000
+FAST_ARGS = ["--sequential"]
 NOTE = "control: expected_batch_size pinned to 4 after make_private (a divisor independent of n)"
 
 

@@ -24,6 +24,8 @@ REQUIREMENTS = {
     "1.0.6": [["smartnoise-synth==1.0.6", "--no-deps"], ["smartnoise-sql==1.0.7", "Faker", "scikit-learn"]],
 }
 NUM_SAMPLES = 20_000
+FAST_NUM_SAMPLES = 2000
+FAST_ARGS = ["--sequential"]
 NOTE = (
     "DPcovariance draws its noise from the global numpy.random state: not seedable, so a rerun "
     "at the same --seed draws other noise (the verdict is the same)."

@@ -50,7 +50,7 @@ def summary(r: AuditResult) -> str:
     return "\n".join(lines)
 
 
-def _fdp_line(fdp: dict[str, Any], beta: float) -> str:
+def _fdp_line(fdp: dict[str, Any], failure_probability: float) -> str:
     """The f-DP test in one line: the claim's verdict, the certified ε̂ ((ε, δ) family), the μ-GDP
     claims it refutes, and ε(μ̂) at δ, which is an estimate under the unchecked assumption that the
     mechanism is GDP (never called certified: ARCHITECTURE.md, "Glossary"). The p-value (smallest
@@ -62,7 +62,7 @@ def _fdp_line(fdp: dict[str, Any], beta: float) -> str:
     refuted = f"; μ-GDP refuted for every μ ≤ {fmt(mu)}" if mu > 0 else ""
     estimate = f"; GDP estimate ε ≈ {fmt(implied)} at δ (assumes GDP; not certified)" if implied else ""
     level = float(fdp["failure_probability"])
-    against = "β" if level == beta else f"β/{beta / level:.3g}"
+    against = "β" if level == failure_probability else f"β/{failure_probability / level:.3g}"
     return (
         f"  f-DP test (Mahloujifar, Melis & Chaudhuri): claimed {fdp['claim_tradeoff']} {verdict} "
         f"(p ≤ {fdp.get('claim_tail_bound_adjusted', fdp['claim_tail_bound']):.3g} over the "

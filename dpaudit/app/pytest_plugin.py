@@ -181,7 +181,7 @@ def violation_message(result: AuditResult, command: str | None = None) -> str:
         f"  certified: ε ≥ {_fmt(result.epsilon_lower_bound)} "
         f"(δ ≥ {_fmt(result.delta_lower_bound)} at the claimed ε), "
         f"confidence {1 - result.failure_probability:g} (failure probability {result.failure_probability:g}, "
-        f"{result.per_test_failure_probability:.3g} per test), "
+        f"{result.test_level:.3g} per test), "
         f"{result.num_samples:,} samples per side and pair ({result.certification_samples:,} certifying), "
         f"seed {result.seed}",
     ]

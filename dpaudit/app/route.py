@@ -136,20 +136,103 @@ def _certify(
         pairs = template_pairs(mechanism)
         return _run(mechanism, pairs, config, parameters, f"{command} --pairs templates", saved)
     note = ""
+    first: dict[str, object] | None = None
+    if route.mode == "all" and config.sequential and config.num_samples >= FIRST_MIN:
+        done, first = _first_round(mechanism, config, parameters, command, saved)
+        if done is not None:
+            return done
+        config = _after_first(config)
     if route.mode != "registered":
         try:
-            return _search(mechanism, config, route, parameters, command, saved)
+            found = _search(mechanism, config, route, parameters, command, saved)
+            return _with_first(found, first)
         except (SearchBudgetError, SearchUnsupportedError) as exc:
             if route.explicit:
                 raise
             which = "registered pairs" if has_registered_pairs(mechanism) else "boundary template pairs"
             note = f"note: audited on the {which} ({FALLBACK}: {exc})"
     flag = registered_flag(mechanism)
-    done = _run(mechanism, pairs_for(mechanism), config, parameters, f"{command} --pairs {flag}", saved)
+    done = _with_first(
+        _run(mechanism, pairs_for(mechanism), config, parameters, f"{command} --pairs {flag}", saved), first
+    )
     if not note:
         return done
     return dataclasses.replace(
         done, result=dataclasses.replace(done.result, warnings=(*done.result.warnings, note))
+    )
+
+
+FIRST_BUDGET = 0.2
+"""The default route's first round (sequential audits only): this share of the budget per side
+and pair on the registered pairs (else the boundary templates), in selection rounds."""
+FIRST_SHARE = 0.25
+"""…at this share of the failure probability; the search (or its fallback) gets the rest of
+both."""
+FIRST_MIN = 1_000
+"""Budgets below this have no first round (its share would be under `AuditConfig`'s minimum)."""
+
+
+def _first_round(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    saved: Saved,
+) -> tuple[Certified | None, dict[str, object]]:
+    """The default route's first round on a sequential audit: the registered pairs (else the
+    templates) at `FIRST_BUDGET` of the budget and `FIRST_SHARE` of β, in selection rounds
+    (`runner_rounds`, seed keys of their own). A violation there is the route's result (its
+    failure probability stated as the whole route's β: the two stages' levels sum to β, union
+    bound); else its record, and the search runs on the rest."""
+    cap = max(200, int(FIRST_BUDGET * config.num_samples))
+    first = dataclasses.replace(
+        config, num_samples=cap, failure_probability=config.failure_probability * FIRST_SHARE, rounds_stream=1
+    )
+    pairs = pairs_for(mechanism)
+    flag = registered_flag(mechanism)
+    quiet = dataclasses.replace(saved, checkpoint_path=None, resume=False)
+    done = _run(mechanism, pairs, first, parameters, f"{command} --pairs {flag}", quiet)
+    seq = done.result.extra.get("sequential")
+    drawn = int(seq["drawn"]) if isinstance(seq, dict) else cap
+    record: dict[str, object] = {
+        "pairs": flag,
+        "cap": cap,
+        "share": FIRST_SHARE,
+        "drawn": drawn * len(pairs),
+        "verdict": done.result.verdict.value,
+        "asked": config.num_samples,
+    }
+    if not done.result.violation:
+        return None, record
+    result = dataclasses.replace(
+        done.result,
+        command=f"{command} --pairs all",
+        failure_probability=config.failure_probability,
+        extra={**done.result.extra, "first_round": record},
+    )
+    return dataclasses.replace(done, result=result), record
+
+
+def _after_first(config: AuditConfig) -> AuditConfig:
+    """What the route has left after a first round without a violation: the rest of the budget
+    per side and pair and of β."""
+    cap = max(200, int(FIRST_BUDGET * config.num_samples))
+    return dataclasses.replace(
+        config,
+        num_samples=config.num_samples - cap,
+        failure_probability=config.failure_probability * (1 - FIRST_SHARE),
+    )
+
+
+def _with_first(done: Certified, first: dict[str, object] | None) -> Certified:
+    """`done` with the first round recorded (`extra["first_round"]`) and its failure probability
+    the whole route's (the first round's share added back), when there was one."""
+    if first is None:
+        return done
+    whole = done.result.failure_probability / (1 - FIRST_SHARE)
+    extra = {**done.result.extra, "first_round": first}
+    return dataclasses.replace(
+        done, result=dataclasses.replace(done.result, failure_probability=whole, extra=extra)
     )
 
 

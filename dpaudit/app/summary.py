@@ -8,7 +8,7 @@ are the reports' (`reports.markdown.verdict_words`), so the console says what th
 
 from __future__ import annotations
 
-from dpaudit.engine.types import AuditResult, PairResult
+from dpaudit.engine.types import AuditResult, PairResult, Verdict
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
 from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witnesses
@@ -42,17 +42,43 @@ def summary(r: AuditResult) -> str:
 
 
 def samples_sentence(r: AuditResult) -> str:
+    """`_samples_sentence`, and the default route's first round (`route.FIRST_SHARE`) where a
+    sequential audit had one: what it drew, and whether it decided."""
+    first = r.extra.get("first_round")
+    if not isinstance(first, dict):
+        return _samples_sentence(r)
+    where = "templates" if first["pairs"] == "templates" else "registered pairs"
+    rest = _samples_sentence(r).split("; ", 1)[1]
+    asked, cap = int(first["asked"]), int(first["cap"])
+    if first["verdict"] == Verdict.VIOLATION_FOUND.value:
+        return (
+            f"{asked:,} asked; a first round on the {where} (a cap of {cap:,} per side and pair) decided: "
+            + rest
+        )
+    return (
+        f"{asked:,} asked; a first round on the {where} drew {int(first['drawn']):,} per side in all "
+        f"({first['verdict'].replace('_', ' ')}), then on the rest: {rest}"
+    )
+
+
+def _samples_sentence(r: AuditResult) -> str:
     """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
     each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
     search (registered pairs), each pair spends what was asked, split into choosing its event and
-    certifying it. A sequential audit was asked its selection plus the certification cap."""
+    certifying it. A sequential audit was asked its selection plus the certification cap; one with
+    selection in rounds (`runner_rounds`) the cap, and says what its rounds drew in all."""
     seq, search = r.extra.get("sequential"), r.extra.get("search")
+    if isinstance(seq, dict) and "drawn" in seq:  # selection in rounds: the cap bounds everything
+        return (
+            f"{int(seq['asked']):,} asked; {int(seq['drawn']):,} per side drawn on {_each(len(r.pairs))} "
+            f"in {len(seq['rounds'])} round(s) of selection and certification"
+        )
     if isinstance(search, dict) and "asked" in search:  # a search's certified stage has its own n
         asked = f"{int(search['asked']):,} asked"
     else:
         asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
     pairs = len(r.pairs)
-    each = "the pair" if pairs == 1 else f"each of {pairs} pairs"
+    each = _each(pairs)
     if isinstance(search, dict) and "total_samples" in search:
         certified = int(search["certification_samples"])
         total = int(search["total_samples"])
@@ -67,12 +93,22 @@ def samples_sentence(r: AuditResult) -> str:
     )
 
 
+def _each(pairs: int) -> str:
+    return "the pair" if pairs == 1 else f"each of {pairs} pairs"
+
+
 def sequential_lines(r: AuditResult) -> list[str]:
     """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
     against the cap and why (empty for a fixed-n audit)."""
     seq = r.extra.get("sequential")
     if not isinstance(seq, dict):
         return []
+    if "rounds" in seq:
+        last = seq["rounds"][-1]
+        return [
+            f"sequential: round {int(seq['round']) + 1} (selection {int(last['selection']):,}) stopped at "
+            f"{seq['stopped_at']:,} of {int(last['cap']):,} certification samples per side ({seq['reason']})"
+        ]
     return [
         f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
         f"side ({seq['reason']})"
@@ -111,5 +147,3 @@ def witness_lines(r: AuditResult) -> list[str]:
 def _relation_words(p: PairResult) -> str:
     """ " (relation)" unless the description already says it (sweep pairs do)."""
     return "" if p.relation.value.replace("_", "-") in p.description else f" ({p.relation.value})"
-
-

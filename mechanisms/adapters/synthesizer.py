@@ -285,4 +285,5 @@ def _mechanism(
         exceptions=exceptions,
         no_answer=no_answer,
         payload_width=width,
+        per_sample_streams=True,  # a fit per release: one stream per sample, chunks by cost
     )

@@ -18,8 +18,8 @@ Gaussian steps (Nasr, Hayes, Steinke, Balle, Tramèr, Jagielski, Carlini & Terzi
 of Differentially Private Machine Learning", USENIX Security 2023, Section 4), so thresholding Λ
 reaches the accountant's ε(δ) up to sampling error.
 
-The engine uses any mechanism attribute `statistics` (a tuple of these) as extra candidate
-scores (`engine.distinguishers.statistic`); the statistic only proposes events, chosen on the
+The engine uses any mechanism attribute `statistics` (a tuple of these) as extra statistics
+of candidate events (`engine.distinguishers.statistic`); the statistic only proposes events, chosen on the
 selection split and certified on fresh samples, so a wrong model of the mechanism costs power,
 never validity.
 """
@@ -79,7 +79,7 @@ class MixtureLLR:
             out[big] = zb + math.log(q) + np.log1p((1.0 - q) / q * np.exp(-zb))
         return out
 
-    def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
+    def evaluate(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
         """Λ per row of `outputs` (shape (n, steps·dim): the flattened released updates)."""
         rows = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
         if rows.shape[1] != self.steps * self.dim:

@@ -69,23 +69,23 @@ def _event(**over: object) -> BaselineEvent:
 # --------------------------------------------------------------------------- bounds
 def test_bounds_bracket_the_point_estimate() -> None:
     kw: dict[str, Any] = {"p_count": 300, "p_total": 1000, "q_count": 150, "q_total": 1000, "delta": 0.0}
-    lo = loss_lower_bound(**kw, failure_probability=0.05)
-    hi = loss_upper_bound(**kw, failure_probability=0.05)
+    lo = loss_lower_bound(**kw, bound_level=0.05)
+    hi = loss_upper_bound(**kw, bound_level=0.05)
     assert point_loss(**kw) == pytest.approx(math.log(2))
     assert lo < math.log(2) < hi
     # more confidence → wider
-    assert loss_lower_bound(**kw, failure_probability=0.001) < lo
-    assert loss_upper_bound(**kw, failure_probability=0.001) > hi
+    assert loss_lower_bound(**kw, bound_level=0.001) < lo
+    assert loss_upper_bound(**kw, bound_level=0.001) > hi
 
 
 def test_bound_edge_cases() -> None:
-    assert loss_upper_bound(
-        p_count=5, p_total=100, q_count=0, q_total=100, delta=0.0, failure_probability=0.1
-    ) == (math.inf)
+    assert loss_upper_bound(p_count=5, p_total=100, q_count=0, q_total=100, delta=0.0, bound_level=0.1) == (
+        math.inf
+    )
     # P is certainly below δ: no loss to speak of (−∞), on both sides
     kw: dict[str, Any] = {"p_count": 0, "p_total": 10_000, "q_count": 10, "q_total": 10_000, "delta": 0.5}
-    assert loss_upper_bound(**kw, failure_probability=0.1) == -math.inf
-    assert loss_lower_bound(**kw, failure_probability=0.1) == -math.inf
+    assert loss_upper_bound(**kw, bound_level=0.1) == -math.inf
+    assert loss_lower_bound(**kw, bound_level=0.1) == -math.inf
     assert point_loss(**kw) == -math.inf
 
 
@@ -106,8 +106,8 @@ def test_bounds_cover_at_their_level(rng: np.random.Generator, p: float, q: floa
             "q_total": n,
             "delta": delta,
         }
-        low_fail += loss_lower_bound(**kw, failure_probability=beta) > truth
-        up_fail += loss_upper_bound(**kw, failure_probability=beta) < truth
+        low_fail += loss_lower_bound(**kw, bound_level=beta) > truth
+        up_fail += loss_upper_bound(**kw, bound_level=beta) < truth
     for fails in (low_fail, up_fail):
         assert stats.binomtest(fails, reps, beta, alternative="greater").pvalue > 1e-3
 
@@ -260,7 +260,7 @@ def test_regression_checks_budget_and_directions() -> None:
     # 2 stored witnesses + 1 event per pair chosen today from the marginals: β_reg / 4 each
     assert not same.regression and len(same.checks) == 4
     assert [c.chosen_today for c in same.checks] == [False, False, True, True]
-    assert all(c.failure_probability == pytest.approx(0.0125) for c in same.checks)
+    assert all(c.test_level == pytest.approx(0.0125) for c in same.checks)
     worse = regression_checks(
         LaplaceSum(epsilon=1.0), entry, num_samples=4000, seed=1, failure_probability=0.05
     )

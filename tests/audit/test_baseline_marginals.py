@@ -111,7 +111,7 @@ def test_a_regression_the_stored_witness_cannot_see_is_caught_by_an_event_chosen
     assert len(stored) == len(today) == 2
     assert not any(c.regression for c in stored)
     assert all(c.regression and "x[1]" in c.event for c in today)
-    assert all(c.failure_probability == pytest.approx(0.05 / 4) for c in report.checks)
+    assert all(c.test_level == pytest.approx(0.05 / 4) for c in report.checks)
     assert all("chosen today" not in line for line in report.stale)
     same = regression_checks(_two_columns(0, 1.0), entry, num_samples=4000, seed=1, failure_probability=0.05)
     assert not same.regression and sum(c.chosen_today for c in same.checks) == 2

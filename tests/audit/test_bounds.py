@@ -42,16 +42,14 @@ def test_cp_bounds_monotone_in_count(n: int, data: st.DataObject) -> None:
 def test_epsilon_bound_monotone(n: int, data: st.DataObject) -> None:
     kp = data.draw(st.integers(1, n - 1))
     kq = data.draw(st.integers(0, n - 1))
-    args = dict(p_total=n, q_total=n, delta=0.0, failure_probability=0.05)
+    args = dict(p_total=n, q_total=n, delta=0.0, bound_level=0.05)
     e = epsilon_lower_bound(p_count=kp, q_count=kq, **args)
     assert epsilon_lower_bound(p_count=kp + 1, q_count=kq, **args) >= e
     if kq > 0:
         assert epsilon_lower_bound(p_count=kp, q_count=kq - 1, **args) >= e
     # δ bound at ε is nonnegative and positive exactly when the ε bound exceeds ε
     for eps in (0.0, 0.5, 1.0):
-        d = delta_lower_bound(
-            p_count=kp, p_total=n, q_count=kq, q_total=n, epsilon=eps, failure_probability=0.05
-        )
+        d = delta_lower_bound(p_count=kp, p_total=n, q_count=kq, q_total=n, epsilon=eps, bound_level=0.05)
         assert d >= 0
         assert (d > 0) == (e > eps) or math.isclose(e, eps, abs_tol=1e-9)
 
@@ -61,14 +59,10 @@ def test_infinite_witness_and_ceiling() -> None:
     half = beta / 2
     # an event never seen on Q: q_hi = 1 − (β/2)^(1/n)
     assert cp_upper(0, n, half) == pytest.approx(1 - half ** (1 / n), rel=1e-9)
-    e = epsilon_lower_bound(p_count=n, p_total=n, q_count=0, q_total=n, delta=0.0, failure_probability=beta)
-    assert e == pytest.approx(epsilon_ceiling(n, failure_probability=beta), rel=1e-9)
-    assert epsilon_ceiling(n, failure_probability=beta) == pytest.approx(
-        math.log(n / math.log(2 / beta)), abs=1e-3
-    )
-    assert epsilon_ceiling(100, failure_probability=beta, delta=0.9) < epsilon_ceiling(
-        100, failure_probability=beta
-    )
+    e = epsilon_lower_bound(p_count=n, p_total=n, q_count=0, q_total=n, delta=0.0, bound_level=beta)
+    assert e == pytest.approx(epsilon_ceiling(n, bound_level=beta), rel=1e-9)
+    assert epsilon_ceiling(n, bound_level=beta) == pytest.approx(math.log(n / math.log(2 / beta)), abs=1e-3)
+    assert epsilon_ceiling(100, bound_level=beta, delta=0.9) < epsilon_ceiling(100, bound_level=beta)
 
 
 def test_cp_coverage_simulation(rng: np.random.Generator) -> None:
@@ -90,7 +84,7 @@ def test_projection_prefers_well_sampled_events() -> None:
         certify_total_p=900_000,
         certify_total_q=900_000,
         delta=0.0,
-        failure_probability=0.05,
+        bound_level=0.05,
     )
     # equal selection ratios e: the event with 100x more mass projects a higher certified bound
     big, small = projected_epsilon(np.array([50_000.0, 500.0]), np.array([18_394.0, 184.0]), **common)

@@ -50,7 +50,7 @@ def test_the_worked_example_joins_the_default_set_and_the_pilot(tmp_path: Path) 
             a,
             b,
             certify_total=10_000,
-            failure_probability=0.05,
+            test_level=0.05,
             distinguishers=[example.ParityDistinguisher()],
         )
         assert chosen.distinguisher == "parity" and chosen.event == example.ParityEvent(True)

@@ -27,7 +27,7 @@ from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 def test_threshold_selection_finds_laplace_optimum(rng: np.random.Generator) -> None:
     a = as_rows(rng.laplace(0.0, 1.0, 100_000))
     b = as_rows(1.0 + rng.laplace(0.0, 1.0, 100_000))
-    sel = choose_event(a, b, certify_total=900_000, delta=0.0, failure_probability=0.025)
+    sel = choose_event(a, b, certify_total=900_000, delta=0.0, test_level=0.025)
     assert isinstance(sel.event, ThresholdEvent)
     # the optimal events are the half-lines beyond the shift ({x ≤ 0} for a > b or {x ≥ 1});
     # the projected certified ε must be close to the true ε = 1
@@ -42,7 +42,7 @@ def test_histogram_on_vectors_and_set_event(rng: np.random.Generator) -> None:
     b = as_rows((rng.random((20_000, 3)) < [0.9, 0.5, 0.5]).astype(int))
     cand = HistogramDistinguisher().propose(a, b)
     assert cand is not None
-    sel = choose_event(a, b, certify_total=100_000, delta=0.0, failure_probability=0.05)
+    sel = choose_event(a, b, certify_total=100_000, delta=0.0, test_level=0.05)
     assert sel.distinguisher == "histogram"
     assert isinstance(sel.event, SetEvent)
     # the event is about the first coordinate: its indicator matches a direct check
@@ -81,7 +81,7 @@ def test_histogram_ignores_values_seen_once(rng: np.random.Generator) -> None:
     a = as_rows(rng.laplace(0.0, 1.0, 2000))
     b = as_rows(1.0 + rng.laplace(0.0, 1.0, 2000))
     assert HistogramDistinguisher().propose(a, b) is None
-    sel = choose_event(a, b, certify_total=18_000, delta=0.0, failure_probability=0.025)
+    sel = choose_event(a, b, certify_total=18_000, delta=0.0, test_level=0.025)
     assert sel.distinguisher == "threshold"
 
 
@@ -118,7 +118,7 @@ def test_top_k_keeps_a_rare_strong_event_the_projection_ranks_second() -> None:
             a,
             b,
             certify_total=900_000,
-            failure_probability=0.05,
+            test_level=0.05,
             objectives=[EpsilonAt(0.0)],
             max_events=max_events,
         )[0]
@@ -147,7 +147,7 @@ def test_top_k_runners_up_are_distinct_and_capped(rng: np.random.Generator) -> N
     a = as_rows(rng.laplace(0.0, 1.0, 20_000))
     b = as_rows(1.0 + rng.laplace(0.0, 1.0, 20_000))
     for obj in (EpsilonAt(0.0), EpsilonAt(1e-3)):
-        sel = choose_events(a, b, certify_total=180_000, failure_probability=0.05, objectives=[obj])[0]
+        sel = choose_events(a, b, certify_total=180_000, test_level=0.05, objectives=[obj])[0]
         assert len(sel.certified) <= MAX_CERTIFIED
         counts = []
         for s in sel.certified:
@@ -214,7 +214,7 @@ def test_runner_certifies_each_of_k_events_at_beta_over_k(tmp_path: Path) -> Non
         multi = cast(list[dict[str, Any]], r.extra["certified_events"])
         k = len(multi[0]["events"]) if multi else 1
         seen_multi |= k > 1
-        assert est.failure_probability == pytest.approx(r.per_test_failure_probability / k, rel=1e-12)
+        assert est.bound_level == pytest.approx(r.test_level / k, rel=1e-12)
         if multi:
             events = multi[0]["events"]
             assert 2 <= k <= 4 and sum(e["reported"] for e in events) == 1

@@ -36,9 +36,7 @@ def test_naive_laplace_infinite_witness() -> None:
     rng = np.random.default_rng(0)
     a = rng.laplace(0, 1, 50_000)[:, None]
     b = (1.0 + rng.laplace(0, 1, 50_000))[:, None]
-    sel = choose_event(
-        a, b, certify_total=10**6, failure_probability=0.05, distinguishers=FLOAT_DISTINGUISHERS
-    )
+    sel = choose_event(a, b, certify_total=10**6, test_level=0.05, distinguishers=FLOAT_DISTINGUISHERS)
     assert isinstance(sel.event, LatticeEvent) and sel.projected > 5
     assert "only from D" in sel.event.describe()
     assert not np.any(sel.event.indicator(1.0 + rng.laplace(0, 1, 100_000)[:, None]))

@@ -97,7 +97,7 @@ def test_injected_regression_exits_1(in_tmp: Path, capsys: pytest.CaptureFixture
     assert audit["regression_status"] == "compared"
     checks = audit["regression_checks"]
     assert len(checks) == 4 and all(c["new_lower"] > c["baseline_upper"] for c in checks if c["regression"])
-    assert all(c["failure_probability"] == pytest.approx(0.025 / 4) for c in checks)  # Bonferroni over 4
+    assert all(c["test_level"] == pytest.approx(0.025 / 4) for c in checks)  # Bonferroni over 4
     suite = ET.parse(in_tmp / "out" / "junit.xml").getroot()
     failures = [f for f in suite.iter("failure") if f.get("type") == "PrivacyRegression"]
     assert failures and int(suite.get("failures", "0")) == len(failures)
@@ -127,10 +127,10 @@ def test_update_baseline_round_trip(in_tmp: Path, capsys: pytest.CaptureFixture[
     for name, entry in baseline.audits.items():
         result = json.loads((in_tmp / "out" / f"{name}.json").read_text())
         assert [e.event_spec for e in entry.events] == [p["event_spec"] for p in result["pairs"]]
-        # the witnesses' counts are a fresh re-count of certification_samples per side (baseline.py)
-        assert [(e.p_total, e.q_total) for e in entry.events] == [
-            (result["certification_samples"],) * 2 for _ in result["pairs"]
-        ]
+        # the witnesses' counts are a fresh re-count of the certification split per side (baseline.py;
+        # a sequential audit's: the fixed-n split of its budget, `recount_samples`)
+        recount = result["extra"].get("sequential", {}).get("cap", result["certification_samples"])
+        assert [(e.p_total, e.q_total) for e in entry.events] == [(recount,) * 2 for _ in result["pairs"]]
     gate = json.loads((in_tmp / "out" / "gate.json").read_text())
     assert all(a["detectable_increase"] is not None and a["detection_power"] == 0.8 for a in gate["audits"])
     # the same configuration and seed gate against its own baseline: compared, no regression
@@ -437,7 +437,8 @@ def test_certified_witnesses_store_every_certified_event(
     assert len(entry.events) == len(specs) > 1
     assert entry.events[0].event_spec == result["pairs"][0]["event_spec"]
     assert sorted(map(json.dumps, (e.event_spec for e in entry.events))) == sorted(map(json.dumps, specs))
-    assert all(e.p_total == result["certification_samples"] for e in entry.events)
+    recount = result["extra"].get("sequential", {}).get("cap", result["certification_samples"])
+    assert all(e.p_total == recount for e in entry.events)
     code, out, _ = run(capsys, "gate", "--baseline", "dpaudit-baseline.json")
     assert code == 0 and f"({len(specs) + 1} event(s)," in out  # + one chosen today
 

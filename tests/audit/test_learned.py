@@ -116,7 +116,7 @@ def test_projection_counts_whole_selection_by_default(rng: np.random.Generator) 
         assert cand.counts_a[i] == ev.indicator(a).sum() and cand.counts_b[i] == ev.indicator(b).sum()
 
 
-def test_score_event_pickles_and_round_trips_spec(rng: np.random.Generator) -> None:
+def test_statistic_event_pickles_and_round_trips_spec(rng: np.random.Generator) -> None:
     a, b = _shifted(rng, 2000, 6, 0.4)
     for dist in DISTINGUISHERS:
         cand = dist.propose(a, b)
@@ -207,7 +207,7 @@ def test_fit_logistic_paths(rng: np.random.Generator) -> None:
 
 
 def test_squared_features_capture_a_scale_change(rng: np.random.Generator) -> None:
-    """N(0, 1.5²) vs N(0, 1) in 10 coordinates: no mean shift, so the linear score has nothing
+    """N(0, 1.5²) vs N(0, 1) in 10 coordinates: no mean shift, so the linear statistic has nothing
     to find but the squared one does (held-out separation: ~0.5 vs ~0.1, se ≈ 0.01)."""
     a = 1.5 * rng.standard_normal((4000, 10))
     b = rng.standard_normal((4000, 10))
@@ -222,7 +222,7 @@ def test_squared_features_capture_a_scale_change(rng: np.random.Generator) -> No
 
 def test_learned_beats_single_coordinates_on_spread_gaussian() -> None:
     """d = 20, mean shift μ/√d per coordinate (μ = 2): one coordinate is a Gaussian with
-    μ₁ = 0.45, the logistic score recovers the full μ = 2. At 10^5 samples per side the
+    μ₁ = 0.45, the logistic statistic recovers the full μ = 2. At 10^5 samples per side the
     certified bounds measured are ≈ 4.7 (logistic) vs ≈ 1.0 (best coordinate); the assertion
     (≥ 1.5×) has a wide margin. Both bounds must stay below the true ε (Gaussian, μ = 2:
     ε(1e-5) = 10.0); each bound fails that with probability ≤ 0.05 (its own audit)."""
@@ -237,7 +237,7 @@ def test_learned_beats_single_coordinates_on_spread_gaussian() -> None:
     assert learned.epsilon_lower_bound <= truth and coords.epsilon_lower_bound <= truth
 
 
-def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Generator) -> None:
+def test_defaults_add_learned_statistics_only_for_vector_outputs(rng: np.random.Generator) -> None:
     """The runner's defaults: learned distinguishers propose on continuous vectors, stay silent on
     1-D outputs and on discrete outputs the histogram covers (≤ max_bins distinct values)."""
     from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS, default_distinguishers
@@ -271,14 +271,14 @@ def test_defaults_add_learned_scores_only_for_vector_outputs(rng: np.random.Gene
     assert LogisticDistinguisher().propose(disc_a, disc_b) is not None
 
 
-def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
+def test_choose_events_statistics_each_objective_on_one_proposal(rng: np.random.Generator) -> None:
     from dpaudit.engine.distinguishers import DEFAULT_DISTINGUISHERS
     from dpaudit.engine.distinguishers.objectives import EpsilonAt, GaussianMu, Objective
     from dpaudit.engine.distinguishers.selection import choose_event, choose_events
 
     a, b = _shifted(rng, 4000, 3, 0.5)
     objectives: list[Objective] = [EpsilonAt(1e-5), EpsilonAt(0.1), GaussianMu()]
-    kw = {"certify_total": 40_000, "failure_probability": 0.01, "distinguishers": DEFAULT_DISTINGUISHERS}
+    kw = {"certify_total": 40_000, "test_level": 0.01, "distinguishers": DEFAULT_DISTINGUISHERS}
     together = choose_events(a, b, objectives=objectives, **kw)
     for obj, sel in zip(objectives, together, strict=True):
         alone = choose_event(a, b, objective=obj, **kw)
@@ -292,11 +292,11 @@ def test_choose_events_scores_each_objective_on_one_proposal(rng: np.random.Gene
         assert sel.projected == max(v for _, v in sel.considered)
 
 
-def test_runner_default_picks_a_learned_score_on_correlated_noise() -> None:
+def test_runner_default_picks_a_learned_statistic_on_correlated_noise() -> None:
     """Shift along one coordinate of equicorrelated noise (d = 4, r = 0.9): a single coordinate
     (and the diagonal mean-difference projection, which is that coordinate) sees μ₁ = a; the
     Fisher/logistic direction sees μ = a·√(Σ⁻¹)₁₁ = 2.75a. The default runner must choose a
-    learned score (measured projected ε: ≈ 2× the threshold's), and its bound stays below the
+    learned statistic (measured projected ε: ≈ 2× the threshold's), and its bound stays below the
     true ε (probability ≥ 0.95)."""
     m = CorrelatedShift()
     r = run_audit(m, [m.pair()], AuditConfig(num_samples=40_000, seed=3))

@@ -63,13 +63,13 @@ def test_equal_distributions_propose_nothing_or_nothing_useful() -> None:
     assert hits <= 2  # the gate (variances differing by 4 standard errors) almost never opens
 
 
-def test_a_shift_without_a_change_of_scale_is_left_to_the_linear_scores() -> None:
+def test_a_shift_without_a_change_of_scale_is_left_to_the_linear_statistics() -> None:
     rng = np.random.default_rng(5)
     a, b = rng.normal(0.0, 1.0, (4_000, DIM)), rng.normal(1.0, 1.0, (4_000, DIM))
     assert fit_quadratic(a, b) is None
 
 
-def test_the_event_round_trips_through_its_spec_and_rescores_identically() -> None:
+def test_the_event_round_trips_through_its_spec_and_restatistics_identically() -> None:
     a, b = _sides(2_000, np.random.default_rng(2))
     cands = QuadraticDistinguisher().propose(a, b)
     assert cands is not None
@@ -89,7 +89,7 @@ def test_not_applicable_to_scalar_wide_or_constant_outputs() -> None:
     d = QuadraticDistinguisher()
     assert d.propose(rng.normal(size=(500, 1)), rng.normal(0, 3, size=(500, 1))) is None
     assert d.propose(rng.normal(size=(500, 40)), rng.normal(0, 3, size=(500, 40))) is None
-    # a side constant on a coordinate: the floored variance keeps the score finite
+    # a side constant on a coordinate: the floored variance keeps the statistic finite
     a = np.column_stack([rng.normal(size=2_000), np.zeros(2_000)])
     b = np.column_stack([rng.normal(size=2_000), rng.normal(size=2_000)])
     cands = d.propose(a, b)

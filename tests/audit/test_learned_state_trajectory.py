@@ -35,7 +35,7 @@ def _sides(n: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _held_out_epsilon(sa: np.ndarray, sb: np.ndarray, delta: float = 1e-2) -> float:
-    """max over upper thresholds of log((P_a − δ)/P_b): a point estimate on held-out scores."""
+    """max over upper thresholds of log((P_a − δ)/P_b): a point estimate on held-out statistics."""
     best = 0.0
     for t in np.quantile(sa, np.linspace(0.5, 0.995, 200)):
         pa, pb = float((sa >= t).mean()), float((sb >= t).mean())
@@ -66,7 +66,7 @@ def test_it_is_more_powerful_than_the_constant_shift_model_when_the_gradient_dec
 
 
 def test_silent_without_an_inclusion_mixture() -> None:
-    """A plain Gaussian shift (no excess variance around the bins' means) is the linear scores'
+    """A plain Gaussian shift (no excess variance around the bins' means) is the linear statistics'
     case: no model."""
     rng = np.random.default_rng(3)
     a, b = rng.normal(0.3, 1.0, (5_000, STEPS)), rng.normal(0.0, 1.0, (5_000, STEPS))

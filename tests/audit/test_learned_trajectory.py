@@ -46,7 +46,7 @@ def test_the_fit_recovers_rate_shift_noise_and_direction() -> None:
         shift_b=0.0,
     )
     x = np.concatenate(_sides(2_000, np.random.default_rng(1)))
-    assert np.corrcoef(m.score(x), truth.score(x))[0, 1] > 0.99
+    assert np.corrcoef(m.evaluate(x), truth.evaluate(x))[0, 1] > 0.99
 
 
 def test_iterates_are_read_through_their_differences() -> None:
@@ -76,8 +76,8 @@ def test_not_applicable_to_scalar_outputs_or_without_a_difference() -> None:
 
 
 def test_one_model_proposes_thresholds_the_most_separating_on_held_out_rows() -> None:
-    """`most_separating` keeps the score whose held-out values separate the sides most
-    (standardised mean difference), skips scores that are constant or not finite, and returns
+    """`most_separating` keeps the statistic whose held-out values separate the sides most
+    (standardised mean difference), skips statistics that are constant or not finite, and returns
     None when none is usable; so only that model's thresholds compete on the selection split."""
     from dataclasses import dataclass
 

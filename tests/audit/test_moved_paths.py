@@ -3,7 +3,6 @@ DeprecationWarning, and nothing in the project still uses one."""
 
 from __future__ import annotations
 
-import ast
 import importlib
 import sys
 from pathlib import Path
@@ -12,6 +11,7 @@ import pytest
 
 import dpaudit.engine
 from dpaudit.engine import MOVED, moved_to
+from tests.imports import imported_names
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -42,13 +42,7 @@ def test_nothing_in_the_project_imports_an_old_path() -> None:
         for path in (ROOT / folder).rglob("*.py"):
             if path.is_relative_to(ROOT / "dpaudit" / "engine") or path.name == Path(__file__).name:
                 continue
-            for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-                names: list[str] = []
-                if isinstance(node, ast.Import):
-                    names = [a.name for a in node.names]
-                elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-                    names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
-                problems += [f"{path.relative_to(ROOT)}: {n}" for n in names if moved_to(n)]
+            problems += [f"{path.relative_to(ROOT)}: {n}" for n in imported_names(path) if moved_to(n)]
     assert not problems, problems
 
 

@@ -40,7 +40,7 @@ def paper_tail(m: int, r: int, v: int, eps: float, delta: float) -> float:
     ],
 )
 def test_bound_is_the_largest_grid_point_the_paper_rejects(m: int, r: int, v: int, delta: float) -> None:
-    eps = o.epsilon_bound(m=m, r=r, v=v, delta=delta, beta=0.05)
+    eps = o.epsilon_bound(m=m, r=r, v=v, delta=delta, bound_level=0.05)
     assert paper_tail(m, r, v, eps, delta) < 0.05 or eps == 0.0
     step = 1e-9 if delta == 0 else o.GRID_STEP
     above = np.arange(eps + step, eps + 0.5, step if delta else 1e-3)
@@ -61,10 +61,10 @@ def test_ceiling_matches_closed_form_with_1000_canaries() -> None:
     one = (o.Design(k_plus=500, k_minus=500),)
     cert = o.certify(scores, bits, delta=0.0, failure_probability=beta, designs=one)
     assert cert.best.correct == m
-    assert cert.ceiling == pytest.approx(o.pure_ceiling(r=m, beta=beta), abs=1e-6)
+    assert cert.ceiling == pytest.approx(o.pure_ceiling(r=m, bound_level=beta), abs=1e-6)
     assert cert.epsilon_lower_bound == pytest.approx(cert.ceiling, abs=1e-12)
     grid = o.default_design(m)
-    want = max(o.pure_ceiling(r=d.guesses, beta=beta / len(grid)) for d in grid)
+    want = max(o.pure_ceiling(r=d.guesses, bound_level=beta / len(grid)) for d in grid)
     assert o.ceiling(m=m, delta=0.0, failure_probability=beta) == pytest.approx(want, abs=1e-6)
     # δ > 0 can only lower it
     assert o.ceiling(m=m, delta=1e-5, failure_probability=beta) <= want
@@ -77,7 +77,7 @@ def test_null_scores_certify_nothing_exactly() -> None:
     for d in (o.Design(k_plus=500, k_minus=500), o.Design(k_plus=50, k_minus=50)):
         v = np.arange(d.guesses // 2, d.guesses + 1)  # below r/2 the binomial tail alone is ≥ ½ > β
         positive = np.array(
-            [o.epsilon_bound(m=m, r=d.guesses, v=int(x), delta=1e-5, beta=beta) > 0 for x in v]
+            [o.epsilon_bound(m=m, r=d.guesses, v=int(x), delta=1e-5, bound_level=beta) > 0 for x in v]
         )
         assert stats.binom.pmf(v, d.guesses, 0.5)[positive].sum() <= beta
 

@@ -79,7 +79,7 @@ def test_split_of_two_widths_gets_the_width_events_alone() -> None:
     a, b = np.zeros((300, 1)), np.zeros((300, 2))
     assert for_outputs(("x",), a, a) == ("x",)  # type: ignore[arg-type]
     assert isinstance(for_outputs((), a, b)[0], WidthDistinguisher)
-    (sel,) = choose_events(a, b, certify_total=10_000, failure_probability=0.05, objectives=[EpsilonAt(0.0)])
+    (sel,) = choose_events(a, b, certify_total=10_000, test_level=0.05, objectives=[EpsilonAt(0.0)])
     assert isinstance(sel.event, WidthEvent) and sel.distinguisher == "output width"
     assert sel.event.indicator(a).all() != sel.event.indicator(b).any()
     assert not sel.also  # one certified event: the counts (n, 0) cannot be beaten
@@ -92,7 +92,7 @@ def test_registered_pair_with_two_widths_is_an_infinite_witness() -> None:
     assert result.violation and est.infinite_witness
     assert (est.p_count, est.q_count) == (est.p_total, 0)
     # the certified value is the Clopper–Pearson infinite-witness bound at β/2 on each side
-    beta = est.failure_probability / 2
+    beta = est.bound_level / 2
     q_hi = 1 - beta ** (1 / est.q_total)
     assert est.epsilon_lower_bound == pytest.approx(math.log(est.p_lower / q_hi), rel=1e-9)
     assert "the output has 1 column on D and 2 on D′" in est.event

@@ -45,22 +45,22 @@ def test_required_samples_is_the_smallest(p: float, ratio: float, frac: float, d
     # p = 0.10002, q = 0.99p, δ = 1e-3 has point ε ≈ 1e-5 and needs ≫ 10^13 samples
     assume(point_epsilon(p, q, delta=delta) >= 0.01)
     target = frac * point_epsilon(p, q, delta=delta)
-    n = required_samples(p, q, target_epsilon=target, delta=delta, failure_probability=0.05)
+    n = required_samples(p, q, target_epsilon=target, delta=delta, bound_level=0.05)
     assert n is not None
 
     def eps(k: int) -> float:
-        return projected_certified_epsilon(p, q, k, delta=delta, failure_probability=0.05)
+        return projected_certified_epsilon(p, q, k, delta=delta, bound_level=0.05)
 
     assert eps(n) >= target
     assert n == 1 or eps(n - 1) < target
 
 
 def test_unreachable_and_infinite_witness() -> None:
-    assert required_samples(0.3, 0.1, target_epsilon=math.log(3), delta=0.0, failure_probability=0.05) is None
-    assert required_samples(0.3, 0.1, target_epsilon=1.0, delta=0.3, failure_probability=0.05) is None
+    assert required_samples(0.3, 0.1, target_epsilon=math.log(3), delta=0.0, bound_level=0.05) is None
+    assert required_samples(0.3, 0.1, target_epsilon=1.0, delta=0.3, bound_level=0.05) is None
     # q = 0: planned as an infinite witness, reachable at any target below the ceiling
-    n = required_samples(0.5, 0.0, target_epsilon=8.0, delta=0.0, failure_probability=0.05)
-    assert n is not None and epsilon_ceiling(n, failure_probability=0.05) >= 8.0
+    n = required_samples(0.5, 0.0, target_epsilon=8.0, delta=0.0, bound_level=0.05)
+    assert n is not None and epsilon_ceiling(n, bound_level=0.05) >= 8.0
 
 
 @pytest.mark.parametrize("n_cert", [1, 500, 1_000, 9_000, 10_000, 123_457, 1_800_000, 5_000_000])
@@ -105,11 +105,11 @@ def test_target_above_point_estimate_is_flagged() -> None:
     assert pl.num_samples is None and pl.best_pair is None
     assert "No sample size suffices" in pl.describe()
     # the ceiling figures are still reported
-    beta = pl.per_test_failure_probability
+    beta = pl.test_level
     k = pl.min_samples_for_claim
     assert k is not None
-    assert epsilon_ceiling(k, failure_probability=beta) > 1.0
-    assert k == 1 or epsilon_ceiling(k - 1, failure_probability=beta) <= 1.0
+    assert epsilon_ceiling(k, bound_level=beta) > 1.0
+    assert k == 1 or epsilon_ceiling(k - 1, bound_level=beta) <= 1.0
     assert pl.min_samples_for_target is not None and pl.min_samples_for_target >= k
     json.dumps(pl.to_dict())
 

@@ -27,7 +27,7 @@ def test_profile_and_gdp_tests_are_valid_and_split_the_budget() -> None:
     mu = m.mu(pair)
     cfg = AuditConfig(num_samples=200_000, seed=2, profile_deltas=(1e-2,), profile_epsilons=(0.25,), gdp=True)
     r = run_audit(m, [pair], cfg)
-    assert r.per_test_failure_probability == pytest.approx(0.05 / 4)
+    assert r.test_level == pytest.approx(0.05 / 4)
     by_kind = {p.objective: p for p in r.profile}
     assert set(by_kind) == {"epsilon", "delta", "gdp_mu"}
     # every certified value is below the truth (each holds at the shared confidence)
@@ -96,7 +96,7 @@ def test_gaussian_sum_profile_points_compared_with_its_curve() -> None:
     pair = m.neighbor_pairs()[0]
     r = run_audit(m, [pair], AuditConfig(num_samples=100_000, seed=4))
     pr = r.pairs[0]
-    assert r.per_test_failure_probability == pytest.approx(0.05 / (2 + len(CURVE_PROFILE_DELTAS)))
+    assert r.test_level == pytest.approx(0.05 / (2 + len(CURVE_PROFILE_DELTAS)))
     assert [p.label for p in pr.profile][-1].startswith("Gaussian-DP")
     for p in pr.profile:
         assert p.claimed is not None

@@ -37,7 +37,7 @@ def test_certified_bound_below_exact_and_split_recorded() -> None:
     exact = max(m.exact_epsilon(p) for p in pairs)
     assert r.verdict is Verdict.NO_VIOLATION_FOUND
     assert 0 < r.epsilon_lower_bound <= exact
-    assert r.per_test_failure_probability == pytest.approx(0.05 / len(pairs))
+    assert r.test_level == pytest.approx(0.05 / len(pairs))
     assert r.selection_samples + r.certification_samples == 200_000
     for p in r.pairs:
         assert p.estimate.p_total == r.certification_samples  # certified on the fresh split only
@@ -203,7 +203,7 @@ def test_trajectory_counts_exact_prefixes_of_the_certification_split() -> None:
     p_side, q_side = (
         (sides[0], sides[1]) if pr.estimate.direction == "dataset>neighbor" else (sides[1], sides[0])
     )
-    beta = pr.estimate.failure_probability  # β_t/k when the test certified k events
+    beta = pr.estimate.bound_level  # β_t/k when the test certified k events
     for n, eps in pr.trajectory:
         p_lo = cp_lower(int(p_side[:n].sum()), n, beta / 2)
         q_hi = cp_upper(int(q_side[:n].sum()), n, beta / 2)

@@ -43,10 +43,10 @@ def test_plan_stage_splits_the_failure_probability_over_all_tests() -> None:
         for p, o in zip(plan.pairs, plan.objectives, strict=True)
     )
     assert plan.num_tests == 3 * len(plan.pairs)
-    assert plan.beta_t == cfg.failure_probability / plan.num_tests
+    assert plan.test_level == cfg.failure_probability / plan.num_tests
     assert (plan.selection_samples, plan.certification_samples) == cfg.split()
     assert plan.epsilon_ceiling == epsilon_ceiling(
-        plan.certification_samples, failure_probability=plan.beta_t, delta=plan.verdict_claim.delta
+        plan.certification_samples, bound_level=plan.test_level, delta=plan.verdict_claim.delta
     )
     assert plan.warnings == ()
     with pytest.raises(AuditInputError):
@@ -83,7 +83,7 @@ def test_certify_test_takes_the_best_of_k_events_at_beta_over_k() -> None:
     counts = np.array([[600, 400], [300, 50]], dtype=np.int64)
     est, records, best = certify_test(sel, counts, 1000, 0.01, m.claim, EpsilonAt(m.claim.delta))
     assert best == 1 and [r["reported"] for r in records] == [False, True]
-    assert est.failure_probability == 0.005
+    assert est.bound_level == 0.005
     assert est.p_lower == float(cp_lower(300, 1000, 0.0025))
     assert est.q_upper == float(cp_upper(50, 1000, 0.0025))
     assert est.distinguisher == "strong"

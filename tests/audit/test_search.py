@@ -114,7 +114,7 @@ def test_search_is_deterministic_from_the_seed() -> None:
     a = search_and_certify(mech, CONFIG)
     b = search_and_certify(mech, CONFIG)
     assert [c.description for c in a.candidates] == [c.description for c in b.candidates]
-    assert a.scores == b.scores
+    assert a.ranks == b.ranks
     assert a.certified.epsilon_lower_bound == b.certified.epsilon_lower_bound
     assert [p.estimate for p in a.certified.pairs] == [p.estimate for p in b.certified.pairs]
     c = search_and_certify(mech, dataclasses.replace(CONFIG, seed=12))
@@ -129,9 +129,9 @@ def test_failure_probability_is_split_and_budget_is_exact() -> None:
     k = len(cert.pairs)
     assert 1 <= k <= 3 and k == len(r.certified_pairs)
     assert cert.failure_probability == CONFIG.failure_probability
-    assert cert.per_test_failure_probability == pytest.approx(CONFIG.failure_probability / k)
+    assert cert.test_level == pytest.approx(CONFIG.failure_probability / k)
     # a test certifying k events (the runner's adaptive top-k) puts β_t/k on each
-    assert all(p.estimate.failure_probability <= cert.per_test_failure_probability for p in cert.pairs)
+    assert all(p.estimate.bound_level <= cert.test_level for p in cert.pairs)
     # the certification runs at the audit seed; the pilot never does
     assert cert.seed == CONFIG.seed and CONFIG.seed not in r.pilot_seeds
     assert pilot_seed(CONFIG.seed, 0) != CONFIG.seed
@@ -154,7 +154,7 @@ def test_failure_probability_is_split_and_budget_is_exact() -> None:
     # within VERDICT_TIE of it
     first = [c.description for c in r.candidates].index(cert.pairs[0].description)
     assert first == 0 or (
-        r.candidates[first].relation is mech.claim.relation and r.scores[first] >= r.scores[0] - VERDICT_TIE
+        r.candidates[first].relation is mech.claim.relation and r.ranks[first] >= r.ranks[0] - VERDICT_TIE
     )
     assert cert.extra["search"]["total_samples"] == r.total_samples  # type: ignore[index]
     # an explicit budget is honoured the same way
@@ -169,10 +169,8 @@ def test_pilot_ranks_by_evidence_at_the_certification_budget() -> None:
     assert r.pilot_samples_of[0] > r.pilot_samples_per_candidate
     # the halving's winner comes first: it has the most pilot samples of all candidates
     assert r.pilot_samples_of[0] == max(r.pilot_samples_of)
-    rest = [
-        s for s, m in zip(r.scores, r.pilot_samples_of, strict=True) if m == r.pilot_samples_per_candidate
-    ]
-    assert sorted(rest, reverse=True) == rest  # the screened-out ones by score
+    rest = [s for s, m in zip(r.ranks, r.pilot_samples_of, strict=True) if m == r.pilot_samples_per_candidate]
+    assert sorted(rest, reverse=True) == rest  # the screened-out ones by rank
 
 
 def test_search_catches_an_edge_case_bug_the_registered_pair_misses() -> None:
@@ -285,7 +283,7 @@ def _weak_pair(mech: LaplaceSum) -> NeighborPair:
 
 
 def test_registered_pairs_get_the_registered_routes_selection_size() -> None:
-    """Every registered pair, even one whose screening score is among the worst, is scored on as
+    """Every registered pair, even one whose screening rank is among the worst, is ranked on as
     many pilot samples as the registered route would choose its event on; a pair that is not
     registered never displaces the registered champion (it is certified beside it, hedged)."""
     mech = LaplaceSum()
@@ -299,7 +297,7 @@ def test_registered_pairs_get_the_registered_routes_selection_size() -> None:
         assert r.sources[i] == "registered" and r.pilot_samples_of[i] == selection
     screened_out = [m for m in r.pilot_samples_of if m == r.pilot_samples_per_candidate]
     assert screened_out  # the others were only screened (or halved): no bigger pool for all
-    champion = min((r.candidate_pairs.index(p) for p in (weak, strong)), key=lambda i: -r.scores[i])
+    champion = min((r.candidate_pairs.index(p) for p in (weak, strong)), key=lambda i: -r.ranks[i])
     assert r.candidate_pairs[champion] in r.certified_pairs
 
 
@@ -314,17 +312,18 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     runner_calls: list[tuple[int, tuple[int, ...]]] = []
     original_rows, original_draw = search_module.sample_rows, runner_module.draw
 
-    def pilot_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    # `*start`: the chunk's first row (per-sample streams; `engine.sampling.draw`)
+    def pilot_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         pilot_calls.append(seed)
-        return original_rows(mech, ds, size, seed, key)
+        return original_rows(mech, ds, size, seed, key, *start)
 
-    def runner_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    def runner_rows(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         runner_calls.append((seed, key))
-        return original_rows(mech, ds, size, seed, key)
+        return original_rows(mech, ds, size, seed, key, *start)
 
-    def runner_draw(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...]) -> Any:
+    def runner_draw(mech: Any, ds: Any, size: int, seed: int, key: tuple[int, ...], *start: Any) -> Any:
         runner_calls.append((seed, key))
-        return original_draw(mech, ds, size, seed, key)
+        return original_draw(mech, ds, size, seed, key, *start)
 
     monkeypatch.setattr(search_module, "sample_rows", pilot_rows)
     monkeypatch.setattr(runner_module, "sample_rows", runner_rows)
@@ -336,7 +335,13 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
             original_count = module.count_events_segmented
 
             def runner_count(
-                mech: Any, ds: Any, events: Any, size: int, seed: int, key: Any, *rest: Any,
+                mech: Any,
+                ds: Any,
+                events: Any,
+                size: int,
+                seed: int,
+                key: Any,
+                *rest: Any,
                 _count: Any = original_count,
             ) -> Any:
                 runner_calls.append((seed, key))
@@ -441,7 +446,7 @@ def _search_record(r: Any) -> tuple[Any, ...]:
 )
 def test_parallel_pilot_is_bit_identical(mech: Any, budget: int) -> None:
     """The pilot's draws run as parallel tasks with jobs ≠ 1 at the seeds and chunk keys of the
-    sequential path: the whole search (candidates, scores, pilot seeds, skipped candidates and
+    sequential path: the whole search (candidates, ranks, pilot seeds, skipped candidates and
     the budget they spent, certified result) is the same for any jobs and backend. The small
     `min_pilot_samples` gives many candidates, several halving rounds, registered top-ups
     (LaplaceSum's registered pairs) and selection top-ups on a fast budget."""

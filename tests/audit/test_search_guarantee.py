@@ -25,9 +25,9 @@ CONFIG = AuditConfig(num_samples=20_000, seed=5, failure_probability=0.05)
 PAIR = LaplaceSum().neighbor_pairs()[0]
 
 
-def _entry(score: float, *, drawn: int, source: str = "template") -> Entry:
+def _entry(rank: float, *, drawn: int, source: str = "template") -> Entry:
     e = Entry(PAIR, source, 1.0, 0.0)
-    e.score, e.drawn = score, drawn
+    e.rank, e.drawn = rank, drawn
     return e
 
 
@@ -69,17 +69,17 @@ def test_the_challenge_stays_within_the_pilot_budget() -> None:
     champion = Entry(PAIR, "registered", 1.0, 0.0)
     challenger = Entry(PAIR, "template", 1.0, 0.0)
     sampler.draw_all([(champion, 4_000), (challenger, 500)])
-    champion.score, challenger.score = 0.0, 1.0
+    champion.rank, challenger.rank = 0.0, 1.0
     before = sampler.spent
 
-    def no_scoring(entry: Entry) -> None:
+    def no_ranking(entry: Entry) -> None:
         return None
 
-    challenge(sampler, no_scoring, [challenger], champion, budget=300)  # type: ignore[arg-type]
+    challenge(sampler, no_ranking, [challenger], champion, budget=300)  # type: ignore[arg-type]
     assert sampler.spent == before  # 300 would not even double the challenger's 500 samples
-    challenge(sampler, no_scoring, [challenger], champion, budget=1_000)  # type: ignore[arg-type]
+    challenge(sampler, no_ranking, [challenger], champion, budget=1_000)  # type: ignore[arg-type]
     assert sampler.spent == before + 1_000  # part way: 1 000 of the 3 500 to the champion's size
-    challenge(sampler, no_scoring, [challenger], champion, budget=10_000)  # type: ignore[arg-type]
+    challenge(sampler, no_ranking, [challenger], champion, budget=10_000)  # type: ignore[arg-type]
     assert sampler.spent == before + 3_500  # never past the champion's pilot size
 
 
@@ -101,9 +101,9 @@ def test_auto_pilot_fraction() -> None:
     assert auto_pilot_fraction(0.01, registered=False) == MAX_PILOT_FRACTION
 
 
-def test_noisy_registered_scores_widen_the_tie() -> None:
-    """Pilot scores whose two folds disagree by ~1 cannot rank registered pairs 0.5 apart: the
-    tie widens to two sd of a score difference (σ̂ from the median fold spread)."""
+def test_noisy_registered_ranks_widen_the_tie() -> None:
+    """Pilot ranks whose two folds disagree by ~1 cannot rank registered pairs 0.5 apart: the
+    tie widens to two sd of a rank difference (σ̂ from the median fold spread)."""
     from dpaudit.engine.search.pilot import REGISTERED_TIE, registered_tie
 
     quiet = [_entry(-0.1 * i, drawn=10_000, source="registered") for i in range(5)]

@@ -91,10 +91,10 @@ def test_the_sweep_race_finds_a_region_gate_in_a_field_ten_times_its_finalists()
     )
     ranker = Ranker(projected_total=10_000, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS)
     screen = sweep_screen(sampler, proposer, ranker, budget=6_000, limit=16)
-    assert screen.scored >= 10 * 4 and screen.samples <= 6_000 and screen.coupled
-    assert screen.samples_per_candidate >= MIN_SWEEP_SAMPLES and screen.rounds == race_rounds(screen.scored)
+    assert screen.ranked >= 10 * 4 and screen.samples <= 6_000 and screen.coupled
+    assert screen.samples_per_candidate >= MIN_SWEEP_SAMPLES and screen.rounds == race_rounds(screen.ranked)
     assert (
-        race_rounds(4 * screen.scored) == screen.rounds + 1
+        race_rounds(4 * screen.ranked) == screen.rounds + 1
     )  # a field RACE_KEEP times larger: one round more
     assert RACE_KEEP == 4
     best = screen.finalists[0]

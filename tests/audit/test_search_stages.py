@@ -1,5 +1,5 @@
 """The search's stages alone: budget plan, pilot sampling, registered top-ups, halving, the
-choice of certified pairs, certification's accounting, and the cross-fitted score."""
+choice of certified pairs, certification's accounting, and the cross-fitted rank."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from dpaudit.engine.search.pilot import (
     RegisteredPairs,
     halve,
     plan_pilot,
+    rank_registered,
     registered_tie,
-    score_registered,
     screen,
     smallest_budget,
 )
@@ -41,14 +41,14 @@ CONFIG = AuditConfig(num_samples=20_000, seed=5, failure_probability=0.05)
 PAIR = LaplaceSum().neighbor_pairs()[0]
 
 
-def _scorer(projected_total: int = 50_000) -> Ranker:
+def _ranker(projected_total: int = 50_000) -> Ranker:
     return Ranker(
         projected_total=projected_total, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS
     )
 
 
 def _entry(
-    score: float, *, drawn: int = 1000, source: str = "template", relation: Relation | None = None
+    rank: float, *, drawn: int = 1000, source: str = "template", relation: Relation | None = None
 ) -> Entry:
     pair = (
         PAIR
@@ -58,7 +58,7 @@ def _entry(
         )
     )
     e = Entry(pair, source, 1.0, 0.0)
-    e.score, e.drawn = score, drawn
+    e.rank, e.drawn = rank, drawn
     return e
 
 
@@ -118,23 +118,23 @@ def test_pilot_sampler_issues_pilot_seeds_in_order_and_counts_spend() -> None:
     assert (a.rows(), b.rows()) == (400, 200)
 
 
-def test_screen_then_registered_top_up_scores_registered_pairs_at_the_selection_size() -> None:
+def test_screen_then_registered_top_up_ranks_registered_pairs_at_the_selection_size() -> None:
     mech = LaplaceSum()
     claims = claims_of(mech)
     relations = tuple(dict.fromkeys(c.relation for c in claims))
     sampler = PilotSampler(mech, CONFIG)
     proposer = Proposer(mech.domain, claims, relations, proposal_rng(CONFIG.seed), sampler.skipped)
-    scorer = _scorer()
+    ranker = _ranker()
     entries = screen(
-        sampler, proposer, scorer, registered=mech.neighbor_pairs(), num_candidates=6, per_candidate=500
+        sampler, proposer, ranker, registered=mech.neighbor_pairs(), num_candidates=6, per_candidate=500
     )
     assert 1 <= len(entries) <= 6 and sampler.spent == 500 * len(entries)
-    assert entries[0].source == "registered" and all(math.isfinite(e.score) for e in entries)
+    assert entries[0].source == "registered" and all(math.isfinite(e.rank) for e in entries)
     selection = CONFIG.split()[0]
     pairs = mech.neighbor_pairs()
-    reg = score_registered(sampler, scorer, entries, selection=selection, registered=pairs)
+    reg = rank_registered(sampler, ranker, entries, selection=selection, registered=pairs)
     registered = [e for e in entries if e.source == "registered"]
-    assert reg.champion is max(registered, key=lambda e: e.score)
+    assert reg.champion is max(registered, key=lambda e: e.rank)
     assert all(e.rows() == selection for e in registered)
     # drawn afresh (screening samples dropped) on the registered route's own selection streams
     assert sampler.spent == 500 * len(entries) + selection * len(registered)
@@ -144,20 +144,20 @@ def test_screen_then_registered_top_up_scores_registered_pairs_at_the_selection_
         assert np.array_equal(b, sample_rows(mech, pairs[i].neighbor, selection, CONFIG.seed, (i, 1, 0, 0)))
     tie = registered_tie(registered)  # REGISTERED_TIE, or two sd of the fold noise if larger
     assert tie >= REGISTERED_TIE
-    assert all(c in registered and c.score >= reg.champion.score - tie for c in reg.contenders)
+    assert all(c in registered and c.rank >= reg.champion.rank - tie for c in reg.contenders)
 
 
 def test_halve_keeps_the_better_half_each_round_within_its_budget() -> None:
     sampler = PilotSampler(LaplaceSum(), CONFIG)
     entries = [Entry(PAIR, "template", 1.0, 0.0) for _ in range(4)]
     sampler.draw_all([(e, 400) for e in entries])
-    scorer = _scorer()
+    ranker = _ranker()
     for e in entries:
-        scorer(e)
+        ranker(e)
     before = sampler.spent
     halving = halve(
         sampler,
-        scorer,
+        ranker,
         entries,
         RegisteredPairs(champion=None, contenders=()),
         budget=8_000,
@@ -170,7 +170,7 @@ def test_halve_keeps_the_better_half_each_round_within_its_budget() -> None:
 
 def test_choice_prefers_survivors_then_the_verdict_relation_and_the_champion_on_near_ties() -> None:
     strong, near = _entry(1.0), _entry(1.0 - VERDICT_TIE / 2, relation=Relation.ADD_REMOVE_ONE)
-    loser = _entry(2.0)  # highest score, but not a halving survivor
+    loser = _entry(2.0)  # highest rank, but not a halving survivor
     order = certification_order([loser, strong, near], [strong, near], None)
     assert order == [strong, near, loser]
     none = RegisteredPairs(champion=None, contenders=())
@@ -208,13 +208,13 @@ def test_choice_prefers_survivors_then_the_verdict_relation_and_the_champion_on_
 
 def test_choice_holds_a_pair_under_the_verdict_relation_when_asked() -> None:
     """With `verdict_pair` (the blind route's), a replace-one winner far ahead (beyond the tie)
-    is certified and the best-ranked add/remove pair with a finite score joins it when the
+    is certified and the best-ranked add/remove pair with a finite rank joins it when the
     verdict claim is add/remove; nothing joins when a chosen pair is already under that
     relation, or without `verdict_pair` (the registered route's)."""
     winner = _entry(1.0, relation=Relation.REPLACE_ONE)
     behind = _entry(1.0 - 10 * VERDICT_TIE, relation=Relation.ADD_REMOVE_ONE)
     worse = _entry(-1.0, relation=Relation.ADD_REMOVE_ONE)
-    unscored = _entry(-math.inf, relation=Relation.ADD_REMOVE_ONE)
+    unranked = _entry(-math.inf, relation=Relation.ADD_REMOVE_ONE)
 
     def chosen(verdict: Relation, *entries: Entry, ask: bool = True) -> tuple[Entry, ...]:
         pilot = Pilot(
@@ -235,7 +235,7 @@ def test_choice_holds_a_pair_under_the_verdict_relation_when_asked() -> None:
 
     assert chosen(Relation.ADD_REMOVE_ONE, winner, worse, behind) == (winner, behind)
     assert chosen(Relation.ADD_REMOVE_ONE, winner, worse, behind, ask=False) == (winner,)
-    assert chosen(Relation.ADD_REMOVE_ONE, winner, unscored) == (winner,)
+    assert chosen(Relation.ADD_REMOVE_ONE, winner, unranked) == (winner,)
     assert chosen(Relation.REPLACE_ONE, winner, behind) == (winner,)
 
 
@@ -258,7 +258,7 @@ def test_certify_tops_up_selection_splits_and_certifies_the_rest() -> None:
     assert cert.samples == calls[0][0] and cert.selection_rows == (want,) and cert.result == "certified"
 
 
-def test_cross_fitted_score_separates_a_leaky_pair_from_identical_sides() -> None:
+def test_cross_fitted_rank_separates_a_leaky_pair_from_identical_sides() -> None:
     rng = np.random.default_rng(0)
     same = rng.normal(size=(4000, 1)), rng.normal(size=(4000, 1))
     leaky = rng.normal(size=(4000, 1)), rng.normal(loc=3.0, size=(4000, 1))

@@ -51,13 +51,13 @@ def _setup(mech: Any) -> tuple[PilotSampler, Proposer, Ranker]:
     claims = claims_of(mech)
     relations = tuple(dict.fromkeys(c.relation for c in claims))
     proposer = Proposer(mech.domain, claims, relations, proposal_rng(0), sampler.skipped)
-    scorer = Ranker(projected_total=100_000, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS)
-    return sampler, proposer, scorer
+    ranker = Ranker(projected_total=100_000, projected_level=0.05, distinguishers=DEFAULT_DISTINGUISHERS)
+    return sampler, proposer, ranker
 
 
 def test_coupled_draws_share_the_stream_and_the_screen_stays_in_its_budget() -> None:
     mech = from_callable(name="shift", claim=CLAIM, domain=BOX, batch_fn=_shift)
-    sampler, proposer, scorer = _setup(mech)
+    sampler, proposer, ranker = _setup(mech)
     pair = NeighborPair(
         dataset=Dataset(np.zeros((1, 1))),
         neighbor=Dataset(np.ones((1, 1))),
@@ -73,10 +73,10 @@ def test_coupled_draws_share_the_stream_and_the_screen_stays_in_its_budget() -> 
     assert not np.allclose(b - a, 1.0)
     assert sampler.coupled_draws == 1 and len(sampler.seeds) == 1  # coupled seeds are their own
     before = sampler.spent
-    found = sweep_screen(sampler, proposer, scorer, budget=40 * MIN_SWEEP_SAMPLES, limit=36)
-    assert found.coupled and 2 < found.scored < 36 < found.proposed  # the row weights bind first
+    found = sweep_screen(sampler, proposer, ranker, budget=40 * MIN_SWEEP_SAMPLES, limit=36)
+    assert found.coupled and 2 < found.ranked < 36 < found.proposed  # the row weights bind first
     assert sampler.spent - before == found.samples <= 40 * MIN_SWEEP_SAMPLES
-    weights = sweep_weights(proposer.sweeps()[: found.scored], REFERENCE_ROWS)
+    weights = sweep_weights(proposer.sweeps()[: found.ranked], REFERENCE_ROWS)
     assert weights.sum() * found.samples_per_candidate <= 40 * MIN_SWEEP_SAMPLES
     assert len(found.finalists) == SWEEP_FINALISTS
     assert all(isinstance(p, NeighborPair) for p in found.finalists)  # pairs, no samples kept
@@ -103,13 +103,13 @@ def test_without_sweeps_the_threshold_is_missed() -> None:
     """The sweeps are what catches it (the templates stop at a few records)."""
     found = search_and_certify(_threshold(20), AuditConfig(num_samples=1_000_000, seed=0), sweep_max_count=0)
     record: dict[str, Any] = found.certified.extra["search"]  # type: ignore[assignment]
-    assert record["sweeps"]["scored"] == 0
+    assert record["sweeps"]["ranked"] == 0
     assert not found.certified.violation
 
 
-def _entry(score: float, *, source: str = "registered", drawn: int = 10_000) -> Entry:
+def _entry(rank: float, *, source: str = "registered", drawn: int = 10_000) -> Entry:
     e = Entry(LaplaceSum().neighbor_pairs()[0], source, 1.0, 0.0)
-    e.score, e.drawn, e.spread = score, drawn, 0.05
+    e.rank, e.drawn, e.spread = rank, drawn, 0.05
     return e
 
 
@@ -119,9 +119,9 @@ def test_inseparable_registered_pairs_are_all_certified_in_their_order() -> None
     assert inseparable(second, [first, third], floor=-1.66 - 0.15)  # quiet, equal claims: noise orders them
     assert not inseparable(_entry(0.0), [_entry(-1.0)], floor=-0.15)  # evidence, and separated
     assert not inseparable(_entry(0.5), [], floor=0.0)  # one registered pair: nothing to separate
-    # no pair projects any loss (score + claim ≤ 0) and the claims are equal: only noise orders them
+    # no pair projects any loss (rank + claim ≤ 0) and the claims are equal: only noise orders them
     assert inseparable(_entry(-1.36), [_entry(-2.48)], floor=-1.36 - 0.15)
-    # the same scores, but the second pair is held to a claim 1.3 larger: its claim ranks it
+    # the same ranks, but the second pair is held to a claim 1.3 larger: its claim ranks it
     held = _entry(-2.48)
     held.claim_epsilon = 2.3
     assert not inseparable(_entry(-1.36), [held], floor=-1.36 - 0.15)

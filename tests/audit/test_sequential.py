@@ -55,7 +55,7 @@ def test_per_look_levels_sum_to_at_most_the_share(cap: int) -> None:
 def test_sequence_bounds_are_clopper_pearson_at_the_looks_share() -> None:
     s = look_schedule(10_000)
     for j, n in enumerate(s.looks):
-        p_lo, q_hi = sequence_bounds(n // 2, n // 10, schedule=s, j=j, beta=0.05)
+        p_lo, q_hi = sequence_bounds(n // 2, n // 10, schedule=s, j=j, test_level=0.05)
         half = 0.05 * s.shares[j] / 2
         assert p_lo == pytest.approx(float(cp_lower(n // 2, n, half)))
         assert q_hi == pytest.approx(float(cp_upper(n // 10, n, half)))
@@ -87,7 +87,7 @@ def test_a_clear_violation_stops_early_with_fewer_samples_than_the_cap() -> None
     assert r.certification_samples == seq["stopped_at"] < seq["cap"] == config.split()[1]
     assert r.num_samples == r.selection_samples + r.certification_samples
     # the stopping look's certificate: β_t times its share, at its n
-    assert r.per_test_failure_probability == pytest.approx(0.05 / 1 * seq["share"])
+    assert r.test_level == pytest.approx(0.05 / 1 * seq["share"])
     assert r.pairs[0].estimate.p_total == seq["stopped_at"]
 
 

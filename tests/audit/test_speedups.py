@@ -116,7 +116,7 @@ def _block_by_block(
                 selection_total_q=n_q,
                 certify_total_p=total,
                 certify_total_q=total,
-                failure_probability=0.05,
+                bound_level=0.05,
                 pessimism=PILOT_SELECTION_PESSIMISM,
             )
             with np.errstate(divide="ignore", invalid="ignore"):

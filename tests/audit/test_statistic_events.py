@@ -140,9 +140,9 @@ def test_mixture_llr_is_the_log_likelihood_ratio() -> None:
         return np.asarray(0.8 * stats.norm.pdf(proj, 0, 1.3) + 0.2 * stats.norm.pdf(proj, shift, 1.3))
 
     direct = np.log(mix(1.1) / mix(-0.7)).sum(axis=1)
-    np.testing.assert_allclose(st.score(y), direct, rtol=1e-10, atol=1e-10)
+    np.testing.assert_allclose(st.evaluate(y), direct, rtol=1e-10, atol=1e-10)
     with pytest.raises(ValueError, match="columns"):
-        st.score(y[:, :3])
+        st.evaluate(y[:, :3])
 
 
 def test_statistic_event_round_trips_and_refuses_other_widths() -> None:
@@ -178,16 +178,16 @@ def test_np_statistic_reaches_the_accountant_on_the_toy_canary() -> None:
     assert from_json_dict(doc).threat_model == result.threat_model
 
 
-def test_scores_are_reused_per_chunk_but_never_across_arrays() -> None:
-    """Two events on one chunk score the statistic once; another array (or the same array
-    rewritten in place) is scored afresh, so counts never come from stale scores."""
+def test_statistics_are_reused_per_chunk_but_never_across_arrays() -> None:
+    """Two events on one chunk evaluate the statistic once; another array (or the same array
+    rewritten in place) is evaluated afresh, so counts never come from stale statistics."""
     calls = []
 
     @dataclass(frozen=True)
     class Counting:
         name: str = "counting"
 
-        def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
+        def evaluate(self, outputs: NDArray[Any]) -> NDArray[np.float64]:
             calls.append(1)
             return np.asarray(outputs[:, 0], dtype=np.float64)
 
@@ -202,3 +202,21 @@ def test_scores_are_reused_per_chunk_but_never_across_arrays() -> None:
     rows[:] = rows[::-1]  # same object, new content: the fingerprint changes
     rows[0, 0] = 100.0
     assert hi.indicator(rows).sum() == 3 and len(calls) == 3
+
+
+def test_a_statistic_with_the_legacy_score_method_still_counts_with_a_warning() -> None:
+    """Statistics written before issue 43 name their method `score` (now `evaluate`)."""
+
+    @dataclass(frozen=True)
+    class Old:
+        name: str = "old"
+
+        def score(self, outputs: NDArray[Any]) -> NDArray[np.float64]:  # the legacy name
+            return np.asarray(outputs[:, 0], dtype=np.float64)
+
+        def to_spec(self) -> dict[str, Any]:
+            return {"type": "old"}
+
+    rows = np.arange(10.0).reshape(5, 2)
+    with pytest.warns(DeprecationWarning, match="rename its method score to evaluate"):  # legacy name
+        assert StatisticEvent(Old(), 4.0, True).indicator(rows).sum() == 3

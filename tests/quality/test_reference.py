@@ -91,7 +91,7 @@ def test_every_twin_flagged_near_its_true_epsilon(name: str) -> None:
         # certified bound is 1.69 (78%), with count-noise sd ≈ 0.1 (≈ 120 events on the Q side).
         # Require the optimum minus 4 sd (false-failure probability ≈ 3e-5 from count noise).
         best, sd = _best_threshold_bound(
-            mech.mu(pairs[0]), r.certification_samples, r.per_test_failure_probability, mech.claim.delta
+            mech.mu(pairs[0]), r.certification_samples, r.test_level, mech.claim.delta
         )
         assert r.epsilon_lower_bound >= best - 4 * sd, (r.epsilon_lower_bound, best, sd)
     else:

@@ -111,7 +111,7 @@ def search_extra(num: int = 30, certified: tuple[int, ...] = (0, 24)) -> dict:
             "description": f"candidate pair {i}",
             "relation": "replace_one",
             "source": "registered" if i == 24 else ("template" if i % 2 else "local"),
-            "score": 0.5 - 0.01 * i,
+            "rank": 0.5 - 0.01 * i,
             "pilot_samples": 50_000 if i < 4 else 2_000,
             "pilot_epsilon_lower_bound": 0.9 - 0.01 * i,
             "pilot_selection_epsilon": 1.0,
@@ -161,10 +161,10 @@ def test_search_record_parsing_tolerates_malformed_records() -> None:
     assert search_record(dataclasses.replace(make_result(), extra={"search": "junk"})) is None
     rec = search_record(
         dataclasses.replace(
-            make_result(), extra={"search": {"candidates": [{"description": "d", "score": "x"}, 3]}}
+            make_result(), extra={"search": {"candidates": [{"description": "d", "rank": "x"}, 3]}}
         )
     )
-    assert rec is not None and len(rec.candidates) == 1 and rec.candidates[0].score is None
+    assert rec is not None and len(rec.candidates) == 1 and rec.candidates[0].rank is None
 
 
 def test_index_never_shows_search_records_and_stays_in_budget() -> None:

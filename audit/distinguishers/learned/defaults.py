@@ -1,23 +1,23 @@
-"""Learned score distinguishers for vector outputs (docs/DESIGN.md, "Statistics"; issue 7).
+"""Learned statistic distinguishers for vector outputs (docs/DESIGN.md, "Statistics"; issue 7).
 
 The threshold distinguisher looks at one coordinate at a time (plus one standardised
 mean-difference projection). When the privacy loss is spread over many coordinates no single
-coordinate carries it, and the best event is a threshold on a *learned* score. Two
+coordinate carries it, and the best event is a threshold on a *learned* statistic. Two
 distinguishers here implement the `audit.estimators.Distinguisher` protocol:
 
 - `LogisticDistinguisher`: logistic regression of the side label (1 = dataset, 0 = neighbour)
   on the output features φ(x) (standardised coordinates, optionally with their squares).
   For two Gaussians with a shared covariance the log-likelihood ratio is linear in x, so the
-  fitted score w·φ(x) estimates the optimal (Neyman–Pearson) statistic; with squared features
+  fitted statistic w·φ(x) estimates the optimal (Neyman–Pearson) statistic; with squared features
   it also captures a change of scale per coordinate.
 - `ProjectionDistinguisher`: thresholds on a few fixed linear projections: the raw
   difference of means, the Fisher (LDA) direction Σ⁻¹Δμ, and the top principal direction of
   the pooled outputs. (Each single coordinate is already covered by
   `ThresholdDistinguisher`.)
 
-Held-out counts (the contract with the runner). The logistic score is *fitted* on one half of
+Held-out counts (the contract with the runner). The logistic statistic is *fitted* on one half of
 the selection split and the candidate counts are computed on the *other* half, so the
-runner's choice among thresholds is not made on the samples that trained the score (a score
+runner's choice among thresholds is not made on the samples that trained the statistic (a statistic
 fitted on a sample looks better on that sample than on fresh ones). `choose_event` treats the
 totals of the counts as `a.shape[0]` and `b.shape[0]`, so `propose` returns the held-out
 counts **rescaled to the full selection size** (multiplied by n_a / h_a ≈ 2 on side a and
@@ -27,7 +27,7 @@ shading slightly optimistic (it believes in twice as many samples as there are);
 only which event is chosen, never the validity of the certified bound, which is computed by
 the runner on fresh certification samples.
 
-Layout: `learned_scores` (score events, held-out counts, applicability), `learned_logistic`,
+Layout: `learned_statistics` (statistic events, held-out counts, applicability), `learned_logistic`,
 `learned_projection`; this module holds the runner's defaults and re-exports the rest.
 
 Events (`FittedEvent`) are frozen dataclasses holding only tuples, floats and flags, so they

@@ -1,11 +1,11 @@
-"""Learned scores: the shared machinery of the learned distinguishers (logistic, projections).
+"""Learned statistics: the shared machinery of the learned distinguishers (logistic, projections).
 
-A learned distinguisher fits a score s(x) = w·φ(x) on the selection split and proposes the
+A learned distinguisher fits a statistic s(x) = w·φ(x) on the selection split and proposes the
 threshold events {s ≥ t}, {s ≤ t} (`FittedEvent`, picklable, registered in `events.EVENT_TYPES`).
-When the score is fitted on one half of the selection split its candidates are counted on the
-other half (`split_half`, `score_candidates`) and rescaled to the full selection size, so the
-choice among thresholds is not made on the samples that trained the score. By the
-Neyman–Pearson lemma the best event is a threshold on the likelihood ratio; a fitted score is an
+When the statistic is fitted on one half of the selection split its candidates are counted on the
+other half (`split_half`, `statistic_candidates`) and rescaled to the full selection size, so the
+choice among thresholds is not made on the samples that trained the statistic. By the
+Neyman–Pearson lemma the best event is a threshold on the likelihood ratio; a fitted statistic is an
 estimate of it, and any fixed event certified on fresh samples is a valid witness however poor
 the fit. Also here: the applicability gate (`applicable`, `few_distinct`), the never-raising
 wrapper `guarded_propose`, and single-threaded BLAS for the small dense fits.
@@ -29,7 +29,7 @@ from dpaudit.engine.events import Array, Event, as_rows, event_type, require_wid
 Floats = NDArray[np.float64]
 
 MIN_SAMPLES_PER_SIDE = 20
-"""Below this many selection samples per side a learned score is not attempted."""
+"""Below this many selection samples per side a learned statistic is not attempted."""
 
 MIN_REPEATS = 100
 """The histogram's case: on average at least this many pooled selection rows per distinct value."""
@@ -37,7 +37,7 @@ MIN_REPEATS = 100
 
 DEFAULT_MAX_FIT = 10_000
 """Rows per side the default learned distinguishers fit on (the cost cap of the runner's
-defaults); the logistic scores' candidate counts are then taken on the held-out half of the
+defaults); the logistic statistics' candidate counts are then taken on the held-out half of the
 selection split, however large."""
 
 DEFAULT_MAX_FEATURES = 32
@@ -116,7 +116,7 @@ def few_distinct(a: Floats, b: Floats, limit: int) -> bool:
 
 
 def applicable(a: Floats, b: Floats, *, skip_if_distinct_at_most: int) -> bool:
-    """Whether a learned score is attempted on selection outputs `a`, `b`: vector outputs
+    """Whether a learned statistic is attempted on selection outputs `a`, `b`: vector outputs
     (2-D, at least two coordinates), at least `MIN_SAMPLES_PER_SIDE` rows per side, all finite,
     and not the histogram's case (`few_distinct` at `skip_if_distinct_at_most`)."""
     if a.ndim != 2 or a.shape[1] < 2 or min(a.shape[0], b.shape[0]) < MIN_SAMPLES_PER_SIDE:
@@ -160,16 +160,16 @@ class FittedEvent:
     threshold: float
     upper: bool
     squared_columns: tuple[int, ...] = ()
-    label: str = "score"
+    label: str = "statistic"
 
     @property
     def squared(self) -> bool:
         return bool(self.squared_columns)
 
-    def score(self, outputs: Array) -> Floats:
+    def evaluate(self, outputs: Array) -> Floats:
         rows = as_rows(outputs)
         require_width(rows, max(self.columns, default=-1) + 1, f"the {self.label} event")
-        return linear_score(
+        return linear_statistic(
             rows,
             np.asarray(self.columns, dtype=np.intp),
             np.asarray(self.center),
@@ -179,7 +179,7 @@ class FittedEvent:
         )
 
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
-        s = self.score(outputs)
+        s = self.evaluate(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def to_spec(self) -> dict[str, Any]:
@@ -206,7 +206,7 @@ class FittedEvent:
             threshold=float(spec["threshold"]),
             upper=bool(spec["upper"]),
             squared_columns=tuple(int(x) for x in spec.get("squared_columns", ())),
-            label=str(spec.get("label", "score")),
+            label=str(spec.get("label", "statistic")),
         )
 
     def describe(self) -> str:
@@ -226,7 +226,7 @@ def features(z: Floats, squared_columns: NDArray[np.intp]) -> Floats:
     return np.hstack([z, z[:, squared_columns] ** 2])
 
 
-def linear_score(
+def linear_statistic(
     rows: Floats,
     columns: NDArray[np.intp],
     center: Floats,
@@ -240,8 +240,8 @@ def linear_score(
 
 
 @dataclass(frozen=True, slots=True)
-class Score:
-    """One fitted score, ready to become threshold events."""
+class FittedStatistic:
+    """One fitted statistic, ready to become threshold events."""
 
     weights: Floats
     columns: NDArray[np.intp]
@@ -251,7 +251,9 @@ class Score:
     label: str
 
     def apply(self, rows: Floats) -> Floats:
-        return linear_score(rows, self.columns, self.center, self.scale, self.squared_columns, self.weights)
+        return linear_statistic(
+            rows, self.columns, self.center, self.scale, self.squared_columns, self.weights
+        )
 
     def event(self, threshold: float, upper: bool) -> FittedEvent:
         return FittedEvent(
@@ -266,7 +268,7 @@ class Score:
         )
 
 
-class ThresholdScore(Protocol):
+class ThresholdStatistic(Protocol):
     """A fitted real-valued statistic of an output row that becomes threshold events."""
 
     def apply(self, rows: Floats) -> Floats: ...
@@ -274,8 +276,8 @@ class ThresholdScore(Protocol):
     def event(self, threshold: float, upper: bool) -> Event: ...
 
 
-def score_candidates(
-    scores: Sequence[ThresholdScore],
+def statistic_candidates(
+    statistics: Sequence[ThresholdStatistic],
     eval_a: Floats,
     eval_b: Floats,
     *,
@@ -284,12 +286,12 @@ def score_candidates(
     grid: int,
     tails: int,
 ) -> Candidates | None:
-    """Threshold candidates of every score, counted on (eval_a, eval_b), rescaled to totals."""
+    """Threshold candidates of every statistic, counted on (eval_a, eval_b), rescaled to totals."""
     ca: list[Floats] = []
     cb: list[Floats] = []
     specs: list[tuple[int, float, bool]] = []
     ra, rb = total_a / eval_a.shape[0], total_b / eval_b.shape[0]
-    for k, sc in enumerate(scores):
+    for k, sc in enumerate(statistics):
         sa, sb = sc.apply(eval_a), sc.apply(eval_b)
         if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
             continue
@@ -304,7 +306,7 @@ def score_candidates(
 
     def make(i: int) -> Event:
         k, t, upper = specs[i]
-        return scores[k].event(t, upper)
+        return statistics[k].event(t, upper)
 
     return Candidates(np.concatenate(ca), np.concatenate(cb), make)
 

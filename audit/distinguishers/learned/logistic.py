@@ -1,4 +1,4 @@
-"""Logistic-regression score: thresholds on w·φ(x) fitted to tell the two sides apart.
+"""Logistic-regression statistic: thresholds on w·φ(x) fitted to tell the two sides apart.
 
 The side label (1 = dataset, 0 = neighbour) is regressed on features φ(x) of the selection
 outputs. For two Gaussians with a shared covariance the log-likelihood ratio is linear in x, so
@@ -6,7 +6,7 @@ by the Neyman–Pearson lemma thresholds on the fitted w·φ(x) approximate the 
 events; squared features capture a change of scale per coordinate. The fit is statsmodels'
 Newton MLE, else a ridge-damped IRLS (strictly convex, so defined on separated data), else the
 mean difference: `propose` never raises. Candidates are counted on the held-out half
-(`learned_scores.score_candidates`), so the fit does not bias the choice.
+(`learned_statistics.statistic_candidates`), so the fit does not bias the choice.
 """
 
 from __future__ import annotations
@@ -22,12 +22,12 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     DEFAULT_MAX_FEATURES,
     DEFAULT_MAX_FIT,
     HISTOGRAM_BINS,
+    FittedStatistic,
     Floats,
-    Score,
     features,
     guarded_propose,
-    score_candidates,
     split_half,
+    statistic_candidates,
     usable_columns,
 )
 from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
@@ -48,11 +48,11 @@ def irls_logistic(X: Floats, y: Floats, *, ridge: float = 1e-3, max_iter: int = 
     n, k = X.shape
     penalty = np.full(k, ridge * n)
     penalty[0] = 0.0
-    beta = np.zeros(k)
+    coef = np.zeros(k)
     for _ in range(max_iter):
-        p = _expit(X @ beta)
+        p = _expit(X @ coef)
         w = np.maximum(p * (1 - p), 1e-10)
-        grad = X.T @ (y - p) - penalty * beta
+        grad = X.T @ (y - p) - penalty * coef
         hess = X.T @ (X * w[:, None]) + np.diag(penalty) + 1e-10 * n * np.eye(k)
         try:
             step = np.linalg.solve(hess, grad)
@@ -63,10 +63,10 @@ def irls_logistic(X: Floats, y: Floats, *, ridge: float = 1e-3, max_iter: int = 
             return None
         if norm > 5.0:  # damp: keep each step inside a trust region
             step *= 5.0 / norm
-        beta = beta + step
+        coef = coef + step
         if norm < 1e-8:
             break
-    return beta if np.all(np.isfinite(beta)) else None
+    return coef if np.all(np.isfinite(coef)) else None
 
 
 NEWTON_MAX_ITER = 10
@@ -76,7 +76,7 @@ converged by 10 is (quasi-)separated, where the MLE does not exist and the ridge
 right tool (a cap of 50 cost ≈ 4 s per fit on DP-Winnow's outputs)."""
 
 IRLS_MAX_ITER = 15
-"""Damped ridge-Newton steps of the fallback: only the score's direction matters (events are
+"""Damped ridge-Newton steps of the fallback: only the statistic's direction matters (events are
 thresholds on it), which settles long before the coefficients do on separated data."""
 
 
@@ -107,9 +107,9 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
     except Exception:  # singular design, perfect separation, numerical failure: fall back
         pass
     try:
-        beta = irls_logistic(Xc, y, max_iter=IRLS_MAX_ITER)
-        if beta is not None:
-            return beta, "irls"
+        coef = irls_logistic(Xc, y, max_iter=IRLS_MAX_ITER)
+        if coef is not None:
+            return coef, "irls"
     except Exception:  # pragma: no cover - defensive: the fallback must not raise either
         pass
     pos, neg = X[y > 0.5], X[y <= 0.5]
@@ -140,11 +140,11 @@ def fit_logistic(X: Floats, y: Floats) -> tuple[Floats, str]:
 )
 @dataclass(frozen=True, slots=True)
 class LogisticDistinguisher:
-    """Thresholds on a logistic-regression score fitted on half of the selection split.
+    """Thresholds on a logistic-regression statistic fitted on half of the selection split.
 
     The side label (1 = dataset side `a`, 0 = neighbour side `b`) is regressed on
     φ(x) = standardised coordinates (and, with `squared=True`, their squares, skipping
-    coordinates with at most two distinct values, whose square is redundant). The score
+    coordinates with at most two distinct values, whose square is redundant). The statistic
     w·φ(x) is fitted on the first half of each side's selection outputs (at most
     `max_train` rows per side) and the candidate events {w·φ(x) ≥ t}, {w·φ(x) ≤ t} are
     counted on the **held-out second half**. The returned counts are those held-out counts
@@ -167,8 +167,8 @@ class LogisticDistinguisher:
     """Propose nothing when the pooled selection outputs take at most this many distinct values
     (0: never skip). The runner's defaults set it to the histogram's `max_bins`."""
 
-    def fit(self, a: Floats, b: Floats) -> Score | None:
-        """The fitted score (on whatever rows are given); None when not applicable."""
+    def fit(self, a: Floats, b: Floats) -> FittedStatistic | None:
+        """The fitted statistic (on whatever rows are given); None when not applicable."""
         pooled = np.concatenate([a, b])
         cols = usable_columns(pooled)
         if cols.size == 0:
@@ -196,7 +196,7 @@ class LogisticDistinguisher:
             return None
         w = w / np.max(np.abs(w))
         label = "logistic" + ("²" if squared_cols.size else "") + ("" if how == "statsmodels" else f"[{how}]")
-        return Score(w, cols, center, scale, squared_cols, label)
+        return FittedStatistic(w, cols, center, scale, squared_cols, label)
 
     def propose(self, a: Floats, b: Floats) -> Candidates | None:
         """Candidates counted on the held-out half, rescaled to (a.shape[0], b.shape[0])."""
@@ -205,11 +205,11 @@ class LogisticDistinguisher:
     def _propose(self, a: Floats, b: Floats) -> Candidates | None:
         fit_a, held_a = split_half(a)
         fit_b, held_b = split_half(b)
-        score = self.fit(fit_a[: self.max_train], fit_b[: self.max_train])
-        if score is None:
+        statistic = self.fit(fit_a[: self.max_train], fit_b[: self.max_train])
+        if statistic is None:
             return None
-        return score_candidates(
-            [score],
+        return statistic_candidates(
+            [statistic],
             held_a,
             held_b,
             total_a=a.shape[0],

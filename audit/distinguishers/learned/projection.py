@@ -1,11 +1,11 @@
-"""Fixed-projection scores: thresholds on the mean difference, the Fisher direction and the top PC.
+"""Fixed-projection statistics: thresholds on the mean difference, the Fisher direction and the top PC.
 
 For two Gaussians with a shared covariance Σ the log-likelihood ratio is linear along the
 Fisher (LDA) direction Σ⁻¹Δμ, so by the Neyman–Pearson lemma its tails are the most powerful
 events there; the raw mean difference and the top principal direction of the pooled outputs
 cover the cases where Σ is poorly estimated. Three directions fitted from thousands of samples
 overfit little, so by default their thresholds are counted on the whole selection split;
-`holdout=True` counts them on a held-out half as the logistic score does.
+`holdout=True` counts them on a held-out half as the logistic statistic does.
 """
 
 from __future__ import annotations
@@ -19,11 +19,11 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     DEFAULT_MAX_FEATURES,
     DEFAULT_MAX_FIT,
     HISTOGRAM_BINS,
+    FittedStatistic,
     Floats,
-    Score,
     guarded_propose,
-    score_candidates,
     split_half,
+    statistic_candidates,
     top_columns,
     usable_columns,
 )
@@ -118,15 +118,15 @@ class ProjectionDistinguisher:
         if 0 < self.max_features < cols.size:
             cols = top_columns(fit_a, fit_b, cols, self.max_features)
         dirs = projection_directions(fit_a[:, cols], fit_b[:, cols])
-        # centred at the pooled mean (keeps scores accurate when outputs sit far from 0)
+        # centred at the pooled mean (keeps statistics accurate when outputs sit far from 0)
         center = np.concatenate([fit_a[:, cols], fit_b[:, cols]]).mean(axis=0)
         ones = np.ones(cols.size)
         empty = np.zeros(0, dtype=np.intp)
-        scores = [Score(w, cols, center, ones, empty, label) for label, w in dirs]
-        if not scores:
+        statistics = [FittedStatistic(w, cols, center, ones, empty, label) for label, w in dirs]
+        if not statistics:
             return None
-        return score_candidates(
-            scores,
+        return statistic_candidates(
+            statistics,
             eval_a,
             eval_b,
             total_a=a.shape[0],

@@ -3,7 +3,7 @@
 
 When the two sides of a pair differ in *scale* (Gaussian noise whose σ depends on the data, a
 noise scale computed from the dataset's own size or spread) the Neyman–Pearson statistic is
-quadratic in the output, and no threshold on a linear score separates the sides: both tails of
+quadratic in the output, and no threshold on a linear statistic separates the sides: both tails of
 the wider side are the evidence. `QuadraticDistinguisher` learns that statistic on the selection
 split:
 
@@ -11,17 +11,17 @@ split:
    coordinate j of an output of width ≤ `MAX_WIDTH` (constant coordinates dropped): the two
    sides' means μ_a,j, μ_b,j and variances σ²_a,j, σ²_b,j, each variance floored at
    `VAR_FLOOR` × the pooled variance of its coordinate (so a side that is constant on the fit
-   rows gives a finite, very steep score rather than a division by zero).
+   rows gives a finite, very steep statistic rather than a division by zero).
 2. *Gate.* Only if some coordinate's variances differ by more than `EVIDENCE` standard errors
    (the standard error estimated from the squares, so it holds for any tails). Without a change
    of scale the Gaussian log-likelihood ratio is linear in the output: the projections' and the
-   logistic scores' case, not evaluated again.
+   logistic statistics' case, not evaluated again.
 3. *Statistic.* Λ(x) = Σ_j [log N(x_j; μ_b,j, σ²_b,j) − log N(x_j; μ_a,j, σ²_a,j)]
-   (`QuadraticEvent.score`); events {Λ ≥ t} and {Λ ≤ t}.
+   (`QuadraticEvent.statistic`); events {Λ ≥ t} and {Λ ≤ t}.
 
 Validity. The model and the gate use only the first half of the selection split; the threshold
-candidates are counted on the held-out half (`fitted.score_candidates`, rescaled to the full
-selection size as the logistic score's are), and the runner certifies the chosen event on fresh
+candidates are counted on the held-out half (`fitted.statistic_candidates`, rescaled to the full
+selection size as the logistic statistic's are), and the runner certifies the chosen event on fresh
 certification samples. A wrong model (outputs far from Gaussian, correlated coordinates) costs
 power only: any fixed event certified on fresh samples is a valid witness.
 
@@ -44,8 +44,8 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     HISTOGRAM_BINS,
     Floats,
     guarded_propose,
-    score_candidates,
     split_half,
+    statistic_candidates,
     usable_columns,
 )
 from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
@@ -89,13 +89,13 @@ class QuadraticEvent:
     threshold: float
     upper: bool
 
-    def score(self, outputs: Array) -> Floats:
+    def evaluate(self, outputs: Array) -> Floats:
         rows = as_rows(outputs)
         require_width(rows, max(self.columns, default=-1) + 1, "the quadratic event")
         return quadratic_llr(rows, self)
 
     def indicator(self, outputs: Array) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        s = self.score(outputs)
+        s = self.evaluate(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def describe(self) -> str:
@@ -169,8 +169,8 @@ def fit_quadratic(a: Floats, b: Floats, *, max_width: int = MAX_WIDTH) -> Quadra
 
 
 @dataclass(frozen=True, slots=True)
-class _ModelScore:
-    """A fitted discriminant as a threshold score (`fitted.ThresholdScore`)."""
+class _ModelStatistic:
+    """A fitted discriminant as a threshold statistic (`fitted.ThresholdStatistic`)."""
 
     model: QuadraticEvent
 
@@ -214,8 +214,8 @@ class QuadraticDistinguisher:
         if model is None:
             return None
         eval_a, eval_b = eval_a[: self.max_eval], eval_b[: self.max_eval]
-        return score_candidates(
-            [_ModelScore(model)],
+        return statistic_candidates(
+            [_ModelStatistic(model)],
             eval_a,
             eval_b,
             total_a=a.shape[0],

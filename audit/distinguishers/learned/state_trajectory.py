@@ -51,7 +51,14 @@ from dpaudit.engine.distinguishers.learned.steps import (
 )
 from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
-__all__ = ["BINS", "StateScore", "StateTrajectoryEvent", "fit_state_model", "state_dependent", "state_llr"]
+__all__ = [
+    "BINS",
+    "StateStatistic",
+    "StateTrajectoryEvent",
+    "fit_state_model",
+    "state_dependent",
+    "state_llr",
+]
 
 BINS = 8
 """Quantile bins of the state the conditional model is fitted in."""
@@ -85,14 +92,14 @@ class StateTrajectoryEvent:
     threshold: float
     upper: bool
 
-    def score(self, outputs: Array) -> Floats:
+    def evaluate(self, outputs: Array) -> Floats:
         rows = as_rows(outputs)
         width = self.block * self.steps
         require_width(rows, width, "the state-trajectory event")
         return state_llr(rows[:, :width], self)
 
     def indicator(self, outputs: Array) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        s = self.score(outputs)
+        s = self.evaluate(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def describe(self) -> str:
@@ -139,7 +146,7 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
     """Per usable bin: (median state, base mean, base variance, Δμ, Δσ², n, se(Δμ), se(mean));
     None if fewer than two bins, or if the other side shows no excess variance around its bins'
     means (under `EVIDENCE` standard errors: no inclusion mixture, the logistic and projection
-    scores' case), or if neither the shift nor the base mean depends on the state
+    statistics' case), or if neither the shift nor the base mean depends on the state
     (`state_dependent`: the constant-shift model's case)."""
     edges = np.quantile(np.concatenate([za.ravel(), zb.ravel()]), np.linspace(0.0, 1.0, BINS + 1))[1:-1]
     ia, ib = np.searchsorted(edges, za), np.searchsorted(edges, zb)
@@ -225,8 +232,8 @@ def fit_state_model(a: Floats, b: Floats, d: int, iterates: bool) -> StateTrajec
 
 
 @dataclass(frozen=True, slots=True)
-class StateScore:
-    """A fitted state model as a threshold score (`learned.fitted.ThresholdScore`)."""
+class StateStatistic:
+    """A fitted state model as a threshold statistic (`learned.fitted.ThresholdStatistic`)."""
 
     model: StateTrajectoryEvent
 

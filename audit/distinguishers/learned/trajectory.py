@@ -18,7 +18,7 @@ own loop knows neither the canary's direction, the noise τ, the shift s nor the
    the inclusion mixture, so (method of moments) s = Δμ + Δσ²/Δμ and q = Δμ / s; without excess
    variance (Δσ² under `EVIDENCE` standard errors) the model is a Gaussian shift (q = 1, s = Δμ).
 4. *Statistic.* Λ(x) = Σ_t log[(1 − q) + q·exp((s·r_t − s²/2)/τ²)], the log-likelihood ratio of
-   the fitted models (`TrajectoryEvent.score`); events {Λ ≥ t} and {Λ ≤ t}.
+   the fitted models (`TrajectoryEvent.statistic`); events {Λ ≥ t} and {Λ ≤ t}.
 5. *One model.* Every structure's model (and the state-dependent one of `state_trajectory`, where
    fitted) is applied to the held-out half, and only the one whose Λ separates the sides most
    (standardised mean difference) proposes thresholds. Sixteen models' thresholds competing on
@@ -28,7 +28,7 @@ own loop knows neither the canary's direction, the noise τ, the shift s nor the
 
 Validity. The model is fitted on the first half of the selection split (at most `MAX_FIT` rows per
 side), chosen and its threshold candidates counted on the other half, rescaled to the full selection
-size as the logistic score's are (`learned.fitted`); the runner certifies the chosen event on
+size as the logistic statistic's are (`learned.fitted`); the runner certifies the chosen event on
 fresh samples. A wrong model (no such structure, a gradient that changes along the trajectory)
 costs power only: any fixed event certified on fresh samples is a valid witness.
 Cost: applicable to vector outputs that are not the histogram's case; at most `MAX_STRUCTURES`
@@ -50,12 +50,12 @@ from dpaudit.engine.distinguishers.base import Candidates
 from dpaudit.engine.distinguishers.learned.fitted import (
     HISTOGRAM_BINS,
     Floats,
-    ThresholdScore,
+    ThresholdStatistic,
     guarded_propose,
-    score_candidates,
     split_half,
+    statistic_candidates,
 )
-from dpaudit.engine.distinguishers.learned.state_trajectory import StateScore, fit_state_model
+from dpaudit.engine.distinguishers.learned.state_trajectory import StateStatistic, fit_state_model
 from dpaudit.engine.distinguishers.learned.steps import (
     EVIDENCE,
     MAX_BLOCK,
@@ -102,13 +102,13 @@ class TrajectoryEvent:
     threshold: float
     upper: bool
 
-    def score(self, outputs: Array) -> Floats:
+    def evaluate(self, outputs: Array) -> Floats:
         rows = as_rows(outputs)
         require_width(rows, self.block * len(self.means), "the trajectory event")
         return llr(rows[:, : self.block * len(self.means)], self)
 
     def indicator(self, outputs: Array) -> np.ndarray[Any, np.dtype[np.bool_]]:
-        s = self.score(outputs)
+        s = self.evaluate(outputs)
         return s >= self.threshold if self.upper else s <= self.threshold
 
     def describe(self) -> str:
@@ -207,14 +207,16 @@ class TrajectoryDistinguisher:
         shapes = structures(a.shape[1])
         models = [fit_model(fit_a, fit_b, d, it) for d, it in shapes]
         # a plain shift (q̂ = 1) is linear in the outputs: the projections' case, not evaluated
-        scores: list[ThresholdScore] = [_ModelScore(m) for m in models if m is not None and m.rate < 1.0]
+        statistics: list[ThresholdStatistic] = [
+            _ModelStatistic(m) for m in models if m is not None and m.rate < 1.0
+        ]
         states = [fit_state_model(fit_a, fit_b, d, it) for d, it in shapes]
-        scores += [StateScore(m) for m in states if m is not None]
+        statistics += [StateStatistic(m) for m in states if m is not None]
         eval_a, eval_b = eval_a[: self.max_eval], eval_b[: self.max_eval]
-        best = most_separating(scores, eval_a, eval_b)
+        best = most_separating(statistics, eval_a, eval_b)
         if best is None:
             return None
-        return score_candidates(
+        return statistic_candidates(
             [best],
             eval_a,
             eval_b,
@@ -225,12 +227,14 @@ class TrajectoryDistinguisher:
         )
 
 
-def most_separating(scores: list[ThresholdScore], eval_a: Floats, eval_b: Floats) -> ThresholdScore | None:
-    """The score whose values on the held-out rows separate the sides most: the largest
+def most_separating(
+    statistics: list[ThresholdStatistic], eval_a: Floats, eval_b: Floats
+) -> ThresholdStatistic | None:
+    """The statistic whose values on the held-out rows separate the sides most: the largest
     |mean_a − mean_b| / √((var_a + var_b)/2) of Λ (None if none is finite). Only that model's
     thresholds become candidates (module docstring, step 5)."""
     best, best_sep = None, -math.inf
-    for sc in scores:
+    for sc in statistics:
         sa, sb = sc.apply(eval_a), sc.apply(eval_b)
         spread = math.sqrt(0.5 * (float(sa.var()) + float(sb.var())))
         sep = abs(float(sa.mean()) - float(sb.mean())) / spread if spread > 0 else -math.inf
@@ -240,8 +244,8 @@ def most_separating(scores: list[ThresholdScore], eval_a: Floats, eval_b: Floats
 
 
 @dataclass(frozen=True, slots=True)
-class _ModelScore:
-    """A fitted trajectory model as a threshold score: its log-likelihood ratio Λ."""
+class _ModelStatistic:
+    """A fitted trajectory model as a threshold statistic: its log-likelihood ratio Λ."""
 
     model: TrajectoryEvent
 

@@ -132,22 +132,22 @@ __all__ = [  # the regression test; the file format and staleness are re-exporte
 
 
 def loss_lower_bound(
-    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, failure_probability: float
+    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, bound_level: float
 ) -> float:
     """One-sided lower confidence bound on ln((P − δ)/Q): fails with probability ≤ failure_probability."""
-    p_lo = cp_lower(p_count, p_total, failure_probability / 2)
-    q_hi = cp_upper(q_count, q_total, failure_probability / 2)
+    p_lo = cp_lower(p_count, p_total, bound_level / 2)
+    q_hi = cp_upper(q_count, q_total, bound_level / 2)
     return float(epsilon_from_bounds(p_lo, q_hi, delta=delta))
 
 
 def loss_upper_bound(
-    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, failure_probability: float
+    *, p_count: int, p_total: int, q_count: int, q_total: int, delta: float, bound_level: float
 ) -> float:
     """One-sided upper confidence bound on ln((P − δ)/Q): fails with probability ≤ failure_probability.
 
     +inf when the Q-side lower bound is 0 (no evidence Q > 0), −inf when P ≤ δ is certain."""
-    p_hi = float(cp_upper(p_count, p_total, failure_probability / 2))
-    q_lo = float(cp_lower(q_count, q_total, failure_probability / 2))
+    p_hi = float(cp_upper(p_count, p_total, bound_level / 2))
+    q_lo = float(cp_lower(q_count, q_total, bound_level / 2))
     if p_hi <= delta:
         return -math.inf
     if q_lo <= 0.0:
@@ -182,7 +182,7 @@ class RegressionCheck:
     """Lower confidence bound on the current loss on the event (fails w.p. ≤ β_i/2)."""
     baseline_point: float
     new_point: float
-    failure_probability: float
+    test_level: float
     """β_i: this comparison's false-alarm probability (Bonferroni share of the audit's β_reg)."""
     regression: bool
     detectable_increase: float = math.inf
@@ -206,7 +206,7 @@ class RegressionCheck:
             "new_lower": json_number(self.new_lower),
             "baseline_point": json_number(self.baseline_point),
             "new_point": json_number(self.new_point),
-            "failure_probability": self.failure_probability,
+            "test_level": self.test_level,
             "regression": self.regression,
             "detectable_increase": json_number(self.detectable_increase),
             "chosen_today": self.chosen_today,
@@ -236,7 +236,7 @@ class RegressionCheck:
             f"loss now ≥ {self.new_lower:.4g} vs baseline ≤ {self.baseline_upper:.4g} "
             + (f"and its witness ≤ {self.floor:.4g} " if self.chosen_today else "")
             + f"(point {self.new_point:.4g} vs {self.baseline_point:.4g}; "
-            f"β_i = {self.failure_probability:.3g}; "
+            f"β_i = {self.test_level:.3g}; "
             f"detects a rise ≥ {self.detectable_increase:.3g} w.p. ≥ {DETECTION_POWER:g})"
         )
 
@@ -247,23 +247,23 @@ def compare(
     new_p: int,
     new_q: int,
     n: int,
-    failure_probability: float,
+    test_level: float,
     chosen_today: bool = False,
     floor: float = -math.inf,
 ) -> RegressionCheck:
     """The regression decision for one event from its stored and new counts (β_i = failure_probability):
     lo > hi, and lo > `floor` (which only makes a flag rarer, so the false-alarm bound stands)."""
-    half = failure_probability / 2
+    half = test_level / 2
     upper = loss_upper_bound(
         p_count=base.p_count,
         p_total=base.p_total,
         q_count=base.q_count,
         q_total=base.q_total,
         delta=base.delta,
-        failure_probability=half,
+        bound_level=half,
     )
     lower = loss_lower_bound(
-        p_count=new_p, p_total=n, q_count=new_q, q_total=n, delta=base.delta, failure_probability=half
+        p_count=new_p, p_total=n, q_count=new_q, q_total=n, delta=base.delta, bound_level=half
     )
     return RegressionCheck(
         audit=audit,
@@ -284,9 +284,9 @@ def compare(
             delta=base.delta,
         ),
         new_point=point_loss(p_count=new_p, p_total=n, q_count=new_q, q_total=n, delta=base.delta),
-        failure_probability=failure_probability,
+        test_level=test_level,
         regression=bool(lower > max(upper, floor)),
-        detectable_increase=detectable_increase(base, num_samples=n, failure_probability=failure_probability),
+        detectable_increase=detectable_increase(base, num_samples=n, test_level=test_level),
         chosen_today=chosen_today,
         floor=floor,
     )
@@ -375,7 +375,7 @@ def entry_detectable_increase(entry: BaselineAudit, failure_probability: float) 
     return min(
         (
             (
-                detectable_increase(e, num_samples=e.p_total, failure_probability=failure_probability / m),
+                detectable_increase(e, num_samples=e.p_total, test_level=failure_probability / m),
                 e.pair_index,
             )
             for e in entry.events
@@ -399,7 +399,7 @@ def _nothing_compared(
     )
 
 
-def witness_floor(stored: Sequence[BaselineEvent], pair_index: int, failure_probability: float) -> float:
+def witness_floor(stored: Sequence[BaselineEvent], pair_index: int, test_level: float) -> float:
     """What an event chosen today must also exceed to flag: max(0, the finite upper bounds on the
     baseline's loss on the pair's stored witnesses, at the test's level β_i/2 from their stored
     counts). A chosen event may be one where the baseline's loss was very negative (the reverse
@@ -413,7 +413,7 @@ def witness_floor(stored: Sequence[BaselineEvent], pair_index: int, failure_prob
             q_count=e.q_count,
             q_total=e.q_total,
             delta=e.delta,
-            failure_probability=failure_probability / 2,
+            bound_level=test_level / 2,
         )
         for e in stored
         if e.pair_index == pair_index
@@ -445,8 +445,8 @@ def regression_checks(
             base, warnings, "no baseline event can be compared", failure_probability, num_samples
         )
     chosen = usable_marginals(base, stored)
-    beta_i = failure_probability / (len(stored) + len(chosen))  # m_a fixed before any sampling
-    floors = {m.pair_index: witness_floor(stored, m.pair_index, beta_i) for m, _ in chosen}
+    test_level = failure_probability / (len(stored) + len(chosen))  # m_a fixed before any sampling
+    floors = {m.pair_index: witness_floor(stored, m.pair_index, test_level) for m, _ in chosen}
     today = choose_events(mechanism, chosen, num_samples, seed, jobs, backend, warnings, floors)
     events = [*stored, *today]
     checkpoint = open_checkpoint(
@@ -464,7 +464,9 @@ def regression_checks(
         kp, kq = (k_dataset, k_neighbor) if e.direction == "dataset>neighbor" else (k_neighbor, k_dataset)
         is_chosen = i >= len(stored)
         floor = floors[e.pair_index] if is_chosen else -math.inf
-        checks.append(compare(e, base.name, kp, kq, num_samples, beta_i, chosen_today=is_chosen, floor=floor))
+        checks.append(
+            compare(e, base.name, kp, kq, num_samples, test_level, chosen_today=is_chosen, floor=floor)
+        )
     stale_checks = [
         stale_message(f"pair {c.pair_index + 1} ({c.description})", c.stale_reason)
         for c in checks

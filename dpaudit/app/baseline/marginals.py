@@ -225,7 +225,7 @@ def baseline_marginals(
 
 
 def _lax_loss(p: NDArray[np.int64], q: NDArray[np.int64], n: int, delta: float) -> NDArray[np.float64]:
-    """The ranking score: a lower bound on ln((P − δ)/Q) at failure probability SELECTION_LEVEL."""
+    """The rank: a lower bound on ln((P − δ)/Q) at failure probability SELECTION_LEVEL."""
     level = SELECTION_LEVEL / 2
     return epsilon_from_bounds(cp_lower(p, n, level), cp_upper(q, n, level), delta=delta)
 
@@ -242,7 +242,7 @@ def choose_event(
     floor: float = 0.0,
 ) -> BaselineEvent | None:
     """The event among `marginals` closest to being flagged, as a witness carrying the *stored*
-    counts of that event (None when no event has a finite score). Its score is the lax lower
+    counts of that event (None when no event has a finite rank). Its rank is the lax lower
     bound on today's loss (fresh SELECT_PHASE samples of the current mechanism) minus the larger
     of two levels: the lax upper bound on the baseline's loss from the ranking counts (never the
     stored counts the test uses; 0 when the entry has none) and `floor`, which a chosen event
@@ -252,18 +252,18 @@ def choose_event(
         mechanism, (witness.dataset, witness.neighbor), witness.pair_index, marginals.coordinates,
         marginals.edges, num_samples=n_sel, seed=seed, phase=SELECT_PHASE, jobs=jobs, backend=backend,
     )  # fmt: skip
-    best: tuple[float, int, int, int, int] | None = None  # (score, coordinate index, edge, kind, direction)
+    best: tuple[float, int, int, int, int] | None = None  # (rank, coordinate index, edge, kind, direction)
     for j in range(len(marginals.coordinates)):
         for kind in range(2):
             a, b = counts[0][kind][j], counts[1][kind][j]
             for direction, (p, q) in enumerate(((a, b), (b, a))):
-                scores = _lax_loss(p, q, n_sel, witness.delta) - np.maximum(
+                ranks = _lax_loss(p, q, n_sel, witness.delta) - np.maximum(
                     _baseline_upper(marginals, j, kind, direction, witness.delta), floor
                 )
-                scores = np.where(np.isnan(scores), -np.inf, scores)
-                i = int(np.argmax(scores))
-                if math.isfinite(scores[i]) and (best is None or scores[i] > best[0]):
-                    best = (float(scores[i]), j, i, kind, direction)
+                ranks = np.where(np.isnan(ranks), -np.inf, ranks)
+                i = int(np.argmax(ranks))
+                if math.isfinite(ranks[i]) and (best is None or ranks[i] > best[0]):
+                    best = (float(ranks[i]), j, i, kind, direction)
     return None if best is None else _as_witness(marginals, witness, *best[1:])
 
 

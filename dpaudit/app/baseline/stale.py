@@ -65,12 +65,12 @@ def _window(n: int, p: float) -> np.ndarray:
 
 
 def detectable_increase(
-    base: BaselineEvent, *, num_samples: int, failure_probability: float, power: float = DETECTION_POWER
+    base: BaselineEvent, *, num_samples: int, test_level: float, power: float = DETECTION_POWER
 ) -> float:
     """Smallest Δ ≥ 0 with P[lo > hi] ≥ `power` when Q_new = q̂·e^{−Δ}, P_new = p̂ (module docstring):
     lo, hi at β_i/4 per Clopper–Pearson bound, β_i = `failure_probability`, n' = `num_samples`.
     +inf when no Δ reaches `power` (the comparison cannot see any rise at this budget)."""
-    level = failure_probability / 4
+    level = test_level / 4
     p, q, d, n = base.p_count / base.p_total, base.q_count / base.q_total, base.delta, num_samples
     p_hi = float(cp_upper(base.p_count, base.p_total, level))
     q_lo = float(cp_lower(base.q_count, base.q_total, level))

@@ -106,12 +106,12 @@ __all__ = [  # the config-driven run; options, I/O and outcome types are re-expo
 ]
 
 
-def _command(spec: AuditSpec, beta_v: float) -> str:
+def _command(spec: AuditSpec, violation_failure_probability: float) -> str:
     parts = ["dpaudit", "run", spec.mechanism_spec]
     for k, v in spec.params:
         parts += ["--param", f"{k}={v}"]
     parts += ["--num-samples", str(spec.num_samples), "--seed", str(spec.seed)]
-    parts += ["--failure-probability", f"{beta_v:g}"]
+    parts += ["--failure-probability", f"{violation_failure_probability:g}"]
     if spec.floating_point:
         parts.append("--floating-point")
     if spec.sequential:
@@ -191,7 +191,7 @@ class _Runner:
         return result if isinstance(gate, dict) and gate.get("key") == key else None
 
     def audit(self, spec: AuditSpec) -> tuple[AuditResult, tuple[NeighborPair, ...], bool]:
-        beta_v = spec.failure_probability * VIOLATION_SHARE
+        violation_failure_probability = spec.failure_probability * VIOLATION_SHARE
         key = _key(spec)
         mechanism = spec.mechanism
         reused = self.reuse(spec.name, key) if spec.pairs in {"registered", "templates"} else None
@@ -201,7 +201,7 @@ class _Runner:
         config = AuditConfig(
             num_samples=spec.num_samples,
             seed=spec.seed,
-            failure_probability=beta_v,
+            failure_probability=violation_failure_probability,
             jobs=self.options.jobs,
             backend=self.options.backend,
             timeout=spec.timeout,
@@ -215,7 +215,7 @@ class _Runner:
             config,
             Route(mode=spec.pairs, explicit=True),
             parameters=spec.params,
-            command=_command(spec, beta_v),
+            command=_command(spec, violation_failure_probability),
             checkpoint_path=self.checkpoint(spec.name) if spec.pairs in {"registered", "templates"} else None,
             resume=self.options.resume,
         )
@@ -225,8 +225,8 @@ class _Runner:
             "key": key,
             "config": str(self.config.path),
             "failure_probability": spec.failure_probability,
-            "violation_failure_probability": beta_v,
-            "regression_failure_probability": spec.failure_probability - beta_v,
+            "violation_failure_probability": violation_failure_probability,
+            "regression_failure_probability": spec.failure_probability - violation_failure_probability,
         }
         result = dataclasses.replace(result, extra={**result.extra, "gate": gate_extra})
         return result, pairs, False

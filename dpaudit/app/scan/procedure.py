@@ -60,9 +60,9 @@ def scan(targets: Sequence[Target], config: ScanConfig,
          progress: Callable[[ScanRow], None] | None = None) -> list[ScanRow]:
     """Audit each buildable target; rows in the targets' order."""
     built = [t for t in targets if t.build is not None]
-    beta = config.failure_probability / max(1, len(built))
+    test_level = config.failure_probability / max(1, len(built))
     jobs = Parallel(n_jobs=config.jobs, return_as="generator", backend="loky") if config.jobs > 1 else None
-    calls = [delayed(audit_target)(t, config, beta, i) for i, t in enumerate(built)]
+    calls = [delayed(audit_target)(t, config, test_level, i) for i, t in enumerate(built)]
     audited: list[ScanRow] = []
     for row in (jobs(calls) if jobs is not None else (f(*a, **k) for f, a, k in calls)):
         audited.append(row)
@@ -76,7 +76,7 @@ def _not_built(target: Target) -> ScanRow:
     return ScanRow(target=target.name, kind=target.kind, status="not built", detail=target.reason)
 
 
-def audit_target(target: Target, config: ScanConfig, beta: float, index: int) -> ScanRow:
+def audit_target(target: Target, config: ScanConfig, test_level: float, index: int) -> ScanRow:
     """Build and audit one target; any failure of the library is the row's status."""
     assert target.build is not None
     start = time.perf_counter()
@@ -85,7 +85,7 @@ def audit_target(target: Target, config: ScanConfig, beta: float, index: int) ->
         audit_config = AuditConfig(
             num_samples=config.num_samples,
             seed=config.seed + index,
-            failure_probability=beta,
+            failure_probability=test_level,
             timeout=config.timeout,
         )
         command = _command(target, config, index)
