@@ -30,7 +30,7 @@ def test_row_status_words() -> None:
         claim=1.0,
         registered_exact=0.5,
         search_exact=0.5,
-        search_scored=1,
+        search_ranked=1,
         search_tried=1,
         search_best_pair="p",
         search_best_data="",
