@@ -33,7 +33,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.outfiles import write_text
+from .outfiles import write_text
 
 FORMAT_VERSION = 1
 

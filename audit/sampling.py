@@ -36,16 +36,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.events import Event, EventShapeError, as_rows
-from dpaudit.engine.transport import in_process_note, ships
-from dpaudit.mechanisms.base import (
+from ..mechanisms.base import (
     Mechanism,
     MechanismError,
     block_sizes,
     uses_sample_streams,
     validate_output,
 )
-from dpaudit.neighbors.base import Dataset
+from ..neighbors.base import Dataset
+from .events import Event, EventShapeError, as_rows
+from .transport import in_process_note, ships
 
 MAX_CHUNK = 1 << 18
 MIN_CHUNK = 1 << 10

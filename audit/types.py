@@ -13,8 +13,8 @@ import enum
 import math
 from dataclasses import dataclass, field
 
-from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
-from dpaudit.neighbors.base import Relation
+from ..mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim
+from ..neighbors.base import Relation
 
 # Re-exported so result consumers (reports/) depend on audit.types only.
 __all__ = [
@@ -260,7 +260,7 @@ class AuditResult:
     def to_json(self) -> str:
         """The result file's JSON (what `dpaudit run --out` writes; `reports.schema.read_json`
         reads it back)."""
-        from dpaudit.engine.jsonnum import dumps
+        from .jsonnum import dumps
 
         return dumps(self)
 

@@ -16,7 +16,7 @@ import importlib
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from dpaudit import _folders
+from . import _folders
 
 _folders.install(Path(__file__).parent)
 
@@ -79,7 +79,6 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from dpaudit.api import audit, gate
     from dpaudit.engine.one_run import check_sampler, one_run
     from dpaudit.engine.runner import run_audit
     from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
@@ -89,6 +88,8 @@ if TYPE_CHECKING:
     from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
     from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
     from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn, TabularSpace
+
+    from .api import audit, gate
 
 
 def __getattr__(name: str) -> Any:

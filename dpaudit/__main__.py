@@ -1,7 +1,7 @@
 """`python -m dpaudit` is the `dpaudit` command."""
 
 try:
-    from dpaudit.app.cli import main
+    from .app.cli import main
 except KeyboardInterrupt:  # Ctrl-C while Python imports the command line: no traceback
     import sys
 

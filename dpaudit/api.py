@@ -16,15 +16,16 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
-from dpaudit.app.gate_io import gate_io
-from dpaudit.app.route import Route, certify
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.mechanisms.registry import resolve
 from dpaudit.neighbors.base import NeighborPair
 
+from .app.gate_io import gate_io
+from .app.route import Route, certify
+
 if TYPE_CHECKING:
-    from dpaudit.app.gate import GateOutcome
+    from .app.gate import GateOutcome
 
 PairsChoice = Literal["all", "registered", "search", "templates"] | Sequence[NeighborPair]
 
@@ -135,7 +136,7 @@ def gate(
     """Run the privacy gate configured in `config_path` (TOML) and return its outcome;
     `outcome.exit_code` is 0 (pass), 1 (violation or regression) or 2 (stale baseline under
     `strict`). Result files go under `out` when given."""
-    from dpaudit.app.gate import GateOptions, load_config, run_gate
+    from .app.gate import GateOptions, load_config, run_gate
 
     options = GateOptions(
         baseline=Path(baseline) if baseline is not None else None,

@@ -1,7 +1,7 @@
 """Black-box mechanisms: the base contract, textbook references, buggy twins, and one
 module (or subpackage) per paper's learners. See `mechanisms.registry`."""
 
-from dpaudit.mechanisms.base import (
+from .base import (
     ClaimKind,
     Mechanism,
     MechanismError,

@@ -23,7 +23,8 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.outcomes import (
+from ..neighbors.base import Dataset, Domain, NeighborPair, Relation
+from .outcomes import (
     DEFAULT_PAYLOAD_WIDTH,
     NoAnswerError,
     OutcomeCoding,
@@ -31,7 +32,6 @@ from dpaudit.mechanisms.outcomes import (
     check_exceptions,
     run_logged,
 )
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 class ClaimKind(enum.StrEnum):
@@ -99,7 +99,7 @@ class ClaimCurve:
             below = [e for d, e in self.points if d <= delta]
             return below[-1] if below else math.inf
         if self.kind is CurveKind.GDP:
-            from dpaudit.mechanisms.analytic import gaussian_epsilon
+            from .analytic import gaussian_epsilon
 
             return gaussian_epsilon(delta, self.parameter)
         rho = self.parameter
@@ -110,7 +110,7 @@ class ClaimCurve:
             # the smallest tabulated δ whose ε(δ) ≤ epsilon bounds δ(epsilon) (monotone profile)
             return next((d for d, e in self.points if e <= epsilon), 1.0)
         if self.kind is CurveKind.GDP:
-            from dpaudit.mechanisms.analytic import gaussian_delta
+            from .analytic import gaussian_delta
 
             return gaussian_delta(epsilon, self.parameter)
         # invert ε = ρ + 2√(ρ ln 1/δ) (for ε ≥ ρ; below ρ the conversion says nothing: δ ≤ 1)

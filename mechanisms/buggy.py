@@ -23,7 +23,8 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.reference import (
+from ..neighbors.base import Dataset
+from .reference import (
     AboveThreshold,
     ExponentialMechanism,
     GaussianSum,
@@ -31,7 +32,6 @@ from dpaudit.mechanisms.reference import (
     RandomizedResponse,
     ReportNoisyMax,
 )
-from dpaudit.neighbors.base import Dataset
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -29,15 +29,15 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate
 
-from dpaudit.mechanisms.analytic import (
+from ..neighbors.base import Dataset, Domain, NeighborPair, Relation
+from .analytic import (
     discrete_epsilon,
     gaussian_epsilon,
     gaussian_mu_for,
     laplace_difference_sf,
     laplace_epsilon,
 )
-from dpaudit.mechanisms.base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from .base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
 
 TEXTBOOK = "textbook (not from the papers): "
 

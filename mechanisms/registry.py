@@ -19,8 +19,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from dpaudit.mechanisms import buggy, reference
-from dpaudit.mechanisms.base import Mechanism, is_mechanism
+from . import buggy, reference
+from .base import Mechanism, is_mechanism
 
 FAMILY_MODULES: tuple[str, ...] = (
     "dpaudit.mechanisms.agnostic",  # 000 / 001: realizable-to-agnostic, private prediction

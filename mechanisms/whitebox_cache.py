@@ -34,9 +34,9 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.base import Mechanism, applicable_claim, claims_of
-from dpaudit.mechanisms.oracle_budget import enforced
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from ..neighbors.base import Dataset, NeighborPair
+from .base import Mechanism, applicable_claim, claims_of
+from .oracle_budget import enforced
 
 CACHE_FILE = Path(__file__).with_name("whitebox_cache.json")
 FORMAT = 1
@@ -122,8 +122,8 @@ def lookup(mechanism: Mechanism, pair: NeighborPair, delta: float) -> Cached | N
 
 def registered_cases() -> Iterator[tuple[str, int, Mechanism, NeighborPair, float]]:
     """(name, pair index, mechanism, pair, audited δ) for every registered pair with an oracle."""
-    from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
-    from dpaudit.mechanisms.registry import entries
+    from .libraries import FAMILY as LIBRARIES
+    from .registry import entries
 
     for name, entry in entries().items():
         if entry.family == LIBRARIES:

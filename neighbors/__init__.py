@@ -1,6 +1,6 @@
 """Neighbour relations, dataset types and pair generators (depends on numpy only)."""
 
-from dpaudit.neighbors.base import (
+from .base import (
     Dataset,
     DesignAxis,
     Domain,
@@ -12,7 +12,7 @@ from dpaudit.neighbors.base import (
     are_neighbors,
     is_neighbor,
 )
-from dpaudit.neighbors.records import RecordKind, RecordSpace
+from .records import RecordKind, RecordSpace
 
 __all__ = [
     "Dataset",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation, is_neighbor
+from .base import Domain, NeighborPair, Relation, is_neighbor
 
 __all__ = [
     "AmplificationMismatchError",

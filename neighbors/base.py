@@ -20,7 +20,7 @@ from typing import Any, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.records import RecordSpace
+from .records import RecordSpace
 
 
 class Relation(enum.StrEnum):

@@ -22,10 +22,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.neighbors.admissible import admissible
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, SubsamplingKind
-from dpaudit.neighbors.face_templates import family_edges, family_faces
-from dpaudit.neighbors.space import F64, Space
+from .admissible import admissible
+from .base import Dataset, Domain, NeighborPair, Relation, SubsamplingKind
+from .face_templates import family_edges, family_faces
+from .space import F64, Space
 
 __all__ = ["CONFLICT_REST", "BoundaryPairs"]
 

@@ -14,8 +14,8 @@ from collections.abc import Iterable, Iterator
 
 import numpy as np
 
-from dpaudit.neighbors.base import NeighborPair, Relation
-from dpaudit.neighbors.space import F64, Space, fmt_record, fmt_value
+from .base import NeighborPair, Relation
+from .space import F64, Space, fmt_record, fmt_value
 
 __all__ = [
     "POSITIONS",

@@ -11,10 +11,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpaudit.neighbors.base import NeighborPair, Relation, SubsamplingKind
-from dpaudit.neighbors.building import change_pair, round_robin
-from dpaudit.neighbors.sizes import size_jumps
-from dpaudit.neighbors.space import F64, Space, fmt_record, fmt_value
+from .base import NeighborPair, Relation, SubsamplingKind
+from .building import change_pair, round_robin
+from .sizes import size_jumps
+from .space import F64, Space, fmt_record, fmt_value
 
 __all__ = ["family_clusters"]
 

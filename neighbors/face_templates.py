@@ -31,9 +31,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpaudit.neighbors.base import NeighborPair, Relation
-from dpaudit.neighbors.building import change_pair, make_filler
-from dpaudit.neighbors.space import F64, Space, fmt_value
+from .base import NeighborPair, Relation
+from .building import change_pair, make_filler
+from .space import F64, Space, fmt_value
 
 __all__ = ["FEATURES", "edge_records", "face_records", "family_edges", "family_faces"]
 

@@ -24,9 +24,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpaudit.neighbors.base import NeighborPair, Relation
-from dpaudit.neighbors.building import emit_pair
-from dpaudit.neighbors.space import Space, lerp
+from .base import NeighborPair, Relation
+from .building import emit_pair
+from .space import Space, lerp
 
 __all__ = ["float_family"]
 

@@ -35,21 +35,21 @@ Where each piece lives:
 
 from __future__ import annotations
 
-from dpaudit.neighbors.admissible import (
+from .admissible import (
     AmplificationMismatchError,
     InadmissiblePairError,
     admissible,
     check_amplification,
     pair_key,
 )
-from dpaudit.neighbors.boundary import BoundaryPairs
-from dpaudit.neighbors.building import emit_pair
-from dpaudit.neighbors.local_moves import MOVES, _apply_move, changed_index, local_moves
-from dpaudit.neighbors.random_pairs import random_pair
-from dpaudit.neighbors.sizes import boundary_sizes, inclusion_probability, size_jumps
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
-from dpaudit.neighbors.subsampling_cases import SubsamplingPairs
-from dpaudit.neighbors.templates import WorstCasePairs
+from .boundary import BoundaryPairs
+from .building import emit_pair
+from .local_moves import MOVES, _apply_move, changed_index, local_moves
+from .random_pairs import random_pair
+from .sizes import boundary_sizes, inclusion_probability, size_jumps
+from .space import DEFAULT_MAX_ROWS, Space
+from .subsampling_cases import SubsamplingPairs
+from .templates import WorstCasePairs
 
 _Space = Space
 _emit = emit_pair

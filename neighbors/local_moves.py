@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.neighbors.admissible import admissible, pair_key
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation
-from dpaudit.neighbors.building import emit_pair, relation_label
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, F64, Space, fmt_record
+from .admissible import admissible, pair_key
+from .base import Domain, NeighborPair, Relation
+from .building import emit_pair, relation_label
+from .space import DEFAULT_MAX_ROWS, F64, Space, fmt_record
 
 __all__ = ["MOVES", "changed_index", "describe_change", "local_moves", "retag"]
 

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.neighbors.admissible import admissible
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation
-from dpaudit.neighbors.building import change_pair
-from dpaudit.neighbors.local_moves import describe_change, retag
-from dpaudit.neighbors.sizes import boundary_sizes
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, F64, Space
+from .admissible import admissible
+from .base import Domain, NeighborPair, Relation
+from .building import change_pair
+from .local_moves import describe_change, retag
+from .sizes import boundary_sizes
+from .space import DEFAULT_MAX_ROWS, F64, Space
 
 __all__ = ["random_pair"]
 

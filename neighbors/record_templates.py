@@ -30,10 +30,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from dpaudit.neighbors.base import NeighborPair, Relation
-from dpaudit.neighbors.building import change_pair, round_robin
-from dpaudit.neighbors.records import RecordKind, RecordSpace
-from dpaudit.neighbors.space import F64, Space
+from .base import NeighborPair, Relation
+from .building import change_pair, round_robin
+from .records import RecordKind, RecordSpace
+from .space import F64, Space
 
 __all__ = [
     "COUNTING_PATTERNS",

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dpaudit.neighbors.base import Domain, Relation, Subsampling, SubsamplingKind
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
+from .base import Domain, Relation, Subsampling, SubsamplingKind
+from .space import DEFAULT_MAX_ROWS, Space
 
 __all__ = ["boundary_sizes", "inclusion_probability", "no_amplification_size", "size_jumps"]
 

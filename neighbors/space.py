@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.base import Dataset, Domain, Relation
-from dpaudit.neighbors.records import dedupe_named
+from .base import Dataset, Domain, Relation
+from .records import dedupe_named
 
 __all__ = ["DEFAULT_MAX_ROWS", "F64", "Space", "fmt_record", "fmt_value", "lerp"]
 

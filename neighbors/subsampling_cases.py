@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
-from dpaudit.neighbors.building import change_pair, farthest_records, make_filler
-from dpaudit.neighbors.sizes import inclusion_probability, no_amplification_size, size_jumps
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
+from .admissible import admitted_pairs, check_amplification
+from .base import Domain, NeighborPair, Relation, SubsamplingKind
+from .building import change_pair, farthest_records, make_filler
+from .sizes import inclusion_probability, no_amplification_size, size_jumps
+from .space import DEFAULT_MAX_ROWS, Space
 
 __all__ = ["SubsamplingPairs", "family_subsampling"]
 

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from dpaudit.neighbors.building import farthest_records
-from dpaudit.neighbors.space import F64, Space, fmt_value, lerp
+from .building import farthest_records
+from .space import F64, Space, fmt_value, lerp
 
 __all__ = [
     "DESIGN_POINTS",

@@ -46,11 +46,11 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from dpaudit.neighbors.admissible import admitted_pairs
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation
-from dpaudit.neighbors.building import emit_pair, farthest_records
-from dpaudit.neighbors.space import F64, Space, fmt_value
-from dpaudit.neighbors.sweep_locations import (
+from .admissible import admitted_pairs
+from .base import Domain, NeighborPair, Relation
+from .building import emit_pair, farthest_records
+from .space import F64, Space, fmt_value
+from .sweep_locations import (
     LOCATIONS,
     Unit,
     design_locations,

@@ -46,7 +46,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.base import Dataset, DesignAxis, Domain, NeighborPair, Relation
+from .base import Dataset, DesignAxis, Domain, NeighborPair, Relation
 
 __all__ = ["CategoricalColumn", "NumericColumn", "TabularSpace", "tabular_pairs"]
 

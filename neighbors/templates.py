@@ -47,16 +47,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.neighbors.admissible import admitted_pairs, check_amplification
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation, SubsamplingKind
-from dpaudit.neighbors.building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
-from dpaudit.neighbors.clusters import family_clusters
-from dpaudit.neighbors.face_templates import family_faces
-from dpaudit.neighbors.float_templates import float_family
-from dpaudit.neighbors.record_templates import RECORD_FAMILY_WEIGHT, record_families
-from dpaudit.neighbors.sizes import boundary_sizes
-from dpaudit.neighbors.space import DEFAULT_MAX_ROWS, Space
-from dpaudit.neighbors.subsampling_cases import family_subsampling
+from .admissible import admitted_pairs, check_amplification
+from .base import Domain, NeighborPair, Relation, SubsamplingKind
+from .building import POSITIONS, change_pair, farthest_records, make_filler, round_robin
+from .clusters import family_clusters
+from .face_templates import family_faces
+from .float_templates import float_family
+from .record_templates import RECORD_FAMILY_WEIGHT, record_families
+from .sizes import boundary_sizes
+from .space import DEFAULT_MAX_ROWS, Space
+from .subsampling_cases import family_subsampling
 
 __all__ = ["WorstCasePairs"]
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import math
 
 from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.reports.numbers import fmt
+
+from .numbers import fmt
 
 
 def white_box_worst(r: AuditResult) -> PairResult | None:

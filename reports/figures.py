@@ -25,8 +25,9 @@ from typing import Any, Literal
 import numpy as np
 
 from dpaudit.engine.types import AuditResult, ClaimKind, CurveKind, PrivacyClaim, ProfilePoint
-from dpaudit.reports.markdown import fmt
-from dpaudit.reports.relations import relation_words
+
+from .markdown import fmt
+from .relations import relation_words
 
 FIGURE_WIDTH_IN = 10.0  # every figure is 1000 px wide at FIGURE_DPI: one width on the page
 FIGURE_DPI = 100

@@ -13,7 +13,8 @@ import math
 from typing import Any, NamedTuple
 
 from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim
-from dpaudit.reports.figures import (
+
+from .figures import (
     ACCOUNTANT_DRAWING,
     OK_COLOUR,
     OTHER_COLOUR,
@@ -31,8 +32,8 @@ from dpaudit.reports.figures import (
     ranges,
     safe,
 )
-from dpaudit.reports.markdown import fmt
-from dpaudit.reports.relations import relation_words
+from .markdown import fmt
+from .relations import relation_words
 
 MAX_LABELLED_PAIRS = 5  # the trajectory legend names at most this many pairs; the rest are grey
 MAX_TRAJECTORY_PAIRS = 60  # curves drawn at all (labelled + grey)

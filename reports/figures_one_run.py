@@ -16,7 +16,8 @@ from typing import Any
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult
-from dpaudit.reports.figures import (
+
+from .figures import (
     OK_COLOUR,
     VIOLATION_COLOUR,
     Kind,
@@ -26,8 +27,8 @@ from dpaudit.reports.figures import (
     matplotlib_parts,
     new_figure,
 )
-from dpaudit.reports.markdown import fmt
-from dpaudit.reports.relations import relation_words
+from .markdown import fmt
+from .relations import relation_words
 
 ONE_RUN_CAPTION = Markup(
     "The trade-off plane (FPR, FNR) of tests of ‘canary in’ against ‘canary out’. Solid: the claim’s "

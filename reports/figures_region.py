@@ -15,7 +15,8 @@ from typing import Any
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.reports.figures import (
+
+from .figures import (
     OK_COLOUR,
     VIOLATION_COLOUR,
     Kind,
@@ -27,8 +28,8 @@ from dpaudit.reports.figures import (
     new_figure,
     ranges,
 )
-from dpaudit.reports.markdown import fmt
-from dpaudit.reports.relations import relation_words
+from .markdown import fmt
+from .relations import relation_words
 
 LABEL_RADIUS = 0.035  # markers closer than this (axes fraction) share one label
 REGION_PLANE = (

@@ -48,12 +48,13 @@ import jinja2
 from markupsafe import Markup
 
 from dpaudit.engine.types import AuditResult, PairResult, PrivacyClaim, Verdict
-from dpaudit.reports.comparisons import is_upper_bound, white_box_words, white_box_worst
-from dpaudit.reports.figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
-from dpaudit.reports.figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
-from dpaudit.reports.figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
-from dpaudit.reports.figures_region import privacy_region, region_caption, region_has_tail
-from dpaudit.reports.markdown import (
+
+from .comparisons import is_upper_bound, white_box_words, white_box_worst
+from .figures import inline_svg, matplotlib_parts, profile_points, verdict_bars_svg
+from .figures_curves import PROFILE_CAPTION, TRAJECTORY_CAPTION, privacy_profile, trajectory
+from .figures_one_run import ONE_RUN_CAPTION, is_one_run, one_run_tradeoff
+from .figures_region import privacy_region, region_caption, region_has_tail
+from .markdown import (
     INCONCLUSIVE_NOTE,
     STATED_FINDING,
     VERDICT_WORDS,
@@ -71,15 +72,15 @@ from dpaudit.reports.markdown import (
     verdict_words,
     weakened,
 )
-from dpaudit.reports.relations import (
+from .relations import (
     claim_groups,
     delta_words,
     relation_rows,
     relation_words,
     view,
 )
-from dpaudit.reports.search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
-from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witness_words, witnesses
+from .search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
+from .words import SHOWN_WITNESSES, violating_pairs, witness_words, witnesses
 
 VERDICT_DETAIL = {
     Verdict.VIOLATION_FOUND: "The certified lower bound on the realised privacy loss exceeds the "

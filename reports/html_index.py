@@ -15,10 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from dpaudit.engine.types import AuditResult
-from dpaudit.reports.comparisons import index_ratios, is_upper_bound, white_box_worst
-from dpaudit.reports.html import LOWER_BOUND_NOTE, environment, verdict_class
-from dpaudit.reports.markdown import family_of, fmt, verdict_rank, verdict_words
-from dpaudit.reports.relations import delta_words, is_inconclusive, relation_words
+
+from .comparisons import index_ratios, is_upper_bound, white_box_worst
+from .html import LOWER_BOUND_NOTE, environment, verdict_class
+from .markdown import family_of, fmt, verdict_rank, verdict_words
+from .relations import delta_words, is_inconclusive, relation_words
 
 
 def _duration(seconds: float) -> str:

@@ -17,7 +17,8 @@ import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
 
 from dpaudit.engine.types import AuditResult, PairResult
-from dpaudit.reports.markdown import (
+
+from .markdown import (
     INCONCLUSIVE_NOTE,
     STATED_FINDING,
     bound_words,
@@ -27,7 +28,7 @@ from dpaudit.reports.markdown import (
     stated_exceeded,
     verdict_words,
 )
-from dpaudit.reports.words import witness_words
+from .words import witness_words
 
 SUITE_NAME = "dpaudit"
 FAILURE_TYPE = "PrivacyViolation"

@@ -32,16 +32,17 @@ from dpaudit.engine.types import (
     PrivacyClaim,
     Verdict,
 )
-from dpaudit.reports.comparisons import white_box_words
-from dpaudit.reports.numbers import fmt
-from dpaudit.reports.relations import delta_words, is_inconclusive, relation_rows, relation_words
-from dpaudit.reports.search_record import (
+
+from .comparisons import white_box_words
+from .numbers import fmt
+from .relations import delta_words, is_inconclusive, relation_rows, relation_words
+from .search_record import (
     SEARCH_NOTE,
     search_record,
     search_shown,
     search_summary,
 )
-from dpaudit.reports.words import white_box_value, witness_words
+from .words import white_box_value, witness_words
 
 VERDICT_WORDS = {
     Verdict.VIOLATION_FOUND: "violation found",

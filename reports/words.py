@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from dpaudit.engine.types import AuditResult, EpsilonEstimate, PairResult
-from dpaudit.reports.comparisons import is_upper_bound
-from dpaudit.reports.numbers import fmt
+
+from .comparisons import is_upper_bound
+from .numbers import fmt
 
 
 def q_side(e: EpsilonEstimate) -> str:

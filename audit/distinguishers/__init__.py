@@ -13,7 +13,19 @@ mechanism's declared likelihood ratios), `width` (outputs whose width depends on
 registry. This module is the wing's only door.
 """
 
-from dpaudit.engine.distinguishers.base import (
+from ..events import (
+    EVENT_TYPES,
+    Array,
+    Event,
+    SetEvent,
+    ThresholdEvent,
+    as_rows,
+    event_from_spec,
+    event_spec,
+    event_type,
+    row_keys,
+)
+from .base import (
     Candidates,
     Distinguisher,
     HistogramDistinguisher,
@@ -22,14 +34,14 @@ from dpaudit.engine.distinguishers.base import (
     tail_counts,
     threshold_grid,
 )
-from dpaudit.engine.distinguishers.floats import (
+from .floats import (
     FloatDistinguisher,
     LatticeEvent,
     UlpResidueEvent,
     float_bits,
     valuations,
 )
-from dpaudit.engine.distinguishers.learned import (
+from .learned import (
     LogisticDistinguisher,
     ProjectionDistinguisher,
     QuadraticDistinguisher,
@@ -40,8 +52,8 @@ from dpaudit.engine.distinguishers.learned import (
     TrajectoryEvent,
     default_learned_distinguishers,
 )
-from dpaudit.engine.distinguishers.magnitude import MagnitudeDistinguisher, MagnitudeEvent
-from dpaudit.engine.distinguishers.objectives import (
+from .magnitude import MagnitudeDistinguisher, MagnitudeEvent
+from .objectives import (
     DIRECT_ASSUMPTION,
     GDP_ASSUMPTION,
     DeltaAt,
@@ -49,7 +61,7 @@ from dpaudit.engine.distinguishers.objectives import (
     GaussianMu,
     Objective,
 )
-from dpaudit.engine.distinguishers.registry import (
+from .registry import (
     CHEAP,
     DEFAULT,
     FITTED,
@@ -61,7 +73,7 @@ from dpaudit.engine.distinguishers.registry import (
     members,
     registered,
 )
-from dpaudit.engine.distinguishers.selection import (
+from .selection import (
     DISTINCT_FACTOR,
     MAX_CERTIFIED,
     PLAUSIBLE_PESSIMISM,
@@ -71,7 +83,7 @@ from dpaudit.engine.distinguishers.selection import (
     choose_event,
     choose_events,
 )
-from dpaudit.engine.distinguishers.sets import (
+from .sets import (
     BASE_DISTINGUISHERS,
     DEFAULT_DISTINGUISHERS,
     FLOAT_DISTINGUISHERS,
@@ -82,32 +94,20 @@ from dpaudit.engine.distinguishers.sets import (
     learned_distinguishers,
     pilot_distinguishers,
 )
-from dpaudit.engine.distinguishers.statistic import (
+from .statistic import (
     Statistic,
     StatisticDistinguisher,
     StatisticEvent,
     statistics_of,
     with_statistics,
 )
-from dpaudit.engine.distinguishers.width import (
+from .width import (
     WidthDistinguisher,
     WidthEvent,
     columns,
     for_outputs,
     width_of,
     width_text,
-)
-from dpaudit.engine.events import (
-    EVENT_TYPES,
-    Array,
-    Event,
-    SetEvent,
-    ThresholdEvent,
-    as_rows,
-    event_from_spec,
-    event_spec,
-    event_type,
-    row_keys,
 )
 
 __all__ = [

@@ -19,8 +19,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, distinguisher, members
-from dpaudit.engine.events import Event, SetEvent, ThresholdEvent, row_keys
+from ..events import Event, SetEvent, ThresholdEvent, row_keys
+from .registry import CHEAP, DEFAULT, distinguisher, members
 
 
 @dataclass(frozen=True, slots=True)

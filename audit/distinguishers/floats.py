@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.base import Candidates
-from dpaudit.engine.distinguishers.registry import CHEAP, FLOAT, distinguisher
-from dpaudit.engine.events import Array, Event, as_rows, event_type
+from ..events import Array, Event, as_rows, event_type
+from .base import Candidates
+from .registry import CHEAP, FLOAT, distinguisher
 
 __all__ = ["FloatDistinguisher", "LatticeEvent", "UlpResidueEvent", "float_bits", "valuations"]
 

@@ -42,9 +42,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.base import Candidates, HistogramDistinguisher, tail_candidates
-from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, distinguisher
-from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width, row_keys
+from ..events import Array, Event, as_rows, event_type, require_width, row_keys
+from .base import Candidates, HistogramDistinguisher, tail_candidates
+from .registry import CHEAP, DEFAULT, distinguisher
 
 __all__ = ["MagnitudeDistinguisher", "MagnitudeEvent"]
 

@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import special
 
-from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
+from ..bounds import delta_from_bounds, epsilon_from_bounds
 
 DIRECT_ASSUMPTION = (
     "i.i.d. samples; event fixed on the selection split before certification; no distributional assumption"

@@ -22,7 +22,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from dpaudit.engine.events import EVENT_TYPES
+from ..events import EVENT_TYPES
 
 CHEAP = "cheap"
 """Cost class of a distinguisher that needs no fitting: the search's pilot uses it."""

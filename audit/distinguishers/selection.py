@@ -42,20 +42,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import projected_bounds
-from dpaudit.engine.distinguishers.base import (
-    BASE_DISTINGUISHERS,
-    Candidates,
-    Distinguisher,
-    HistogramDistinguisher,
-    ThresholdDistinguisher,
-    tail_counts,
-    threshold_grid,
-)
-from dpaudit.engine.distinguishers.objectives import EpsilonAt, Objective
-from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, members
-from dpaudit.engine.distinguishers.width import for_outputs
-from dpaudit.engine.events import (
+from ..bounds import projected_bounds
+from ..events import (
     EVENT_TYPES,
     Array,
     Event,
@@ -66,6 +54,18 @@ from dpaudit.engine.events import (
     event_spec,
     row_keys,
 )
+from .base import (
+    BASE_DISTINGUISHERS,
+    Candidates,
+    Distinguisher,
+    HistogramDistinguisher,
+    ThresholdDistinguisher,
+    tail_counts,
+    threshold_grid,
+)
+from .objectives import EpsilonAt, Objective
+from .registry import CHEAP, DEFAULT, members
+from .width import for_outputs
 
 __all__ = [  # the selection; events and base distinguishers are re-exported for importers
     "BASE_DISTINGUISHERS",

@@ -36,10 +36,10 @@ import pkgutil
 from collections.abc import Sequence
 from typing import Any
 
-from dpaudit.engine.distinguishers.base import Distinguisher
-from dpaudit.engine.distinguishers.learned import default_learned_distinguishers
-from dpaudit.engine.distinguishers.registry import CHEAP, DEFAULT, FLOAT, is_cheap, members
-from dpaudit.engine.distinguishers.statistic import with_statistics
+from .base import Distinguisher
+from .learned import default_learned_distinguishers
+from .registry import CHEAP, DEFAULT, FLOAT, is_cheap, members
+from .statistic import with_statistics
 
 
 def import_members() -> None:

@@ -27,10 +27,10 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.base import Candidates, tail_candidates
-from dpaudit.engine.distinguishers.registry import CHEAP, distinguisher
-from dpaudit.engine.events import Array, EventShapeError, event_type
-from dpaudit.mechanisms.statistics import statistic_from_spec
+from ...mechanisms.statistics import statistic_from_spec
+from ..events import Array, EventShapeError, event_type
+from .base import Candidates, tail_candidates
+from .registry import CHEAP, distinguisher
 
 
 class Statistic(Protocol):

@@ -31,9 +31,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.base import Candidates, Distinguisher
-from dpaudit.engine.distinguishers.registry import CHEAP, distinguisher
-from dpaudit.engine.events import Array, Event, event_type
+from ..events import Array, Event, event_type
+from .base import Candidates, Distinguisher
+from .registry import CHEAP, distinguisher
 
 __all__ = ["WidthDistinguisher", "WidthEvent", "columns", "for_outputs", "width_of", "width_text"]
 

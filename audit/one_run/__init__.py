@@ -10,8 +10,8 @@ tests a batch sampler against what the Poisson accountant assumes. This module i
 only door.
 """
 
-from dpaudit.engine.one_run.bound import Design, certify, default_design
-from dpaudit.engine.one_run.design_choice import (
+from .bound import Design, certify, default_design
+from .design_choice import (
     DesignChoice,
     charged_choice,
     default_registration,
@@ -19,9 +19,9 @@ from dpaudit.engine.one_run.design_choice import (
     file_choice,
     registered_choice,
 )
-from dpaudit.engine.one_run.fdp import TradeOff, approx_dp, certify_fdp, gdp
-from dpaudit.engine.one_run.notes import declared_design_note
-from dpaudit.engine.one_run.procedure import (
+from .fdp import TradeOff, approx_dp, certify_fdp, gdp
+from .notes import declared_design_note
+from .procedure import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,
     METHODS,
@@ -32,9 +32,9 @@ from dpaudit.engine.one_run.procedure import (
     one_run_result,
     train_rng,
 )
-from dpaudit.engine.one_run.sampler_check import check_sampler
-from dpaudit.engine.one_run.saved import OutputDirError, ensure_writable, save_scores, scores_path
-from dpaudit.engine.one_run.score_split import certify_in_out
+from .sampler_check import check_sampler
+from .saved import OutputDirError, ensure_writable, save_scores, scores_path
+from .score_split import certify_in_out
 
 __all__ = [
     "DEFAULT_METHOD",

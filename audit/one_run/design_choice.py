@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dpaudit.engine.one_run.bound import Design, default_design
+from .bound import Design, default_design
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

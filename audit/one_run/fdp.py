@@ -50,7 +50,8 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy import special
 
-from dpaudit.engine.one_run.bound import (
+from ...mechanisms.base import CurveKind, PrivacyClaim
+from .bound import (
     Design,
     check_scores,
     checked_designs,
@@ -58,7 +59,6 @@ from dpaudit.engine.one_run.bound import (
     guess_sets,
     share,
 )
-from dpaudit.mechanisms.base import CurveKind, PrivacyClaim
 
 METHOD = (
     "Mahloujifar, Melis & Chaudhuri 2024, Auditing f-Differential Privacy in One Run, "

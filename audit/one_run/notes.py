@@ -6,8 +6,8 @@ claim exceeded is a violation whatever its kind (the one verdict rule, `decides_
 
 from __future__ import annotations
 
-from dpaudit.engine.one_run.bound import Design
-from dpaudit.engine.one_run.fdp import FdpCertificate
+from .bound import Design
+from .fdp import FdpCertificate
 
 
 def adjusted_tail_bound(cert: FdpCertificate) -> float:

@@ -35,20 +35,20 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import ArrayLike
 
-from dpaudit.engine.one_run.bound import Design, OneRunCertificate, certify
-from dpaudit.engine.one_run.fdp import METHOD as FDP_METHOD
-from dpaudit.engine.one_run.fdp import FdpCertificate, certify_fdp, from_claim
-from dpaudit.engine.one_run.notes import (
+from ...mechanisms.analytic import gaussian_epsilon
+from ...mechanisms.base import MechanismError, decides_verdict
+from ...neighbors.base import Relation
+from ..runner import inconclusive_reason, package_version, verdict_for
+from ..types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim
+from .bound import Design, OneRunCertificate, certify
+from .fdp import METHOD as FDP_METHOD
+from .fdp import FdpCertificate, certify_fdp, from_claim
+from .notes import (
     adjusted_tail_bound,
     declared_design_note,
     rejection_findings,
     union_size,
 )
-from dpaudit.engine.runner import inconclusive_reason, package_version, verdict_for
-from dpaudit.engine.types import AuditResult, ClaimCheck, EpsilonEstimate, PairResult, PrivacyClaim
-from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import MechanismError, decides_verdict
-from dpaudit.neighbors.base import Relation
 
 INCLUSION_PHASE = 130
 """Seed stream of the inclusion bits: `SeedSequence(seed, spawn_key=(130,))`."""

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.one_run.bound import Design
-from dpaudit.engine.outfiles import safe_stem
+from ..outfiles import safe_stem
+from .bound import Design
 
 SUFFIX = ".scores.npz"
 

@@ -22,8 +22,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_lower_bound, projected_epsilon
-from dpaudit.engine.types import EpsilonEstimate
+from ..bounds import cp_lower, cp_upper, epsilon_lower_bound, projected_epsilon
+from ..types import EpsilonEstimate
 
 SPLIT_PHASE = 132
 MIN_PER_SIDE = 4

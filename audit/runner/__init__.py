@@ -10,15 +10,15 @@ stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's meas
 `rounds` (a sequential audit's selection in doubling rounds). This module is the wing's only door.
 """
 
-from dpaudit.engine.runner.budget import DEFAULT_TIME_BUDGET, budget_from_cost, measured_chunk
-from dpaudit.engine.runner.plan import AuditInputError, objectives_for, plan_audit
-from dpaudit.engine.runner.procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
-from dpaudit.engine.runner.resume import package_version
-from dpaudit.engine.runner.rounds import round_levels, round_schedule
-from dpaudit.engine.runner.sequence import LookSchedule, look_schedule, sequence_bounds
-from dpaudit.engine.runner.sizing import plan as sample_size_plan
-from dpaudit.engine.runner.verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
-from dpaudit.engine.runner.whitebox import WhiteBoxReference, white_box_reference
+from .budget import DEFAULT_TIME_BUDGET, budget_from_cost, measured_chunk
+from .plan import AuditInputError, objectives_for, plan_audit
+from .procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
+from .resume import package_version
+from .rounds import round_levels, round_schedule
+from .sequence import LookSchedule, look_schedule, sequence_bounds
+from .sizing import plan as sample_size_plan
+from .verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
+from .whitebox import WhiteBoxReference, white_box_reference
 
 __all__ = [
     "CHECKED_FROM",

@@ -17,22 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.engine.bounds import delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.distinguishers import Objective, Selection, event_spec
-from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.runner.certificates import (
-    CertifiedCounts,
-    ChunkLayout,
-    Selected,
-    certify_test,
-    trajectory,
-)
-from dpaudit.engine.runner.outcome_witness import with_outcome_text
-from dpaudit.engine.runner.plan import AuditPlan, PlannedPair, claimed_value
-from dpaudit.engine.runner.resume import package_version
-from dpaudit.engine.runner.verdict import inconclusive_reason, verdict_for
-from dpaudit.engine.runner.whitebox import white_box_reference
-from dpaudit.engine.types import (
+from ...mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim, decides_verdict
+from ...neighbors.base import NeighborPair
+from ..bounds import delta_from_bounds, epsilon_from_bounds
+from ..distinguishers import Objective, Selection, event_spec
+from ..jsonnum import json_number
+from ..types import (
     AuditConfig,
     AuditResult,
     ClaimCheck,
@@ -40,8 +30,18 @@ from dpaudit.engine.types import (
     ProfilePoint,
     canary_of,
 )
-from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, applicable_claim, decides_verdict
-from dpaudit.neighbors.base import NeighborPair
+from .certificates import (
+    CertifiedCounts,
+    ChunkLayout,
+    Selected,
+    certify_test,
+    trajectory,
+)
+from .outcome_witness import with_outcome_text
+from .plan import AuditPlan, PlannedPair, claimed_value
+from .resume import package_version
+from .verdict import inconclusive_reason, verdict_for
+from .whitebox import white_box_reference
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

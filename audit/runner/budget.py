@@ -24,9 +24,9 @@ import math
 import time
 from dataclasses import dataclass
 
-from dpaudit.engine.sampling import draw
-from dpaudit.mechanisms.base import Mechanism, uses_sample_streams
-from dpaudit.neighbors.base import Dataset
+from ...mechanisms.base import Mechanism, uses_sample_streams
+from ...neighbors.base import Dataset
+from ..sampling import draw
 
 DEFAULT_TIME_BUDGET = 300.0
 """Seconds of sampling a user mechanism's audit is sized for when no --num-samples is given

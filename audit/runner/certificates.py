@@ -25,12 +25,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds
-from dpaudit.engine.distinguishers import DIRECT_ASSUMPTION, Objective, Selection, event_spec
-from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.runner.plan import assumption_of
-from dpaudit.engine.types import EpsilonEstimate
-from dpaudit.mechanisms.base import PrivacyClaim
+from ...mechanisms.base import PrivacyClaim
+from ..bounds import cp_lower, cp_upper, delta_from_bounds, epsilon_from_bounds
+from ..distinguishers import DIRECT_ASSUMPTION, Objective, Selection, event_spec
+from ..jsonnum import json_number
+from ..types import EpsilonEstimate
+from .plan import assumption_of
 
 TRAJECTORY_FRACTIONS: tuple[float, ...] = (1 / 64, 1 / 16, 1 / 4, 1.0)
 """Prefixes of the certification split at which the trajectory reports the certified ε."""

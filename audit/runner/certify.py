@@ -15,21 +15,21 @@ from collections.abc import Callable
 
 import numpy as np
 
-from dpaudit.engine.checkpoint import Checkpoint
-from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner.certificates import (
+from ...mechanisms.base import Mechanism
+from ..checkpoint import Checkpoint
+from ..progress import Progress
+from ..sampling import Phase, Side, Task, count_events_segmented, run_tasks
+from ..types import AuditConfig
+from .certificates import (
     CertifiedCounts,
     ChunkLayout,
     Selected,
     chunk_cuts,
     prefix_counts,
 )
-from dpaudit.engine.runner.plan import AuditPlan
-from dpaudit.engine.runner.resume import recorded_chunk
-from dpaudit.engine.runner.stopping import SequentialLayout, Stop, decide
-from dpaudit.engine.sampling import Phase, Side, Task, count_events_segmented, run_tasks
-from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import Mechanism
+from .plan import AuditPlan
+from .resume import recorded_chunk
+from .stopping import SequentialLayout, Stop, decide
 
 
 class _Tally:

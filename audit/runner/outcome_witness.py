@@ -14,10 +14,10 @@ import dataclasses
 from collections.abc import Sequence
 from typing import Any
 
-from dpaudit.engine.events import Event, SetEvent, ThresholdEvent
-from dpaudit.engine.types import EpsilonEstimate
-from dpaudit.mechanisms.outcomes import NO_ANSWER, OutcomeCoding, OutcomeLog
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from ...mechanisms.outcomes import NO_ANSWER, OutcomeCoding, OutcomeLog
+from ...neighbors.base import Dataset, NeighborPair
+from ..events import Event, SetEvent, ThresholdEvent
+from ..types import EpsilonEstimate
 
 __all__ = ["outcome_codes", "outcome_witness", "with_outcome_text"]
 

@@ -20,12 +20,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.distinguishers import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
-from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import CurveKind, Mechanism, PrivacyClaim, applicable_claim, claims_of
-from dpaudit.mechanisms.base import verdict_claim as verdict_claim_of
-from dpaudit.neighbors.base import NeighborPair, is_neighbor
+from ...mechanisms.base import CurveKind, Mechanism, PrivacyClaim, applicable_claim, claims_of
+from ...mechanisms.base import verdict_claim as verdict_claim_of
+from ...neighbors.base import NeighborPair, is_neighbor
+from ..bounds import epsilon_ceiling
+from ..distinguishers import DIRECT_ASSUMPTION, DeltaAt, EpsilonAt, GaussianMu, Objective
+from ..types import AuditConfig
 
 CURVE_PROFILE_DELTAS: tuple[float, ...] = (1e-3, 1e-2, 1e-1)
 """δ grid audited when the claim is a curve and no profile grid is configured.

@@ -68,19 +68,33 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.checkpoint import Checkpoint
-from dpaudit.engine.distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
-from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner.assemble import assemble
-from dpaudit.engine.runner.budget import measured_chunk
-from dpaudit.engine.runner.certificates import (
+from ...mechanisms.base import Mechanism, claims_of
+from ...neighbors.base import Dataset, NeighborPair
+from ..checkpoint import Checkpoint
+from ..distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
+from ..progress import Progress
+from ..sampling import (
+    Phase,
+    Side,
+    Task,
+    audit_session,
+    auto_chunk_size,
+    chunk_sizes,
+    draw,
+    run_tasks,
+    sample_rows,
+)
+from ..types import AuditConfig, AuditResult
+from .assemble import assemble
+from .budget import measured_chunk
+from .certificates import (
     TRAJECTORY_FRACTIONS,
     ChunkLayout,
     Selected,
     trajectory_points,
 )
-from dpaudit.engine.runner.certify import certify_counts, certify_sequential
-from dpaudit.engine.runner.plan import (
+from .certify import certify_counts, certify_sequential
+from .plan import (
     CURVE_PROFILE_DELTAS,
     AuditInputError,
     AuditPlan,
@@ -93,7 +107,7 @@ from dpaudit.engine.runner.plan import (
     plan_audit,
     plan_pairs,
 )
-from dpaudit.engine.runner.resume import (
+from .resume import (
     audit_key,
     open_checkpoint,
     package_version,
@@ -101,22 +115,8 @@ from dpaudit.engine.runner.resume import (
     resumed_config,
     resumed_selections,
 )
-from dpaudit.engine.runner.rounds import run_rounds
-from dpaudit.engine.runner.stopping import at_look, sequential_layout, trimmed
-from dpaudit.engine.sampling import (
-    Phase,
-    Side,
-    Task,
-    audit_session,
-    auto_chunk_size,
-    chunk_sizes,
-    draw,
-    run_tasks,
-    sample_rows,
-)
-from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, claims_of
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from .rounds import run_rounds
+from .stopping import at_look, sequential_layout, trimmed
 
 __all__ = [
     "CURVE_PROFILE_DELTAS",

@@ -15,13 +15,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from dpaudit.engine.checkpoint import Checkpoint, header_chunk
-from dpaudit.engine.checkpoint import audit_key as checkpoint_key
-from dpaudit.engine.distinguishers import Selection, event_from_spec, event_spec
-from dpaudit.engine.jsonnum import json_number, parse_number
-from dpaudit.engine.runner.plan import AuditPlan, PlannedPair
-from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import Mechanism, claims_of, uses_sample_streams
+from ...mechanisms.base import Mechanism, claims_of, uses_sample_streams
+from ..checkpoint import Checkpoint, header_chunk
+from ..checkpoint import audit_key as checkpoint_key
+from ..distinguishers import Selection, event_from_spec, event_spec
+from ..jsonnum import json_number, parse_number
+from ..types import AuditConfig
+from .plan import AuditPlan, PlannedPair
 
 
 def package_version() -> str:

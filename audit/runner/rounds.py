@@ -46,17 +46,17 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.distinguishers import Distinguisher, choose_events
-from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected
-from dpaudit.engine.runner.certify import certify_sequential
-from dpaudit.engine.runner.plan import AuditPlan
-from dpaudit.engine.runner.sequence import LookSchedule
-from dpaudit.engine.runner.stopping import VIOLATION, Stop, at_look, sequential_layout, trimmed
-from dpaudit.engine.sampling import Side, Task, chunk_sizes, run_tasks, sample_rows
-from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import Mechanism
+from ...mechanisms.base import Mechanism
+from ..bounds import epsilon_ceiling
+from ..distinguishers import Distinguisher, choose_events
+from ..progress import Progress
+from ..sampling import Side, Task, chunk_sizes, run_tasks, sample_rows
+from ..types import AuditConfig
+from .certificates import CertifiedCounts, ChunkLayout, Selected
+from .certify import certify_sequential
+from .plan import AuditPlan
+from .sequence import LookSchedule
+from .stopping import VIOLATION, Stop, at_look, sequential_layout, trimmed
 
 ROUND_SELECTION = 32
 """s: round 0's selection sample per side and pair (round r: s·2^r)."""

@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from dpaudit.engine.bounds import cp_lower, cp_upper
+from ..bounds import cp_lower, cp_upper
 
 FIRST_LOOK = 256
 """The smallest prefix the schedule looks at (samples per side)."""

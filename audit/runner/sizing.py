@@ -37,11 +37,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
-from dpaudit.engine.runner.procedure import run_audit
-from dpaudit.engine.types import AuditConfig, PairResult
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.neighbors.base import NeighborPair
+from ...mechanisms.base import Mechanism
+from ...neighbors.base import NeighborPair
+from ..bounds import cp_lower, cp_upper, epsilon_ceiling, epsilon_from_bounds
+from ..types import AuditConfig, PairResult
+from .procedure import run_audit
 
 MAX_SAMPLES = 10**13
 """Plans needing more certification samples per side than this are reported as unreachable."""

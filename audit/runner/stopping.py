@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import epsilon_ceiling
-from dpaudit.engine.runner.assemble import profile_tests
-from dpaudit.engine.runner.certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
-from dpaudit.engine.runner.plan import AuditPlan
-from dpaudit.engine.runner.sequence import FIRST_LOOK, LookSchedule, look_schedule, optimistic_counts
-from dpaudit.engine.sampling import chunk_sizes
-from dpaudit.mechanisms.base import ClaimKind
+from ...mechanisms.base import ClaimKind
+from ..bounds import epsilon_ceiling
+from ..sampling import chunk_sizes
+from .assemble import profile_tests
+from .certificates import CertifiedCounts, ChunkLayout, Selected, certify_test
+from .plan import AuditPlan
+from .sequence import FIRST_LOOK, LookSchedule, look_schedule, optimistic_counts
 
 VIOLATION, FUTILITY, CAP = "violation certified", "claim out of reach at the cap", "cap reached"
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from dpaudit.engine.types import PrivacyClaim, Verdict
+from ..types import PrivacyClaim, Verdict
 
 NO_EVIDENCE_SHARE = 0.1
 """A certified ε below this share of the claim, with no event certifying any loss: inconclusive."""

@@ -19,10 +19,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from dpaudit.mechanisms import oracle_budget
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.mechanisms.whitebox_cache import lookup, one_line
-from dpaudit.neighbors.base import NeighborPair
+from ...mechanisms import oracle_budget
+from ...mechanisms.base import Mechanism
+from ...mechanisms.whitebox_cache import lookup, one_line
+from ...neighbors.base import NeighborPair
 
 DEFAULT_METHOD = "exact enumeration"
 BUDGET_SCALE = 1.0

@@ -6,7 +6,7 @@ certified), `pilot` (successive halving over the candidates), `certify` (the cho
 fresh samples), `result`, and `procedure` (the orchestrator). This module is the wing's only door.
 """
 
-from dpaudit.engine.search.procedure import search_and_certify
-from dpaudit.engine.search.result import SearchBudgetError, SearchUnsupportedError
+from .procedure import search_and_certify
+from .result import SearchBudgetError, SearchUnsupportedError
 
 __all__ = ["SearchBudgetError", "SearchUnsupportedError", "search_and_certify"]

@@ -16,10 +16,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.stats import qmc
 
-from dpaudit.engine.search.pilot_samples import Entry
-from dpaudit.mechanisms.base import PrivacyClaim, applicable_claim
-from dpaudit.neighbors.base import Domain, NeighborPair, Relation
-from dpaudit.neighbors.generators import (
+from ...mechanisms.base import PrivacyClaim, applicable_claim
+from ...neighbors.base import Domain, NeighborPair, Relation
+from ...neighbors.generators import (
     DEFAULT_MAX_ROWS,
     WorstCasePairs,
     admissible,
@@ -27,8 +26,9 @@ from dpaudit.neighbors.generators import (
     pair_key,
     random_pair,
 )
-from dpaudit.neighbors.sweep_locations import DESIGN_POINTS, Unit
-from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
+from ...neighbors.sweep_locations import DESIGN_POINTS, Unit
+from ...neighbors.sweeps import DEFAULT_MAX_COUNT, CountSweeps
+from .pilot_samples import Entry
 
 PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""

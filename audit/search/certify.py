@@ -20,11 +20,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.search.pilot import VERDICT_TIE, Pilot, SearchSetup, beats, ranked
-from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
-from dpaudit.engine.search.result import Candidate, SearchBudgetError, SearchResult, weakened_warning
-from dpaudit.engine.types import AuditResult
-from dpaudit.neighbors.base import NeighborPair, Relation
+from ...neighbors.base import NeighborPair, Relation
+from ..types import AuditResult
+from .pilot import VERDICT_TIE, Pilot, SearchSetup, beats, ranked
+from .pilot_samples import Entry, PilotSampler
+from .result import Candidate, SearchBudgetError, SearchResult, weakened_warning
 
 Outputs = tuple[NDArray[np.float64], NDArray[np.float64]]
 Audit = Callable[[list[NeighborPair], int, list[Outputs]], AuditResult]

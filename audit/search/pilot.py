@@ -19,9 +19,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.engine.search.candidates import Proposer
-from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
-from dpaudit.engine.search.plan import (
+from ...neighbors.base import NeighborPair, Relation
+from .candidates import Proposer
+from .pilot_samples import Entry, PilotSampler
+from .plan import (
     MIN_CERTIFICATION,
     MIN_SCREEN_SAMPLES,
     SCREEN_TARGET,
@@ -33,10 +34,9 @@ from dpaudit.engine.search.plan import (
     small_plan,
     smallest_budget,
 )
-from dpaudit.engine.search.ranking import Ranker
-from dpaudit.engine.search.result import SearchBudgetError
-from dpaudit.engine.search.sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
-from dpaudit.neighbors.base import NeighborPair, Relation
+from .ranking import Ranker
+from .result import SearchBudgetError
+from .sweeps import REFERENCE_ROWS, SweepScreen, sweep_screen
 
 __all__ = [
     "CHALLENGERS",

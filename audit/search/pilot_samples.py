@@ -26,12 +26,12 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner import measured_chunk
-from dpaudit.engine.sampling import Phase, Task, chunk_sizes, run_tasks, sample_rows, try_sample_rows
-from dpaudit.engine.types import AuditConfig, EpsilonEstimate
-from dpaudit.mechanisms.base import Mechanism, MechanismError
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from ...mechanisms.base import Mechanism, MechanismError
+from ...neighbors.base import Dataset, NeighborPair
+from ..progress import Progress
+from ..runner import measured_chunk
+from ..sampling import Phase, Task, chunk_sizes, run_tasks, sample_rows, try_sample_rows
+from ..types import AuditConfig, EpsilonEstimate
 
 PILOT_SPAWN_KEY = 7
 """SeedSequence spawn key of the pilot runs (the certification uses the audit seed itself)."""

@@ -14,8 +14,8 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from dpaudit.engine.search.result import SearchBudgetError
-from dpaudit.engine.types import AuditConfig
+from ..types import AuditConfig
+from .result import SearchBudgetError
 
 MIN_SCREEN_SAMPLES = 16
 """Fewest samples per side a candidate is screened on at a small budget (`small_plan`): 8 per

@@ -168,11 +168,16 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.engine.distinguishers import Distinguisher, default_distinguishers, pilot_distinguishers
-from dpaudit.engine.progress import Progress
-from dpaudit.engine.runner import probe_chunk, run_audit
-from dpaudit.engine.search.candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
-from dpaudit.engine.search.certify import (
+from ...mechanisms.base import Mechanism, PrivacyClaim, claims_of, verdict_claim
+from ...neighbors.base import NeighborPair
+from ...neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
+from ...neighbors.sweeps import DEFAULT_MAX_COUNT
+from ..distinguishers import Distinguisher, default_distinguishers, pilot_distinguishers
+from ..progress import Progress
+from ..runner import probe_chunk, run_audit
+from ..types import AuditConfig, AuditResult
+from .candidates import PROPOSAL_SPAWN_KEY, Proposer, proposal_rng
+from .certify import (
     Audit,
     Certification,
     Choice,
@@ -182,7 +187,7 @@ from dpaudit.engine.search.certify import (
     choose,
     registered_floor,
 )
-from dpaudit.engine.search.pilot import (
+from .pilot import (
     CHALLENGERS,
     HALVING_POOL,
     REGISTERED_TIE,
@@ -192,26 +197,21 @@ from dpaudit.engine.search.pilot import (
     plan_pilot,
     run_pilot,
 )
-from dpaudit.engine.search.pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
-from dpaudit.engine.search.ranking import (
+from .pilot_samples import PILOT_CHUNK, PILOT_SPAWN_KEY, PilotSampler, pilot_seed
+from .ranking import (
     PILOT_BOUND_LEVEL,
     PILOT_SELECTION_PESSIMISM,
     SCREEN_SIZE,
     Ranker,
 )
-from dpaudit.engine.search.result import (
+from .result import (
     Candidate,
     SearchBudgetError,
     SearchResult,
     SearchUnsupportedError,
     weakened_warning,
 )
-from dpaudit.engine.search.sweeps import SWEEP_SHARE
-from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, PrivacyClaim, claims_of, verdict_claim
-from dpaudit.neighbors.base import NeighborPair
-from dpaudit.neighbors.generators import DEFAULT_MAX_ROWS, BoundaryPairs, check_amplification
-from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
+from .sweeps import SWEEP_SHARE
 
 __all__ = [
     "CHALLENGERS",

@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from dpaudit.engine.distinguishers import Candidates, Distinguisher, for_outputs
-from dpaudit.engine.search.pilot_samples import Entry
-from dpaudit.engine.types import EpsilonEstimate
+from ..bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
+from ..distinguishers import Candidates, Distinguisher, for_outputs
+from ..types import EpsilonEstimate
+from .pilot_samples import Entry
 
 PILOT_BOUND_LEVEL = 0.5
 """Level of the pilot bound reported per candidate (`Candidate.estimate`): ranking only, so a

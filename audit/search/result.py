@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from dpaudit.engine.types import WEAKENED, AuditResult, EpsilonEstimate
-from dpaudit.neighbors.base import NeighborPair, Relation
+from ...neighbors.base import NeighborPair, Relation
+from ..types import WEAKENED, AuditResult, EpsilonEstimate
 
 
 class SearchUnsupportedError(ValueError):

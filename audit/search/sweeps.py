@@ -36,10 +36,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.search.candidates import Proposer
-from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
-from dpaudit.engine.search.ranking import Ranker
-from dpaudit.neighbors.base import NeighborPair
+from ...neighbors.base import NeighborPair
+from .candidates import Proposer
+from .pilot_samples import Entry, PilotSampler
+from .ranking import Ranker
 
 SWEEP_SHARE = 1 / 16
 """The sweep screen's share of the pilot budget P (taken from what the halving would get)."""

@@ -9,14 +9,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpaudit.app.gate import GateIO
-from dpaudit.app.one_run_summary import summary as one_run_summary
-from dpaudit.app.summary import summary
 from dpaudit.engine.outfiles import write_text
 from dpaudit.engine.types import AuditResult
 from dpaudit.reports.junit import render_junit
 from dpaudit.reports.markdown import render_markdown
 from dpaudit.reports.schema import dumps, read_json
+
+from .gate import GateIO
+from .one_run_summary import summary as one_run_summary
+from .summary import summary
 
 
 def write_result(result: AuditResult, path: Path) -> None:

@@ -215,8 +215,9 @@ def assert_no_violation(
     `result.epsilon_lower_bound` against the claim to see how tight the audit was).
     """
     __tracebackhide__ = True  # the failure points at the caller's test, not at the plugin
-    from dpaudit.app.route import Route, certify
     from dpaudit.engine.types import AuditConfig
+
+    from .route import Route, certify
 
     mech, default_n, words = _resolve(mechanism, params)
     n = _budget(num_samples, default_n)

@@ -7,7 +7,7 @@ accountant, replayed). Nothing here is hand-written accounting. Families, the co
 the public API build their claims here, not inside a family.
 """
 
-from dpaudit.mechanisms.accountants.dp_accounting import (
+from .dp_accounting import (
     AccountantUnavailableError,
     accountant_claim,
     accountant_curve,

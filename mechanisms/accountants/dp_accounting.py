@@ -23,9 +23,9 @@ from __future__ import annotations
 import functools
 import importlib.metadata
 
-import dpaudit.mechanisms.accountants.table as accountant_table
-from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
-from dpaudit.neighbors.base import Relation
+from ...neighbors.base import Relation
+from ..base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
+from . import table as accountant_table
 
 PROFILE_GRID: tuple[float, ...] = tuple(sorted(m * 10.0**k for k in range(-10, 0) for m in (1.0, 2.0, 5.0)))
 """δ values at which the accountant's curve is tabulated (1·10⁻¹⁰ … 5·10⁻¹): three per decade,

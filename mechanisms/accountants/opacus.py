@@ -20,9 +20,9 @@ from __future__ import annotations
 import functools
 import importlib.util
 
-from dpaudit.mechanisms.base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
-from dpaudit.mechanisms.versions import major_minor, version_of
-from dpaudit.neighbors.base import Relation
+from ...neighbors.base import Relation
+from ..base import ClaimCurve, ClaimKind, CurveKind, PrivacyClaim, profile_points
+from ..versions import major_minor, version_of
 
 EXTRA = "opacus"
 INSTALL_MESSAGE = "needs the opacus extra: pip install 'dpaudit[opacus]'"

@@ -6,7 +6,7 @@ Entered through this `__init__`; nothing here imports a DP library (the user's `
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.adapters.estimator import EstimatorRelease, from_estimator
-from dpaudit.mechanisms.adapters.synthesizer import from_release, from_synthesizer
+from .estimator import EstimatorRelease, from_estimator
+from .synthesizer import from_release, from_synthesizer
 
 __all__ = ["EstimatorRelease", "from_estimator", "from_release", "from_synthesizer"]

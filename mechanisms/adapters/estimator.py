@@ -45,9 +45,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import CallableMechanism, PrivacyClaim, from_callable
-from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH
-from dpaudit.neighbors.base import Dataset, DesignAxis, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, DesignAxis, Domain, NeighborPair, Relation
+from ..base import CallableMechanism, PrivacyClaim, from_callable
+from ..outcomes import DEFAULT_PAYLOAD_WIDTH
 
 __all__ = ["EstimatorRelease", "from_estimator"]
 

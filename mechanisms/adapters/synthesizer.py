@@ -41,10 +41,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import CallableMechanism, MechanismError, PrivacyClaim, from_callable
-from dpaudit.mechanisms.outcomes import DEFAULT_PAYLOAD_WIDTH
-from dpaudit.neighbors.base import Dataset, NeighborPair
-from dpaudit.neighbors.tabular import CategoricalColumn, Column, NumericColumn, TabularSpace
+from ...neighbors.base import Dataset, NeighborPair
+from ...neighbors.tabular import CategoricalColumn, Column, NumericColumn, TabularSpace
+from ..base import CallableMechanism, MechanismError, PrivacyClaim, from_callable
+from ..outcomes import DEFAULT_PAYLOAD_WIDTH
 
 __all__ = ["FEATURES", "from_release", "from_synthesizer", "synthetic_features"]
 

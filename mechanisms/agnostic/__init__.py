@@ -15,14 +15,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dpaudit.mechanisms.agnostic import buggy_abms, buggy_lwy
-from dpaudit.mechanisms.agnostic.abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
-from dpaudit.mechanisms.agnostic.auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
-from dpaudit.mechanisms.agnostic.em import EMLearner
-from dpaudit.mechanisms.agnostic.extra_entries import EXTRA_ENTRIES
-from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.mechanisms.registry import RegistryEntry
+from ..base import Mechanism
+from ..registry import RegistryEntry
+from . import buggy_abms, buggy_lwy
+from .abms import ClosureLearn, PrivateAgnosticABMS, RelabelAndLearn
+from .auxiliary import AuxiliaryHbarFromT, AuxiliaryLearner
+from .em import EMLearner
+from .extra_entries import EXTRA_ENTRIES
+from .lwy import AgnosticLearner, AgnosticLearnerSmallEps, PrivatePrediction
 
 FAMILY = "000,001"
 

@@ -48,7 +48,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, PrivacyClaim
+from ._common import (
     F64,
     PAPER_000,
     cell_counts,
@@ -63,10 +66,7 @@ from dpaudit.mechanisms.agnostic._common import (
     softmax,
     with_replacement_distribution,
 )
-from dpaudit.mechanisms.agnostic.pair_search import near_tie_pair
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from .pair_search import near_tie_pair
 
 
 def relabel_distribution(

@@ -54,7 +54,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ..analytic import discrete_epsilon, law_epsilon
+from ..base import ClaimKind, PrivacyClaim
+from ._common import (
     F64,
     PAPER_001,
     cell_counts,
@@ -67,10 +70,7 @@ from dpaudit.mechanisms.agnostic._common import (
     softmax,
     subset_distribution,
 )
-from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner
-from dpaudit.mechanisms.analytic import discrete_epsilon, law_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from .lwy import AgnosticLearner
 
 AMPLIFICATION_REFERENCE = (
     "amplification by subsampling without replacement (Balle, Barthe & Gaboardi 2018), "

@@ -59,7 +59,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import law_epsilon
+from ..base import ClaimFromClaims, PrivacyClaim
+from ._common import (
     F64,
     PAPER_001,
     cell_counts,
@@ -70,10 +73,7 @@ from dpaudit.mechanisms.agnostic._common import (
     relabel_learn_epsilon,
     replace_pair,
 )
-from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner
-from dpaudit.mechanisms.analytic import law_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from .lwy import AgnosticLearner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -30,11 +30,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import F64, error_counts
-from dpaudit.mechanisms.agnostic.abms import RelabelAndLearn
-from dpaudit.mechanisms.agnostic.em import EMLearner
-from dpaudit.mechanisms.analytic import law_epsilon, sample_law
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from ...neighbors.base import Dataset, NeighborPair
+from ..analytic import law_epsilon, sample_law
+from ._common import F64, error_counts
+from .abms import RelabelAndLearn
+from .em import EMLearner
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

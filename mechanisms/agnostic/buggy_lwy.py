@@ -47,7 +47,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, NeighborPair
+from ..analytic import law_epsilon
+from ._common import (
     F64,
     cell_counts,
     cells_of,
@@ -56,9 +58,7 @@ from dpaudit.mechanisms.agnostic._common import (
     replace_pair,
     subset_distribution,
 )
-from dpaudit.mechanisms.agnostic.lwy import AgnosticLearner, PrivatePrediction
-from dpaudit.mechanisms.analytic import law_epsilon
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from .lwy import AgnosticLearner, PrivatePrediction
 
 
 def _boundary_pairs(m: AgnosticLearner) -> tuple[NeighborPair, ...]:
@@ -169,7 +169,7 @@ class AgnosticHalfSplit(AgnosticLearner):
         return _boundary_pairs(self)
 
     def draw_t(self, cells: NDArray[np.int64], num: int, rng: np.random.Generator) -> F64:
-        from dpaudit.mechanisms.agnostic._common import random_subsets
+        from ._common import random_subsets
 
         idx = random_subsets(cells.size, cells.size // 2, num, rng)
         return cell_counts(cells[idx], self.d)

@@ -27,7 +27,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, PrivacyClaim
+from ._common import (
     F64,
     PAPER_000,
     PAPER_001,
@@ -39,9 +42,6 @@ from dpaudit.mechanisms.agnostic._common import (
     replace_pair,
     softmax,
 )
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

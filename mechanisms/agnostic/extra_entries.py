@@ -4,18 +4,18 @@ its own, Alg. 3 with a public V, and the (ε, δ) stability-histogram plug-in (�
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.agnostic.amplified import (
+from ..registry import RegistryEntry
+from .amplified import (
     AgnosticAmplifiedFirstM,
     AgnosticAmplifiedReleaseSubset,
     AgnosticLearnerAmplified,
 )
-from dpaudit.mechanisms.agnostic.public_v import RelabelAndLearnPrivateAsPublic, RelabelAndLearnPublicV
-from dpaudit.mechanisms.agnostic.realizable_prediction import (
+from .public_v import RelabelAndLearnPrivateAsPublic, RelabelAndLearnPublicV
+from .realizable_prediction import (
     RealizablePrediction,
     RealizablePredictionOverlapping,
 )
-from dpaudit.mechanisms.agnostic.stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
-from dpaudit.mechanisms.registry import RegistryEntry
+from .stable_histogram import StableHistogramLearner, StableHistogramNoLogTerm
 
 FAMILY = "000,001"
 

@@ -92,7 +92,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from ._common import (
     F64,
     PAPER_001,
     ceil_fraction,
@@ -109,9 +112,6 @@ from dpaudit.mechanisms.agnostic._common import (
     softmax,
     subset_distribution,
 )
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 _BLOCK_ENTRIES = 4_000_000  # floats per internal block (B × |C|²), ~32 MB
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-from dpaudit.mechanisms.agnostic._common import replace_pair
-from dpaudit.neighbors.base import NeighborPair
+from ...neighbors.base import NeighborPair
+from ._common import replace_pair
 
 
 def near_tie_pairs(

@@ -43,7 +43,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair
+from ..analytic import law_epsilon, sample_law
+from ..base import PrivacyClaim
+from ._common import (
     F64,
     PAPER_000,
     PAPER_001,
@@ -52,10 +55,7 @@ from dpaudit.mechanisms.agnostic._common import (
     learner_domain,
     replace_pair,
 )
-from dpaudit.mechanisms.agnostic.abms import RelabelAndLearn, relabel_learn_claim
-from dpaudit.mechanisms.analytic import law_epsilon, sample_law
-from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair
+from .abms import RelabelAndLearn, relabel_learn_claim
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -40,10 +40,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.agnostic._common import F64, PAPER_001, concept_class, labelled, learner_domain
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from ._common import F64, PAPER_001, concept_class, labelled, learner_domain
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

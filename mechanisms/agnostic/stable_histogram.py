@@ -46,10 +46,10 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import integrate
 
-from dpaudit.mechanisms.agnostic._common import F64, PAPER_000, PAPER_001, labelled, learner_domain
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from ._common import F64, PAPER_000, PAPER_001, labelled, learner_domain
 
 NOT_FROM_PAPERS = (
     "NOT FROM THESE PAPERS: stability-based histogram (Korolova et al. 2009; Bun, Nissim & Stemmer "

@@ -6,7 +6,8 @@ learner WL^ (Thm 27) audited on its own (`weak`).
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.boosting.buggy import (
+from ..registry import RegistryEntry
+from .buggy import (
     HSStLDoubleRounds,
     HSStLEarlyStop,
     HSStLNonLazy,
@@ -15,9 +16,8 @@ from dpaudit.mechanisms.boosting.buggy import (
     HSStLUnclippedLoss,
     HSStLUniformNoise,
 )
-from dpaudit.mechanisms.boosting.hsstl import HSStL, paper_parameters, project_dense
-from dpaudit.mechanisms.boosting.weak import HSWeakLearner, WeakUniformNoise
-from dpaudit.mechanisms.registry import RegistryEntry
+from .hsstl import HSStL, paper_parameters, project_dense
+from .weak import HSWeakLearner, WeakUniformNoise
 
 FAMILY = "004"
 _N = 200_000

@@ -37,8 +37,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.boosting.hsstl import HSStL, project_dense
-from dpaudit.neighbors.base import NeighborPair
+from ...neighbors.base import NeighborPair
+from .hsstl import HSStL, project_dense
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -36,9 +36,9 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import gaussian_epsilon
-from dpaudit.mechanisms.base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import gaussian_epsilon
+from ..base import ClaimCurve, ClaimFromClaims, CurveKind, PrivacyClaim
 
 PAPER = "Bun, Carmosino & Sorrell, Efficient, Noise-Tolerant, and Private Learning via Boosting"
 

@@ -4,14 +4,14 @@ SVT3–SVT6 (Algs. 3–6) under the ε-DP claims their authors made."""
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.counting.svt import SparseVector
-from dpaudit.mechanisms.counting.variants import (
+from ..registry import RegistryEntry
+from .svt import SparseVector
+from .variants import (
     SparseVectorNoisyAnswers,
     SparseVectorNoQueryNoise,
     SparseVectorQuarterThreshold,
     SparseVectorUnbounded,
 )
-from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "svt"
 

@@ -35,10 +35,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
-from dpaudit.neighbors.records import RecordSpace
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.records import RecordSpace
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, PrivacyClaim
 
 REFERENCE = (
     "Lyu, Su & Li, Understanding the Sparse Vector Technique for Differential Privacy (VLDB 2017), Figure 1"

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpaudit.mechanisms.counting.svt import SparseVector
+from .svt import SparseVector
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -5,7 +5,8 @@ Private decision lists, DP-Winnow and private online decision lists (paper 003).
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.decision_lists.buggy import (
+from ..registry import RegistryEntry
+from .buggy import (
     DPWinnowCachedQueries,
     DPWinnowHalfCharge,
     DPWinnowNoCap,
@@ -24,14 +25,13 @@ from dpaudit.mechanisms.decision_lists.buggy import (
     PrivateDecisionListNoHalf,
     PrivateDecisionListNoHalfWide,
 )
-from dpaudit.mechanisms.decision_lists.rivest import (
+from .rivest import (
     PrivateDecisionList,
     PrivateDecisionListMedium,
     evaluate_features,
     feature_class,
 )
-from dpaudit.mechanisms.decision_lists.winnow import DPWinnow, OnlineDecisionList
-from dpaudit.mechanisms.registry import RegistryEntry
+from .winnow import DPWinnow, OnlineDecisionList
 
 FAMILY = "003"
 MEDIUM_N = 100_000

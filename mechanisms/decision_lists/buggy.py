@@ -78,10 +78,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.decision_lists.rivest import PAPER, PrivateDecisionList, PrivateDecisionListMedium
-from dpaudit.mechanisms.decision_lists.winnow import DPWinnow, _relabel_pair
-from dpaudit.neighbors.base import NeighborPair, Relation
+from ...neighbors.base import NeighborPair, Relation
+from ..base import ClaimKind, PrivacyClaim
+from .rivest import PAPER, PrivateDecisionList, PrivateDecisionListMedium
+from .winnow import DPWinnow, _relabel_pair
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -136,7 +136,7 @@ class PrivateDecisionListNoHalfWide(PrivateDecisionListNoHalf):
 
 def no_half_wide_pair() -> NeighborPair:
     """Add/remove pair that realises B-DL5's violation at ε0 = 2 (exact oracle 4.99 > 4.0)."""
-    from dpaudit.mechanisms.decision_lists.rivest import _pair
+    from .rivest import _pair
 
     X = [*[(0, 0, 1)] * 2, *[(1, 0, 0)] * 2, *[(1, 0, 1)] * 2, *[(1, 1, 0)] * 5]
     y = [1, 1, 0, 1, 1, 1, 0, 0, 0, 1, 1]
@@ -193,7 +193,7 @@ class PrivateDecisionListDataFeatures(PrivateDecisionList):
     name: str = "private_decision_list_data_features"
 
     def features_for(self, dataset: Any) -> tuple[tuple[tuple[int, bool], ...], ...]:
-        from dpaudit.mechanisms.decision_lists.rivest import evaluate_features
+        from .rivest import evaluate_features
 
         feats = self.features
         if dataset.n == 0:
@@ -252,7 +252,7 @@ class PrivateDecisionListNoGroupPrivacy(PrivateDecisionList):
 
 def no_group_privacy_pair() -> NeighborPair:
     """Replace-one pair on one feature where B-DL6's replace claim (|F|+1)·c = 2.0 fails (exact 2.338)."""
-    from dpaudit.mechanisms.decision_lists.rivest import _pair
+    from .rivest import _pair
 
     X = [*[(0,)] * 4, *[(1,)] * 7]
     y = [1] * 11

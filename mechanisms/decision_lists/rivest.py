@@ -57,10 +57,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim, primary_first
-from dpaudit.mechanisms.oracle_budget import charge
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim, primary_first
+from ..oracle_budget import charge
 
 PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
 RECONSTRUCTED_STATEMENT = (

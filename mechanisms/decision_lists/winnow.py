@@ -78,9 +78,9 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import stats
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
 
 PAPER = "Bun & Fang, Privately Learning Decision Lists and a Differentially Private Winnow"
 

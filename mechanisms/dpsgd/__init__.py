@@ -15,8 +15,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from dpaudit.mechanisms.dpsgd.reference import DPSGD
-from dpaudit.mechanisms.dpsgd.twins import (
+from ..registry import RegistryEntry
+from .reference import DPSGD
+from .twins import (
     ClipAfterSum,
     NoiseForMean,
     RealisedBatchNormaliser,
@@ -25,7 +26,6 @@ from dpaudit.mechanisms.dpsgd.twins import (
     StepsAsEpochs,
     TrueSizeNormaliser,
 )
-from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "dpsgd"
 

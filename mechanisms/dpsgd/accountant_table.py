@@ -12,14 +12,14 @@ import json
 import sys
 from collections.abc import Iterable
 
-from dpaudit.mechanisms.accountants.table import PATH, Key, key_text, stored_curves
+from ..accountants.table import PATH, Key, key_text, stored_curves
 
 
 def registered_keys() -> list[Key]:
     """Every curve the registered DP-SGD presets and twins build (recorded while building them)."""
-    import dpaudit.mechanisms.accountants.dp_accounting as accountant
-    from dpaudit.mechanisms.base import claims_of
-    from dpaudit.mechanisms.dpsgd import REGISTRY_ENTRIES, reference
+    from ..accountants import dp_accounting as accountant
+    from ..base import claims_of
+    from . import REGISTRY_ENTRIES, reference
 
     reference._claims.cache_clear()  # so that every preset's curves are asked for again
     accountant.RECORDED.clear()
@@ -29,7 +29,7 @@ def registered_keys() -> list[Key]:
 
 
 def _compute(keys: Iterable[Key]) -> dict[str, list[list[float]]]:
-    import dpaudit.mechanisms.accountants.dp_accounting as accountant
+    from ..accountants import dp_accounting as accountant
 
     out = {}
     for key in keys:
@@ -38,7 +38,7 @@ def _compute(keys: Iterable[Key]) -> dict[str, list[list[float]]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    import dpaudit.mechanisms.accountants.dp_accounting as accountant
+    from ..accountants import dp_accounting as accountant
 
     ap = argparse.ArgumentParser(description="write or check the shipped DP-SGD accountant curves")
     ap.add_argument("--write", action="store_true")

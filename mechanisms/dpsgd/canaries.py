@@ -25,7 +25,7 @@ import math
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from ...neighbors.base import Dataset, NeighborPair, Relation
 
 RESTS = ("zero", "data", "orthogonal", "opposed")
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.neighbors.base import Dataset
+from ...neighbors.base import Dataset
 
 MODELS = ("gradient", "logistic", "linear")
 

@@ -35,13 +35,13 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.accountants.dp_accounting import accountant_claim, accountant_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.mechanisms.dpsgd.canaries import RESTS, gradient_canary_pairs, input_canary_pairs
-from dpaudit.mechanisms.dpsgd.exact import binomial_mixture_epsilon
-from dpaudit.mechanisms.dpsgd.models import MODELS, check_model, clip_rows, per_example_gradients, record_loss
-from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ..accountants.dp_accounting import accountant_claim, accountant_epsilon
+from ..base import ClaimFromClaims, PrivacyClaim
+from .canaries import RESTS, gradient_canary_pairs, input_canary_pairs
+from .exact import binomial_mixture_epsilon
+from .models import MODELS, check_model, clip_rows, per_example_gradients, record_loss
+from .statistic import MixtureLLR
 
 VIEWS = ("all_iterates", "last_iterate", "score")
 RELATIONS = {

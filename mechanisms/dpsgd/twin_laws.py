@@ -14,9 +14,9 @@ from __future__ import annotations
 import numpy as np
 from scipy import stats
 
-from dpaudit.mechanisms.dpsgd.exact import GaussianMixtureStep, monte_carlo_epsilon, shuffled_epsilon
-from dpaudit.mechanisms.dpsgd.reference import DPSGD
-from dpaudit.mechanisms.dpsgd.twins import (
+from .exact import GaussianMixtureStep, monte_carlo_epsilon, shuffled_epsilon
+from .reference import DPSGD
+from .twins import (
     ClipAfterSum,
     RealisedBatchNormaliser,
     ShuffledBatches,

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.accountants.dp_accounting import accountant_epsilon
-from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.mechanisms.dpsgd.models import clip_rows
-from dpaudit.mechanisms.dpsgd.reference import DPSGD, F64, _claims
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from ...neighbors.base import Dataset, NeighborPair, Relation
+from ..accountants.dp_accounting import accountant_epsilon
+from ..base import PrivacyClaim
+from .models import clip_rows
+from .reference import DPSGD, F64, _claims
 
 MONTE_CARLO = "true ε measured by Monte Carlo over the exact privacy loss (see the twin's docstring)"
 

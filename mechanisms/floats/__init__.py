@@ -11,9 +11,9 @@ counterparts: Mironov's snapping mechanism and the discrete Laplace and discrete
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.floats.exact import DiscreteGaussianSum, DiscreteLaplaceSum, SnappingLaplace
-from dpaudit.mechanisms.floats.naive import NaiveFloatGaussian, NaiveFloatLaplace, RoundedSumDiscreteLaplace
-from dpaudit.mechanisms.registry import RegistryEntry
+from ..registry import RegistryEntry
+from .exact import DiscreteGaussianSum, DiscreteLaplaceSum, SnappingLaplace
+from .naive import NaiveFloatGaussian, NaiveFloatLaplace, RoundedSumDiscreteLaplace
 
 FAMILY = "floats"
 

@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..base import ClaimFromClaims, PrivacyClaim
 
 MIRONOV = "Mironov, On significance of the least significant bits for differential privacy (CCS 2012)"
 CSVW = (

@@ -26,11 +26,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimCurve, CurveKind, PrivacyClaim
-from dpaudit.mechanisms.floats.common import CKS, CSVW, MIRONOV, BoundedSum, claims, replace_pairs
-from dpaudit.mechanisms.floats.samplers import discrete_gaussian, discrete_laplace, full_precision_uniform
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimCurve, CurveKind, PrivacyClaim
+from .common import CKS, CSVW, MIRONOV, BoundedSum, claims, replace_pairs
+from .samplers import discrete_gaussian, discrete_laplace, full_precision_uniform
 
 ETA = 2.0**-53
 

@@ -20,9 +20,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import gaussian_mu_for
-from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.mechanisms.floats.common import (
+from ...neighbors.base import Dataset, NeighborPair
+from ..analytic import gaussian_mu_for
+from ..base import PrivacyClaim
+from .common import (
     CSVW,
     MIRONOV,
     NAIVE,
@@ -32,8 +33,7 @@ from dpaudit.mechanisms.floats.common import (
     pair,
     replace_pairs,
 )
-from dpaudit.mechanisms.floats.samplers import discrete_laplace
-from dpaudit.neighbors.base import Dataset, NeighborPair
+from .samplers import discrete_laplace
 
 
 def _inf_unless_equal(pair: NeighborPair, low: float, high: float) -> float:

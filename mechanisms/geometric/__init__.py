@@ -16,9 +16,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from dpaudit.mechanisms.geometric import buggy as _b
-from dpaudit.mechanisms.geometric.composition import CompositionConjunctionLearner, CompositionNoSplit
-from dpaudit.mechanisms.geometric.learners import (
+from ..registry import RegistryEntry
+from . import buggy as _b
+from .composition import CompositionConjunctionLearner, CompositionNoSplit
+from .learners import (
     AmplifiedConvexKGonLearner,
     ConjunctionLearner,
     ConvexKGonLearner,
@@ -28,8 +29,7 @@ from dpaudit.mechanisms.geometric.learners import (
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
-from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
-from dpaudit.mechanisms.registry import RegistryEntry
+from .select import SelectHalfplane, SelectTriangle
 
 FAMILY = "002"
 LEARNER_SAMPLES = 200_000

@@ -68,18 +68,18 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.stats import binom
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, pattern_log_weights
-from dpaudit.mechanisms.geometric.learners import (
+from ...neighbors.base import Dataset, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimKind, PrivacyClaim
+from .arrangement import halfplane_cells, pattern_log_weights
+from .learners import (
     ConjunctionLearner,
     ConvexKGonLearner,
     KeepPosHuntLearner,
     UnionOfPolygonsLearner,
 )
-from dpaudit.mechanisms.geometric.scl import iterations, lap_floor_logcdf_le, lap_floor_logsf_ge
-from dpaudit.mechanisms.geometric.select import SelectHalfplane, SelectTriangle
-from dpaudit.neighbors.base import Dataset, Relation
+from .scl import iterations, lap_floor_logcdf_le, lap_floor_logsf_ge
+from .select import SelectHalfplane, SelectTriangle
 
 
 class _EpsLabelBug:

@@ -46,10 +46,10 @@ import math
 from dataclasses import dataclass
 from typing import ClassVar
 
-from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.geometric.learners import ConjunctionLearner
-from dpaudit.mechanisms.geometric.scl import PAPER, SetCoverLearner
-from dpaudit.neighbors.base import Relation
+from ...neighbors.base import Relation
+from ..base import ClaimKind, PrivacyClaim
+from .learners import ConjunctionLearner
+from .scl import PAPER, SetCoverLearner
 
 
 def advanced_step_epsilon(*, total: float, steps: int, delta: float) -> float:

@@ -52,11 +52,11 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import PrivacyClaim
-from dpaudit.mechanisms.geometric.arrangement import HalfplaneCells, halfplane_cells, triangle_patterns
-from dpaudit.mechanisms.geometric.scl import _BATCH as SCL_BATCH
-from dpaudit.mechanisms.geometric.scl import PAPER, SetCoverLearner, build_table, epsilon_from_losses
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..base import PrivacyClaim
+from .arrangement import HalfplaneCells, halfplane_cells, triangle_patterns
+from .scl import _BATCH as SCL_BATCH
+from .scl import PAPER, SetCoverLearner, build_table, epsilon_from_losses
 
 
 def labelled(points: list[Any], labels: list[int], width: int) -> Dataset:

@@ -76,10 +76,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.geometric import scl_fast
-from dpaudit.mechanisms.oracle_budget import charge
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from ...neighbors.base import Dataset, NeighborPair, Relation
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from ..oracle_budget import charge
+from . import scl_fast
 
 PAPER = "Kaplan, Mansour, Matias & Stemmer, Differentially Private Learning of Geometric Concepts"
 _BATCH = 8192

@@ -65,12 +65,12 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.analytic import discrete_epsilon
-from dpaudit.mechanisms.base import ClaimFromClaims, ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.geometric.arrangement import halfplane_cells, triangle_patterns
-from dpaudit.mechanisms.geometric.learners import labelled
-from dpaudit.mechanisms.geometric.scl import PAPER
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..analytic import discrete_epsilon
+from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from .arrangement import halfplane_cells, triangle_patterns
+from .learners import labelled
+from .scl import PAPER
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -12,7 +12,8 @@ Each audit's default budget is small (a few seconds at the adapters' measured th
 
 from __future__ import annotations
 
-from dpaudit.mechanisms.libraries.common import (
+from ..registry import RegistryEntry
+from .common import (
     INSTALL_HINT,
     diffprivlib_available,
     opendp_available,
@@ -21,7 +22,6 @@ from dpaudit.mechanisms.libraries.common import (
     smartnoise_available,
     smartnoise_mwem_available,
 )
-from dpaudit.mechanisms.registry import RegistryEntry
 
 FAMILY = "libraries"
 
@@ -69,20 +69,20 @@ def _entries() -> tuple[RegistryEntry, ...]:
     out: list[RegistryEntry] = []
     groups = []
     if opendp_available():
-        from dpaudit.mechanisms.libraries import opendp_adapters
+        from . import opendp_adapters
 
         groups.append(opendp_adapters.FACTORIES)
     if diffprivlib_available():
-        from dpaudit.mechanisms.libraries import diffprivlib_adapters, diffprivlib_models
+        from . import diffprivlib_adapters, diffprivlib_models
 
         groups.append(diffprivlib_adapters.FACTORIES)
         groups.append(diffprivlib_models.FACTORIES)
     if pydp_available():
-        from dpaudit.mechanisms.libraries import pydp_adapters
+        from . import pydp_adapters
 
         groups.append(pydp_adapters.FACTORIES)
     if smartnoise_available():
-        from dpaudit.mechanisms.libraries import smartnoise_adapters
+        from . import smartnoise_adapters
 
         usable = {"smartnoise_dpcovariance"} | ({"smartnoise_mwem"} if smartnoise_mwem_available() else set())
         groups.append({k: v for k, v in smartnoise_adapters.FACTORIES.items() if k in usable})

@@ -16,8 +16,8 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.versions import major_minor, version_of
-from dpaudit.neighbors.base import Dataset, NeighborPair, Relation
+from ...neighbors.base import Dataset, NeighborPair, Relation
+from ..versions import major_minor, version_of
 
 INSTALL_HINT = (
     'the "DP libraries" family needs pip install "dpaudit[opendp]", "dpaudit[diffprivlib]" '

@@ -30,9 +30,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import CallableMechanism, ClaimKind, PrivacyClaim, from_callable
-from dpaudit.mechanisms.libraries.common import int_seed, library_label, pair
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..base import CallableMechanism, ClaimKind, PrivacyClaim, from_callable
+from .common import int_seed, library_label, pair
 
 ADD, REPLACE = Relation.ADD_REMOVE_ONE, Relation.REPLACE_ONE
 FLOAT_NOTE = (

@@ -20,10 +20,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.adapters import from_estimator
-from dpaudit.mechanisms.base import CallableMechanism, ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.libraries.common import library_label
-from dpaudit.neighbors.base import Domain, Relation
+from ...neighbors.base import Domain, Relation
+from ..adapters import from_estimator
+from ..base import CallableMechanism, ClaimKind, PrivacyClaim
+from .common import library_label
 
 LOW, HIGH = [-1.0, -1.0], [1.0, 1.0]
 CLASSES = Domain(num_features=2, feature_low=-1.0, feature_high=1.0, labels=(0.0, 1.0, 2.0))

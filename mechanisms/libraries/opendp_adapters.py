@@ -27,9 +27,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import CallableMechanism, ClaimCurve, CurveKind, PrivacyClaim, from_callable
-from dpaudit.mechanisms.libraries.common import library_label, pair
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
+from ..base import CallableMechanism, ClaimCurve, CurveKind, PrivacyClaim, from_callable
+from .common import library_label, pair
 
 ADD, REPLACE = Relation.ADD_REMOVE_ONE, Relation.REPLACE_ONE
 ZCDP_DELTA = 1e-6

@@ -38,11 +38,11 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.mechanisms.adapters import from_release, from_synthesizer
-from dpaudit.mechanisms.base import CallableMechanism, ClaimKind, PrivacyClaim
-from dpaudit.mechanisms.libraries.common import library_label
-from dpaudit.neighbors.base import Relation
-from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn
+from ...neighbors.base import Relation
+from ...neighbors.tabular import CategoricalColumn, NumericColumn
+from ..adapters import from_release, from_synthesizer
+from ..base import CallableMechanism, ClaimKind, PrivacyClaim
+from .common import library_label
 
 __all__ = [
     "FACTORIES",

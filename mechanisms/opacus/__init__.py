@@ -28,8 +28,8 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from dpaudit.mechanisms.opacus.common import INSTALL_MESSAGE, opacus_available
-from dpaudit.mechanisms.registry import RegistryEntry
+from ..registry import RegistryEntry
+from .common import INSTALL_MESSAGE, opacus_available
 
 FAMILY = "opacus"
 
@@ -61,7 +61,7 @@ PRESETS: dict[str, tuple[dict[str, Any], str, int]] = {
 
 
 def _factory(name: str) -> Any:
-    from dpaudit.mechanisms.opacus.mechanism import OpacusDPSGD
+    from .mechanism import OpacusDPSGD
 
     return functools.partial(OpacusDPSGD, name=name, **PRESETS[name][0])
 
@@ -82,7 +82,7 @@ SMALL_N: dict[str, tuple[int | None, str, int]] = {
 
 
 def _small_n_factory(name: str) -> Any:
-    from dpaudit.mechanisms.opacus.small_n import opacus_make_private_small_n
+    from .small_n import opacus_make_private_small_n
 
     return functools.partial(opacus_make_private_small_n, divisor=SMALL_N[name][0], name=name)
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from dpaudit.mechanisms.accountants.opacus import (
+from ..accountants.opacus import (
     ACCOUNTANTS,
     CLAIM_DELTAS,
     EXTRA,

@@ -46,9 +46,10 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimFromClaims, MechanismError, PrivacyClaim
-from dpaudit.mechanisms.dpsgd.statistic import MixtureLLR
-from dpaudit.mechanisms.opacus.common import (
+from ...neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
+from ..base import ClaimFromClaims, MechanismError, PrivacyClaim
+from ..dpsgd.statistic import MixtureLLR
+from .common import (
     ACCOUNTANTS,
     INSTALL_MESSAGE,
     loader_rates,
@@ -56,7 +57,6 @@ from dpaudit.mechanisms.opacus.common import (
     opacus_claim,
     rates_match,
 )
-from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation, Subsampling, SubsamplingKind
 
 CANARIES = ("gradient", "input")
 VIEWS = ("all_iterates", "score")
@@ -89,7 +89,7 @@ def training_module() -> Any:
     """`training` (imports torch and Opacus), or the one-line install message."""
     if not opacus_available():
         raise MechanismError(INSTALL_MESSAGE)
-    from dpaudit.mechanisms.opacus import training
+    from . import training
 
     return training
 

@@ -29,9 +29,9 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.mechanisms.base import ClaimFromClaims, PrivacyClaim
-from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim, rates_match
-from dpaudit.mechanisms.opacus.mechanism import rest_records, training_module
+from ..base import ClaimFromClaims, PrivacyClaim
+from .common import loader_rates, opacus_claim, rates_match
+from .mechanism import rest_records, training_module
 
 SCORES = ("llr", "sum")
 

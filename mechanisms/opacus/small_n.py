@@ -24,9 +24,9 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from dpaudit.mechanisms.base import CallableMechanism, from_callable
-from dpaudit.mechanisms.opacus.common import loader_rates, opacus_claim
-from dpaudit.neighbors.base import Domain
+from ...neighbors.base import Domain
+from ..base import CallableMechanism, from_callable
+from .common import loader_rates, opacus_claim
 
 __all__ = ["PINNED_DIVISOR", "opacus_make_private_small_n", "train"]
 

@@ -7,12 +7,12 @@ log-likelihood ratio, `support` the thin-support residual events, `distinguisher
 their default set. This module is the wing's only door.
 """
 
-from dpaudit.engine.distinguishers.learned.defaults import default_learned_distinguishers
-from dpaudit.engine.distinguishers.learned.logistic import LogisticDistinguisher
-from dpaudit.engine.distinguishers.learned.projection import ProjectionDistinguisher
-from dpaudit.engine.distinguishers.learned.quadratic import QuadraticDistinguisher, QuadraticEvent
-from dpaudit.engine.distinguishers.learned.support import ResidualEvent, SupportDistinguisher
-from dpaudit.engine.distinguishers.learned.trajectory import TrajectoryDistinguisher, TrajectoryEvent
+from .defaults import default_learned_distinguishers
+from .logistic import LogisticDistinguisher
+from .projection import ProjectionDistinguisher
+from .quadratic import QuadraticDistinguisher, QuadraticEvent
+from .support import ResidualEvent, SupportDistinguisher
+from .trajectory import TrajectoryDistinguisher, TrajectoryEvent
 
 __all__ = [
     "LogisticDistinguisher",

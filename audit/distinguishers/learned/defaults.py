@@ -50,8 +50,9 @@ seen ≥ `MIN_REPEATS` times on average), so scalar and small discrete audits pa
 
 from __future__ import annotations
 
-from dpaudit.engine.distinguishers.base import Distinguisher
-from dpaudit.engine.distinguishers.learned.fitted import (
+from ..base import Distinguisher
+from ..registry import DEFAULT, capabilities_of, members
+from .fitted import (
     DEFAULT_MAX_FEATURES,
     DEFAULT_MAX_FIT,
     MIN_REPEATS,
@@ -64,18 +65,17 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     single_threaded_blas,
     top_columns,
 )
-from dpaudit.engine.distinguishers.learned.logistic import (
+from .logistic import (
     IRLS_MAX_ITER,
     NEWTON_MAX_ITER,
     LogisticDistinguisher,
     fit_logistic,
     irls_logistic,
 )
-from dpaudit.engine.distinguishers.learned.projection import ProjectionDistinguisher, projection_directions
-from dpaudit.engine.distinguishers.learned.quadratic import QuadraticDistinguisher
-from dpaudit.engine.distinguishers.learned.support import SupportDistinguisher
-from dpaudit.engine.distinguishers.learned.trajectory import TrajectoryDistinguisher
-from dpaudit.engine.distinguishers.registry import DEFAULT, capabilities_of, members
+from .projection import ProjectionDistinguisher, projection_directions
+from .quadratic import QuadraticDistinguisher
+from .support import SupportDistinguisher
+from .trajectory import TrajectoryDistinguisher
 
 __all__ = [  # the runner's defaults; the distinguishers and their parts are re-exported
     "DEFAULT_MAX_FEATURES",

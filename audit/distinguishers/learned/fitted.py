@@ -23,8 +23,8 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.engine.distinguishers.base import Candidates, HistogramDistinguisher, tail_counts, threshold_grid
-from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width, row_keys
+from ...events import Array, Event, as_rows, event_type, require_width, row_keys
+from ..base import Candidates, HistogramDistinguisher, tail_counts, threshold_grid
 
 Floats = NDArray[np.float64]
 

@@ -17,8 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from dpaudit.engine.distinguishers.base import Candidates
-from dpaudit.engine.distinguishers.learned.fitted import (
+from ..base import Candidates
+from ..registry import DEFAULT, FITTED, distinguisher
+from .fitted import (
     DEFAULT_MAX_FEATURES,
     DEFAULT_MAX_FIT,
     HISTOGRAM_BINS,
@@ -30,7 +31,6 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     statistic_candidates,
     usable_columns,
 )
-from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
 
 
 def _expit(x: Floats) -> Floats:

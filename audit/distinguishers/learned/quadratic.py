@@ -39,8 +39,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.distinguishers.base import Candidates
-from dpaudit.engine.distinguishers.learned.fitted import (
+from ...events import Array, as_rows, event_type, require_width
+from ..base import Candidates
+from ..registry import DEFAULT, FITTED, distinguisher
+from .fitted import (
     HISTOGRAM_BINS,
     Floats,
     guarded_propose,
@@ -48,8 +50,6 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     statistic_candidates,
     usable_columns,
 )
-from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
-from dpaudit.engine.events import Array, as_rows, event_type, require_width
 
 __all__ = [
     "EVIDENCE",

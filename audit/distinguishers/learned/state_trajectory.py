@@ -41,15 +41,15 @@ from typing import Any
 import numpy as np
 from scipy.stats import chi2
 
-from dpaudit.engine.distinguishers.learned.fitted import Floats
-from dpaudit.engine.distinguishers.learned.steps import (
+from ...events import Array, Event, as_rows, event_type, require_width
+from .fitted import Floats
+from .steps import (
     EVIDENCE,
     mixture_log,
     projected_sides,
     projected_updates,
     variance_se,
 )
-from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
 __all__ = [
     "BINS",

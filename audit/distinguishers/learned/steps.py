@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from dpaudit.engine.distinguishers.learned.fitted import Floats
+from .fitted import Floats
 
 __all__ = [
     "EVIDENCE",

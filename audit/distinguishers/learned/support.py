@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.distinguishers.base import Candidates
-from dpaudit.engine.distinguishers.learned.fitted import HISTOGRAM_BINS, Floats, guarded_propose, split_half
-from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
-from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
+from ...events import Array, Event, as_rows, event_type, require_width
+from ..base import Candidates
+from ..registry import DEFAULT, FITTED, distinguisher
+from .fitted import HISTOGRAM_BINS, Floats, guarded_propose, split_half
 
 __all__ = ["RANK_TOL", "ResidualEvent", "SupportDistinguisher", "thin_direction"]
 

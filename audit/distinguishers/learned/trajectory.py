@@ -46,8 +46,10 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.engine.distinguishers.base import Candidates
-from dpaudit.engine.distinguishers.learned.fitted import (
+from ...events import Array, Event, as_rows, event_type, require_width
+from ..base import Candidates
+from ..registry import DEFAULT, FITTED, distinguisher
+from .fitted import (
     HISTOGRAM_BINS,
     Floats,
     ThresholdStatistic,
@@ -55,8 +57,8 @@ from dpaudit.engine.distinguishers.learned.fitted import (
     split_half,
     statistic_candidates,
 )
-from dpaudit.engine.distinguishers.learned.state_trajectory import StateStatistic, fit_state_model
-from dpaudit.engine.distinguishers.learned.steps import (
+from .state_trajectory import StateStatistic, fit_state_model
+from .steps import (
     EVIDENCE,
     MAX_BLOCK,
     MAX_STRUCTURES,
@@ -66,8 +68,6 @@ from dpaudit.engine.distinguishers.learned.steps import (
     updates,
     variance_se,
 )
-from dpaudit.engine.distinguishers.registry import DEFAULT, FITTED, distinguisher
-from dpaudit.engine.events import Array, Event, as_rows, event_type, require_width
 
 __all__ = [
     "MAX_BLOCK",

@@ -5,7 +5,7 @@ regression tests, `marginals` and `recount` re-count stored events, `stale` says
 no longer describes the code. This module is the wing's only door.
 """
 
-from dpaudit.app.baseline.core import (
+from .core import (
     RegressionCheck,
     RegressionReport,
     baseline_audit_from_result,
@@ -13,7 +13,7 @@ from dpaudit.app.baseline.core import (
     recount_samples,
     regression_checks,
 )
-from dpaudit.app.baseline.format import (
+from .format import (
     WITNESS_CHOICES,
     Baseline,
     BaselineAudit,
@@ -21,7 +21,7 @@ from dpaudit.app.baseline.format import (
     read_baseline,
     write_baseline,
 )
-from dpaudit.app.baseline.stale import DETECTION_POWER, stale_message
+from .stale import DETECTION_POWER, stale_message
 
 __all__ = [
     "DETECTION_POWER",

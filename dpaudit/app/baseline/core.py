@@ -66,7 +66,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.app.baseline.format import (
+from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
+from dpaudit.engine.events import EventShapeError
+from dpaudit.engine.jsonnum import json_number
+from dpaudit.engine.types import AuditResult
+from dpaudit.mechanisms.base import Mechanism
+from dpaudit.neighbors.base import NeighborPair
+
+from .format import (
     BASELINE_KIND,
     BASELINE_VERSION,
     DIRECTIONS,
@@ -79,27 +86,21 @@ from dpaudit.app.baseline.format import (
     witness_entry_from_result,
     write_baseline,
 )
-from dpaudit.app.baseline.marginals import baseline_marginals, choose_events, usable_marginals
-from dpaudit.app.baseline.recount import (
+from .marginals import baseline_marginals, choose_events, usable_marginals
+from .recount import (
     BASELINE_PHASE,
     REGRESSION_PHASE,
     open_checkpoint,
     recount,
     recount_closing,
 )
-from dpaudit.app.baseline.stale import (
+from .stale import (
     DETECTION_POWER,
     comparable_events,
     detectable_increase,
     stale_lines,
     stale_message,
 )
-from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
-from dpaudit.engine.events import EventShapeError
-from dpaudit.engine.jsonnum import json_number
-from dpaudit.engine.types import AuditResult
-from dpaudit.mechanisms.base import Mechanism
-from dpaudit.neighbors.base import NeighborPair
 
 __all__ = [  # the regression test; the file format and staleness are re-exported for importers
     "BASELINE_KIND",

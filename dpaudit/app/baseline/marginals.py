@@ -45,12 +45,13 @@ from collections.abc import Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.app.baseline.format import BaselineAudit, BaselineEvent, PairMarginals
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
 from dpaudit.engine.events import EventShapeError, ThresholdEvent, as_rows
 from dpaudit.engine.sampling import Task, auto_chunk_size, chunk_sizes, draw, run_tasks
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbors.base import Dataset
+
+from .format import BaselineAudit, BaselineEvent, PairMarginals
 
 MARGINAL_COORDINATES = 32
 """How many leading output coordinates get marginals (the runner's scanning convention too)."""

@@ -14,10 +14,11 @@ from pathlib import Path
 
 import numpy as np
 
-from dpaudit.app.baseline.format import BaselineAudit, BaselineEvent
 from dpaudit.engine.checkpoint import Checkpoint, audit_key
 from dpaudit.engine.sampling import Task, auto_chunk_size, chunk_sizes, count_events, draw, run_tasks
 from dpaudit.mechanisms.base import Mechanism
+
+from .format import BaselineAudit, BaselineEvent
 
 REGRESSION_PHASE = 100
 """Spawn-key phase of the regression re-count (the runner uses 0, 1 and 2; 101 probes shapes)."""

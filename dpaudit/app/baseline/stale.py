@@ -15,10 +15,11 @@ import math
 import numpy as np
 from scipy import stats
 
-from dpaudit.app.baseline.format import BaselineAudit, BaselineEvent
 from dpaudit.engine.bounds import cp_lower, cp_upper
 from dpaudit.mechanisms.base import Mechanism
 from dpaudit.neighbors.base import is_neighbor
+
+from .format import BaselineAudit, BaselineEvent
 
 STALE_PREFIX = "baseline no longer informative"
 """How every staleness line begins (`stale_message`); `stale_lines` picks them out of warnings."""

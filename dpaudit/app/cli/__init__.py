@@ -9,6 +9,6 @@ whole audits side by side; `one_run`, `one_run_parser` and `score_files` are `dp
 wing, so the API and the pytest plugin reach them without it.
 """
 
-from dpaudit.app.cli.front import main
+from .front import main
 
 __all__ = ["main"]

@@ -18,9 +18,6 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.cli.parser import EXIT_OK, FORMATS, UsageError, all_cores
-from dpaudit.app.gate_io import gate_io, write_result
-from dpaudit.app.route import has_registered_pairs, pairs_for
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.runner import sample_size_plan as plan
 from dpaudit.engine.types import AuditResult
@@ -31,6 +28,10 @@ from dpaudit.reports.html import render_html
 from dpaudit.reports.junit import render_junit
 from dpaudit.reports.markdown import fmt, render_markdown
 from dpaudit.reports.schema import dumps, read_json
+
+from ..gate_io import gate_io, write_result
+from ..route import has_registered_pairs, pairs_for
+from .parser import EXIT_OK, FORMATS, UsageError, all_cores
 
 
 def parse_params(items: Sequence[str]) -> dict[str, str]:
@@ -188,7 +189,7 @@ def _plan_command(args: argparse.Namespace, num_samples: int | None, *, register
 
 def cmd_gate(args: argparse.Namespace) -> int:
     """All logic lives in audit/gate.py; the CLI hands it the reports/ writers and renderers."""
-    from dpaudit.app.gate import GateOptions, find_config, load_config, run_gate
+    from ..gate import GateOptions, find_config, load_config, run_gate
 
     if args.config and args.config_file and args.config != args.config_file:
         raise UsageError("give the config file once (CONFIG or --config)")

@@ -24,7 +24,21 @@ import traceback
 from collections.abc import Sequence
 from typing import Any
 
-from dpaudit.app.cli.commands import (
+from dpaudit.engine.outfiles import safe_stem
+from dpaudit.engine.runner import DEFAULT_TIME_BUDGET, AuditInputError, budget_from_cost
+from dpaudit.engine.sampling import AuditTimeout, audit_session
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
+from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
+from dpaudit.mechanisms.opacus import FAMILY as OPACUS
+from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
+from dpaudit.reports.markdown import weakened
+from dpaudit.reports.schema import SchemaError, dumps, read_json, to_json_dict
+
+from ..gate_io import write_result as _write_result
+from ..route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
+from ..summary import summary as _summary
+from .commands import (
     cmd_gate,
     cmd_list,
     cmd_plan,
@@ -35,9 +49,9 @@ from dpaudit.app.cli.commands import (
     parse_params,
     write_outputs,
 )
-from dpaudit.app.cli.indexes import has_index, write_indexes
-from dpaudit.app.cli.one_run import cmd_one_run, cmd_sampler, cmd_scores
-from dpaudit.app.cli.parser import (
+from .indexes import has_index, write_indexes
+from .one_run import cmd_one_run, cmd_sampler, cmd_scores
+from .parser import (
     DEBUG_HELP,
     EXIT_INTERNAL,
     EXIT_INTERRUPTED,
@@ -49,21 +63,8 @@ from dpaudit.app.cli.parser import (
     all_cores,
     build_parser,
 )
-from dpaudit.app.cli.pool import pool_size, run_side_by_side
-from dpaudit.app.cli.scan_command import cmd_scan
-from dpaudit.app.gate_io import write_result as _write_result
-from dpaudit.app.route import FALLBACK, Route, certify, has_registered_pairs, pairs_for
-from dpaudit.app.summary import summary as _summary
-from dpaudit.engine.outfiles import safe_stem
-from dpaudit.engine.runner import DEFAULT_TIME_BUDGET, AuditInputError, budget_from_cost
-from dpaudit.engine.sampling import AuditTimeout, audit_session
-from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import Mechanism, MechanismError, claims_of
-from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
-from dpaudit.mechanisms.opacus import FAMILY as OPACUS
-from dpaudit.mechanisms.registry import RegistryEntry, RegistryError, entries, resolve
-from dpaudit.reports.markdown import weakened
-from dpaudit.reports.schema import SchemaError, dumps, read_json, to_json_dict
+from .pool import pool_size, run_side_by_side
+from .scan_command import cmd_scan
 
 __all__ = [  # main and `run`; what importers used from here before the split is re-exported
     "DEBUG_HELP",

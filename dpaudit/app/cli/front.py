@@ -9,7 +9,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Sequence
 
-from dpaudit.app.cli.parser import EXIT_INTERRUPTED, build_parser
+from .parser import EXIT_INTERRUPTED, build_parser
 
 _ANSWERED_BY_THE_PARSER = frozenset({"-h", "--help", "--version"})
 
@@ -31,6 +31,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _load() -> Callable[[Sequence[str] | None], int]:
     """`entry.main`, imported on first use (it imports the engine, scipy and the reports)."""
-    from dpaudit.app.cli.entry import main as full
+    from .entry import main as full
 
     return full

@@ -14,13 +14,14 @@ import json
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.cli.commands import families
 from dpaudit.engine.outfiles import safe_stem, write_text
 from dpaudit.engine.types import AuditResult
 from dpaudit.reports.html_index import render_index_html
 from dpaudit.reports.junit import render_junit
 from dpaudit.reports.markdown import render_index_markdown
 from dpaudit.reports.schema import SchemaError, read_json, to_json_dict
+
+from .commands import families
 
 INDEX_FILES = ("index.md", "index.html", "junit.xml", "index.json")
 NOT_RESULTS = frozenset({"index.json", "gate.json"})

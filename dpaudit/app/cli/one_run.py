@@ -29,11 +29,6 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.app.claim_text import ClaimText, parse_claim
-from dpaudit.app.cli.commands import output_formats, write_outputs
-from dpaudit.app.cli.parser import EXIT_OK, EXIT_VIOLATION, UsageError
-from dpaudit.app.cli.score_files import ScoreFile, ScoreFileError, load_scores
-from dpaudit.app.one_run_summary import summary
 from dpaudit.engine.one_run import (
     DEFAULT_METHOD,
     FILE_ASSUMPTION,
@@ -56,6 +51,12 @@ from dpaudit.mechanisms.base import ClaimKind, CurveKind, MechanismError
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
 from dpaudit.reports.schema import dumps
+
+from ..claim_text import ClaimText, parse_claim
+from ..one_run_summary import summary
+from .commands import output_formats, write_outputs
+from .parser import EXIT_OK, EXIT_VIOLATION, UsageError
+from .score_files import ScoreFile, ScoreFileError, load_scores
 
 DEFAULT_CANARIES = 1000
 

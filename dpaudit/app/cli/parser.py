@@ -16,8 +16,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import NoReturn
 
-from dpaudit import __version__
-from dpaudit.app.cli.one_run_parser import add_one_run_commands
+from ... import __version__
+from .one_run_parser import add_one_run_commands
 
 EXIT_OK, EXIT_VIOLATION, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 3
 EXIT_INTERRUPTED = 130

@@ -19,8 +19,9 @@ import os
 from collections.abc import Callable, Iterator, Sequence
 from typing import TypeVar
 
-from dpaudit.app.cli.parser import all_cores
 from dpaudit.engine.progress import PROGRESS_ENV
+
+from .parser import all_cores
 
 T = TypeVar("T")
 

@@ -7,15 +7,16 @@ import json
 import sys
 from importlib.metadata import PackageNotFoundError, version
 
-from dpaudit.app.cli.parser import all_cores
+from .parser import all_cores
 
 EXIT_OK, EXIT_VIOLATION = 0, 1
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    from dpaudit.app.scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
-    from dpaudit.app.scan.table import line
     from dpaudit.engine.outfiles import write_text
+
+    from ..scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
+    from ..scan.table import line
 
     args.library = canonical(args.library)
     targets = library_targets(args.library, tuple(args.only))

@@ -6,9 +6,9 @@ every audit and the regression tests against the baseline, `one_run` runs a one-
 wing's only door.
 """
 
-from dpaudit.app.gate.config import GateConfigError, find_config, load_config
-from dpaudit.app.gate.procedure import run_gate
-from dpaudit.app.gate.types import VIOLATION_SHARE, AuditOutcome, GateIO, GateOptions, GateOutcome
+from .config import GateConfigError, find_config, load_config
+from .procedure import run_gate
+from .types import VIOLATION_SHARE, AuditOutcome, GateIO, GateOptions, GateOutcome
 
 __all__ = [
     "VIOLATION_SHARE",

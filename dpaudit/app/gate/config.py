@@ -55,8 +55,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dpaudit.app.baseline import WITNESS_CHOICES
-from dpaudit.app.gate.one_run_config import (
+from dpaudit.mechanisms.base import Mechanism, MechanismError
+from dpaudit.mechanisms.registry import RegistryError, resolve
+
+from ..baseline import WITNESS_CHOICES
+from .one_run_config import (
     ONE_RUN_KEYS,
     OneRunSpec,
     audit_kind,
@@ -64,8 +67,6 @@ from dpaudit.app.gate.one_run_config import (
     load_train,
     one_run_spec,
 )
-from dpaudit.mechanisms.base import Mechanism, MechanismError
-from dpaudit.mechanisms.registry import RegistryError, resolve
 
 DEFAULT_FAILURE_PROBABILITY = 0.05
 FALLBACK_NUM_SAMPLES = 1_000_000

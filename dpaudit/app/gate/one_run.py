@@ -38,13 +38,14 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.app.gate.code_key import code_fingerprint
-from dpaudit.app.gate.one_run_config import OneRunSpec
 from dpaudit.engine.checkpoint import audit_key
 from dpaudit.engine.one_run import default_registration, ensure_writable, one_run, save_scores, scores_path
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.types import AuditResult
+
+from .code_key import code_fingerprint
+from .one_run_config import OneRunSpec
 
 ONE_RUN_STATUS = "one run: verdict only (no regression test)"
 """The regression status of every one-run audit (gate.json's `regression_status`)."""

@@ -28,12 +28,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from dpaudit.app.claim_text import ClaimText, parse_claim
 from dpaudit.engine.one_run import DEFAULT_METHOD, METHODS, Design
 from dpaudit.engine.types import PrivacyClaim
 from dpaudit.mechanisms.base import ClaimKind
 from dpaudit.mechanisms.registry import RegistryError, _import_user_module
 from dpaudit.neighbors.base import Relation
+
+from ..claim_text import ClaimText, parse_claim
 
 ONE_RUN_KEYS = (
     "train",

@@ -50,7 +50,15 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from dpaudit.app.baseline import (
+from dpaudit.engine.checkpoint import audit_key
+from dpaudit.engine.outfiles import write_text
+from dpaudit.engine.runner import package_version
+from dpaudit.engine.sampling import audit_session
+from dpaudit.engine.types import AuditConfig, AuditResult
+from dpaudit.mechanisms.base import claims_of
+from dpaudit.neighbors.base import NeighborPair
+
+from ..baseline import (
     Baseline,
     BaselineAudit,
     BaselineError,
@@ -62,17 +70,18 @@ from dpaudit.app.baseline import (
     stale_message,
     write_baseline,
 )
-from dpaudit.app.gate.config import AuditSpec, GateConfig
-from dpaudit.app.gate.one_run import ONE_RUN_STATUS, one_run_key, run_one_run
-from dpaudit.app.gate.one_run_config import OneRunSpec
-from dpaudit.app.gate.report import (
+from ..route import Route, certify, pairs_for, template_pairs
+from .config import AuditSpec, GateConfig
+from .one_run import ONE_RUN_STATUS, one_run_key, run_one_run
+from .one_run_config import OneRunSpec
+from .report import (
     print_baseline_power,
     print_outcome,
     print_verdict,
     write_reports,
     write_summary,
 )
-from dpaudit.app.gate.types import (
+from .types import (
     DEFAULT_BASELINE,
     GATE_KIND,
     GATE_VERSION,
@@ -83,14 +92,6 @@ from dpaudit.app.gate.types import (
     GateOutcome,
     GateUsageError,
 )
-from dpaudit.app.route import Route, certify, pairs_for, template_pairs
-from dpaudit.engine.checkpoint import audit_key
-from dpaudit.engine.outfiles import write_text
-from dpaudit.engine.runner import package_version
-from dpaudit.engine.sampling import audit_session
-from dpaudit.engine.types import AuditConfig, AuditResult
-from dpaudit.mechanisms.base import claims_of
-from dpaudit.neighbors.base import NeighborPair
 
 __all__ = [  # the config-driven run; options, I/O and outcome types are re-exported for importers
     "DEFAULT_BASELINE",

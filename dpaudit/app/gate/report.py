@@ -13,10 +13,11 @@ import math
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
-from dpaudit.app.baseline import DETECTION_POWER
-from dpaudit.app.gate.types import AuditOutcome, GateIO, GateOutcome
 from dpaudit.engine.outfiles import write_text
 from dpaudit.engine.types import AuditResult
+
+from ..baseline import DETECTION_POWER
+from .types import AuditOutcome, GateIO, GateOutcome
 
 
 def _fmt(x: float) -> str:

@@ -17,13 +17,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-from dpaudit.app.baseline import DETECTION_POWER, BaselineAudit, RegressionReport, entry_detectable_increase
-from dpaudit.app.gate.config import AuditSpec, GateConfig
-from dpaudit.app.gate.one_run_config import OneRunSpec
 from dpaudit.engine.jsonnum import json_number
 from dpaudit.engine.runner import package_version
 from dpaudit.engine.types import AuditResult
 from dpaudit.neighbors.base import NeighborPair
+
+from ..baseline import DETECTION_POWER, BaselineAudit, RegressionReport, entry_detectable_increase
+from .config import AuditSpec, GateConfig
+from .one_run_config import OneRunSpec
 
 DEFAULT_BASELINE = Path("dpaudit-baseline.json")
 VIOLATION_SHARE = 0.5

@@ -8,28 +8,28 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from dpaudit.app.scan.procedure import ScanConfig, ScanRow, scan
-from dpaudit.app.scan.table import render, to_json
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
+from .procedure import ScanConfig, ScanRow, scan
+from .table import render, to_json
+from .targets import LibraryNotInstalledError, Target
 
 __all__ = ["ALIASES", "LIBRARIES", "LibraryNotInstalledError", "ScanConfig", "ScanRow", "Target", "canonical",
            "library_targets", "render", "scan", "to_json"]
 
 
 def _diffprivlib() -> list[Target]:
-    from dpaudit.app.scan import diffprivlib_targets
+    from . import diffprivlib_targets
 
     return diffprivlib_targets.targets()
 
 
 def _opendp() -> list[Target]:
-    from dpaudit.app.scan import opendp_targets
+    from . import opendp_targets
 
     return opendp_targets.targets()
 
 
 def _smartnoise() -> list[Target]:
-    from dpaudit.app.scan import smartnoise_targets
+    from . import smartnoise_targets
 
     return smartnoise_targets.targets()
 

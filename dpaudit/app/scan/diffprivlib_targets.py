@@ -28,10 +28,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target, preset
 from dpaudit.mechanisms.adapters import from_estimator
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, from_callable
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
+
+from .targets import LibraryNotInstalledError, Target, preset
 
 LIBRARY = "diffprivlib"
 LOW, HIGH = [-1.0, -1.0], [1.0, 1.0]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import functools
 
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target, preset
+from .targets import LibraryNotInstalledError, Target, preset
 
 LIBRARY = "opendp"
 PRESETS: dict[str, tuple[str, ...]] = {

@@ -17,11 +17,12 @@ from dataclasses import dataclass
 
 from joblib import Parallel, delayed
 
-from dpaudit.app.route import Route, certify
-from dpaudit.app.scan.targets import Target
 from dpaudit.engine.sampling import AuditTimeout
 from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
 from dpaudit.mechanisms.base import MechanismError
+
+from ..route import Route, certify
+from .targets import Target
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -41,11 +41,12 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.app.scan.targets import LibraryNotInstalledError, Target
 from dpaudit.mechanisms.adapters import from_release, from_synthesizer
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim
 from dpaudit.neighbors.base import Relation
 from dpaudit.neighbors.tabular import CategoricalColumn, NumericColumn
+
+from .targets import LibraryNotInstalledError, Target
 
 LIBRARY = "smartnoise-synth"
 EPSILON, DELTA = 1.0, 1e-5

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dpaudit.app.scan.procedure import ScanConfig, ScanRow
+from .procedure import ScanConfig, ScanRow
 
 WORDS = {
     "violation_found": "VIOLATION",
