@@ -337,9 +337,3 @@ def test_imports_between_the_folders_are_relative() -> None:
     ]
     assert not problems, problems
 
-
-def test_the_root_marker_holds_no_code() -> None:
-    """The root's `__init__.py` marks the root as the mapped folders' parent package for tools that
-    read imports as paths; Python never imports it, so nothing may live there but a docstring."""
-    body = ast.parse((ROOT / "__init__.py").read_text(encoding="utf-8")).body
-    assert len(body) == 1 and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant)
