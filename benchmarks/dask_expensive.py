@@ -127,6 +127,8 @@ def main(argv: list[str] | None = None) -> int:
         kinds[f"Dask, {w} workers"] = on_dask
         for extra in list(kinds.values())[1:]:  # warm-up, not counted
             run([*base, "--num-samples", "200", *extra])
+        from dask_vs_jobs import task_counter  # one scheduler plugin for both benchmarks
+
         counter = task_counter()
         cluster.scheduler.add_plugin(counter)
         rows = []
@@ -150,23 +152,6 @@ def main(argv: list[str] | None = None) -> int:
     eps = rows[0][2]["epsilon_lower_bound"]
     print(f"certified ε ≥ {eps:.4g}; identical results: {'yes' if same else 'NO'}")
     return 0 if same else 1
-
-
-def task_counter() -> Any:
-    """A scheduler plugin counting the tasks that finished (the scheduler runs in this process)."""
-    from distributed.diagnostics.plugin import SchedulerPlugin
-
-    class TaskCounter(SchedulerPlugin):
-        name = "dpaudit-task-counter"
-
-        def __init__(self) -> None:
-            self.finished = 0
-
-        def transition(self, key: Any, start: str, finish: str, *args: Any, **kwargs: Any) -> None:
-            if finish == "memory":
-                self.finished += 1
-
-    return TaskCounter()
 
 
 if __name__ == "__main__":

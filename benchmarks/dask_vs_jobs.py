@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
         n_workers=2, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     ) as cluster:
         dask_argv = [*base, "--backend", "dask", "--scheduler", cluster.scheduler_address]
-        counter = _task_counter()
+        counter = task_counter()
         cluster.scheduler.add_plugin(counter)
         runs: dict[str, list[float]] = {"jobs": [], "dask": []}
         results: dict[str, dict[str, Any]] = {}
@@ -85,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
     return 0 if same else 1
 
 
-def _task_counter() -> Any:
+def task_counter() -> Any:
     from distributed.diagnostics.plugin import SchedulerPlugin
 
     class TaskCounter(SchedulerPlugin):
