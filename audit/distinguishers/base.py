@@ -20,7 +20,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..events import Event, SetEvent, ThresholdEvent, row_keys
+from .grids import tail_counts, tail_counts_rows, threshold_grid, threshold_grids
 from .registry import CHEAP, DEFAULT, distinguisher, members
+
+__all__ = [
+    "Candidates",
+    "Distinguisher",
+    "HistogramDistinguisher",
+    "ThresholdDistinguisher",
+    "count_runs",
+    "screen_runs",
+    "tail_candidates",
+    "tail_counts",
+    "threshold_grid",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,35 +52,30 @@ class Distinguisher(Protocol):
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None: ...
 
 
-def threshold_grid(pooled: NDArray[np.float64], *, grid: int, tails: int) -> NDArray[np.float64]:
-    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
-    s = np.sort(pooled)
-    return np.unique(np.concatenate([_sorted_quantiles(s, grid), s[:tails], s[-tails:]]))
+def count_runs(
+    counts_a: NDArray[np.float64], counts_b: NDArray[np.float64]
+) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """First index and length of each maximal run of consecutive candidates with equal counts on
+    both sides. A threshold grid is finer than its data (2,048 quantiles of a few dozen pooled
+    values, or of a few distinct ones), so most of its candidates repeat their neighbour's counts."""
+    n = counts_a.size
+    new = np.ones(n, dtype=bool)
+    np.not_equal(counts_a[1:], counts_a[:-1], out=new[1:])
+    new[1:] |= counts_b[1:] != counts_b[:-1]
+    starts = np.flatnonzero(new)
+    return starts, np.diff(np.append(starts, n))
 
 
-def _sorted_quantiles(s: NDArray[np.float64], grid: int) -> NDArray[np.float64]:
-    """`np.quantile(s, linspace(0, 1, grid))` (method "linear", bit for bit: numpy's lerp) on an
-    already sorted `s`, without numpy's partition per quantile (≈ 100× faster at 2048 points)."""
-    n = s.size
-    idx = np.linspace(0.0, 1.0, grid) * (n - 1)
-    lo = np.floor(idx).astype(np.intp)
-    hi = np.minimum(lo + 1, n - 1)
-    t = idx - lo
-    a, b = s[lo], s[hi]
-    d = b - a
-    return np.where(t >= 0.5, b - d * (1 - t), a + d * t)
-
-
-def tail_counts(
-    sa: NDArray[np.float64], sb: NDArray[np.float64], ts: NDArray[np.float64]
-) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float64], NDArray[np.float64]]:
-    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
-    a, b = np.sort(sa), np.sort(sb)
-    ge_a = a.size - np.searchsorted(a, ts, side="left")
-    ge_b = b.size - np.searchsorted(b, ts, side="left")
-    le_a = np.searchsorted(a, ts, side="right")
-    le_b = np.searchsorted(b, ts, side="right")
-    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
+def screen_runs(rough: NDArray[np.float64], sizes: NDArray[np.intp], size: int) -> NDArray[np.intp]:
+    """The runs (`count_runs`; `rough` their screening value) whose first candidates are
+    among `np.argsort(-rough per candidate, kind="stable")[:size]`, in that order. A run's
+    candidates share their value and are consecutive, so the candidates' stable order is the runs'
+    order with each run's candidates together: the first runs up to `size` candidates, the last
+    one perhaps cut (its first candidate is in). A shortlist's choice (first largest value, ties to
+    the earlier) and its runners-up (counts distinct from those kept) are the same from the runs'
+    first candidates as from every candidate: the others only repeat a first one's counts."""
+    order = np.argsort(-rough, kind="stable")
+    return order[: int(np.searchsorted(np.cumsum(sizes[order]), size, side="left")) + 1]
 
 
 def tail_candidates(
@@ -78,14 +86,15 @@ def tail_candidates(
     tails: int,
 ) -> Candidates:
     """Both tails {s ≥ t}, {s ≤ t} of each statistic (side a, side b) on its threshold grid; candidate
-    events are built on demand by `make_event(statistic index, threshold, upper)`."""
-    ca, cb, grids = [], [], []
-    for sa, sb in statistics:
-        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
-        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
+    events are built on demand by `make_event(statistic index, threshold, upper)`. The statistics'
+    grids and counts are computed together (`grids`: the same values as one by one)."""
+    a = np.stack([sa for sa, _ in statistics])
+    b = np.stack([sb for _, sb in statistics])
+    grids = threshold_grids(np.concatenate([a, b], axis=1), grid=grid, tails=tails)
+    ca, cb = [], []
+    for ge_a, ge_b, le_a, le_b in tail_counts_rows(a, b, grids):
         ca += [ge_a, le_a]
         cb += [ge_b, le_b]
-        grids.append(ts)
     # candidate i lies in block k (ends[k-1] <= i < ends[k]): statistic k // 2, upper tail if k is even
     ends = np.cumsum([ts.size for ts in grids for _ in (True, False)])
 

@@ -60,6 +60,8 @@ from .base import (
     Distinguisher,
     HistogramDistinguisher,
     ThresholdDistinguisher,
+    count_runs,
+    screen_runs,
     tail_counts,
     threshold_grid,
 )
@@ -181,14 +183,16 @@ def _shortlist(
     pessimism: float,
 ) -> list[_Shortlisted]:
     """Both directions of one distinguisher's candidates: a cheap normal-approximation screen,
-    then the projection (`bounds.projected_bounds`) of the top `SCREEN_SIZE`."""
+    then the projection (`bounds.projected_bounds`) of the top `SCREEN_SIZE` (of the first
+    candidates of runs with equal counts, `base.screen_runs`: the same choice and runners-up)."""
     out = []
+    starts, sizes = count_runs(cand.counts_a, cand.counts_b)  # screened per run: `screen_runs`
     for counts_p, counts_q, n_p, n_q, dataset_is_p in (
         (cand.counts_a, cand.counts_b, n_a, n_b, True),
         (cand.counts_b, cand.counts_a, n_b, n_a, False),
     ):
-        rough = obj.value(*_rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
-        top = np.argsort(-rough, kind="stable")[:SCREEN_SIZE]
+        rough = obj.value(*_rough_bounds(counts_p[starts], counts_q[starts], n_p, n_q, certify_total))
+        top = starts[screen_runs(rough, sizes, SCREEN_SIZE)]
         kp, kq = counts_p[top], counts_q[top]
         v, u = (
             obj.value(

@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from ..distinguishers import Candidates, Distinguisher, for_outputs
+from ..distinguishers import Candidates, Distinguisher, count_runs, for_outputs, screen_runs
 from ..types import EpsilonEstimate
 from .pilot_samples import Entry
 
@@ -272,6 +272,7 @@ def _screened_blocks(
         cand = dist.propose(a, b)
         if cand is None:
             continue
+        runs = count_runs(np.asarray(cand.counts_a, dtype=float), np.asarray(cand.counts_b, dtype=float))
         for counts_p, counts_q, n_p, n_q, dataset_is_p in (
             (cand.counts_a, cand.counts_b, n_a, n_b, True),
             (cand.counts_b, cand.counts_a, n_b, n_a, False),
@@ -279,19 +280,29 @@ def _screened_blocks(
             if len(counts_p) == 0:
                 continue
             cp_, cq_ = np.asarray(counts_p, dtype=float), np.asarray(counts_q, dtype=float)
-            top = _screened(cp_, cq_, n_p, n_q, projected_total, delta)
+            top = _screened(cp_, cq_, n_p, n_q, projected_total, delta, runs)
             blocks.append(_Block(cand, dataset_is_p, dist.name, top, cp_[top], cq_[top], n_p, n_q))
     return blocks
 
 
 def _screened(
-    kp: NDArray[np.float64], kq: NDArray[np.float64], n_p: int, n_q: int, total: int, delta: float
+    kp: NDArray[np.float64],
+    kq: NDArray[np.float64],
+    n_p: int,
+    n_q: int,
+    total: int,
+    delta: float,
+    runs: tuple[NDArray[np.intp], NDArray[np.intp]] | None = None,
 ) -> NDArray[np.intp]:
     """Indices of the candidate events given the exact projection: all of them, or the
-    `SCREEN_SIZE` best by `_rough_epsilon`."""
+    `SCREEN_SIZE` best by `_rough_epsilon` (`stable_top`), of which only the first of each run
+    of equal counts (`runs`, from `count_runs`; `screen_runs`): the rest repeat its projection,
+    and the first largest projection is the same candidate."""
     if kp.size <= SCREEN_SIZE:
         return np.arange(kp.size)
-    return stable_top(-_rough_epsilon(kp, kq, n_p, n_q, total, delta), SCREEN_SIZE)
+    starts, sizes = count_runs(kp, kq) if runs is None else runs
+    rough = _rough_epsilon(kp[starts], kq[starts], n_p, n_q, total, delta)
+    return starts[screen_runs(rough, sizes, SCREEN_SIZE)]
 
 
 def stable_top(v: NDArray[np.float64], k: int) -> NDArray[np.intp]:

@@ -1,0 +1,165 @@
+"""Threshold grids and tail counts of many statistics at once (issue 44: the main job's speed).
+
+`threshold_grid` and `tail_counts` handle one statistic: a sort, 2,048 quantiles, a
+`np.unique` and four `searchsorted`. A vector output proposes one statistic per coordinate (up to
+64 and a projection), and the search's pilot proposes thousands of times, so the per-statistic
+calls (a few dozen microseconds each, mostly numpy's per-call overhead) were a large share of a
+geometric learner's audit. Here the statistics are the rows of one matrix: one sort of the pooled
+rows, the quantile grid of every row from one cached interpolation plan, and one stable sort of
+the grids with their extreme values, whose distinct values per row are the grid.
+
+Same values to the last bit as the one-statistic functions (`tests/audit/test_speedups.py`):
+the quantiles are numpy's "linear" method by the same expression on the same sorted values; a row
+with no NaN, ±inf or −0.0 has one sorted arrangement of its values, so its distinct values are
+`np.unique`'s whatever the sorting algorithm; any other row goes through `threshold_grid`.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+Floats = NDArray[np.float64]
+
+
+@dataclass(frozen=True)
+class QuantilePlan:
+    """`grid` linear quantiles of n sorted values: point g interpolates between its neighbours
+    `lo[g]`, `hi[g]` with weight `t[g]` (numpy's lerp: `b - d * one_minus_t` where `upper`, else
+    `a + d * t`); the points with lower neighbour i are `starts[i]` … `starts[i + 1]` − 1."""
+
+    lo: NDArray[np.intp]
+    hi: NDArray[np.intp]
+    t: Floats
+    one_minus_t: Floats
+    upper: NDArray[np.bool_]
+    starts: NDArray[np.intp]
+
+
+@functools.lru_cache(maxsize=64)
+def quantile_plan(n: int, grid: int) -> QuantilePlan:
+    """The shared plan of `grid` quantiles of n values (read-only arrays)."""
+    idx = np.linspace(0.0, 1.0, grid) * (n - 1)
+    lo = np.floor(idx).astype(np.intp)
+    hi = np.minimum(lo + 1, n - 1)
+    t = idx - lo
+    if np.any(np.diff(lo) < 0):  # linspace is monotone; kept as a guard of `starts`
+        raise AssertionError("quantile positions out of order")
+    starts = np.searchsorted(lo, np.arange(n + 1), side="left")
+    plan = QuantilePlan(lo, hi, t, 1 - t, t >= 0.5, starts)
+    for arr in (plan.lo, plan.hi, plan.t, plan.one_minus_t, plan.upper, plan.starts):
+        arr.flags.writeable = False
+    return plan
+
+
+def sorted_quantiles(s: Floats, grid: int) -> Floats:
+    """`np.quantile(s, linspace(0, 1, grid), axis=-1)` (method "linear", bit for bit: numpy's
+    lerp) of values sorted along the last axis, without numpy's partition per quantile (≈ 100×
+    faster at 2048 points)."""
+    p = quantile_plan(s.shape[-1], grid)
+    a, b = s[..., p.lo], s[..., p.hi]
+    d = b - a
+    return np.where(p.upper, b - d * p.one_minus_t, a + d * p.t)
+
+
+def threshold_grid(pooled: Floats, *, grid: int, tails: int) -> Floats:
+    """Quantile grid plus the most extreme values (tail events matter when δ is small)."""
+    s = np.sort(pooled)
+    return np.unique(np.concatenate([sorted_quantiles(s, grid), s[:tails], s[-tails:]]))
+
+
+def tail_counts(sa: Floats, sb: Floats, ts: Floats) -> tuple[Floats, Floats, Floats, Floats]:
+    """Counts of {s ≥ t} and {s ≤ t} on both sides for every threshold t."""
+    a, b = np.sort(sa), np.sort(sb)
+    ge_a = a.size - np.searchsorted(a, ts, side="left")
+    ge_b = b.size - np.searchsorted(b, ts, side="left")
+    le_a = np.searchsorted(a, ts, side="right")
+    le_b = np.searchsorted(b, ts, side="right")
+    return ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)
+
+
+def _plain_rows(pooled: Floats) -> NDArray[np.bool_]:
+    """Rows whose values are finite and carry no −0.0 (one sorted arrangement each)."""
+    return np.isfinite(pooled).all(axis=1) & ~(np.signbit(pooled) & (pooled == 0)).any(axis=1)
+
+
+def threshold_grids(pooled: Floats, *, grid: int, tails: int) -> list[Floats]:
+    """`threshold_grid` of every row of `pooled` (statistics × samples)."""
+    k, n = pooled.shape
+    out: list[Floats] = [np.empty(0)] * k
+    plain = _plain_rows(pooled) if n > 0 else np.zeros(k, dtype=bool)
+    rows = np.flatnonzero(plain)
+    if rows.size:
+        for r, part in zip(rows, _plain_grids(np.sort(pooled[rows], axis=1), grid, tails), strict=True):
+            out[r] = part
+    for r in np.flatnonzero(~plain):
+        out[r] = threshold_grid(pooled[r], grid=grid, tails=tails)
+    return out
+
+
+def _plain_grids(s: Floats, grid: int, tails: int) -> list[Floats]:
+    """The grids of rows sorted along axis 1, none with NaN, ±inf or −0.0. A quantile point whose
+    neighbours are equal is their value (a + 0·t = a, b − 0·(1 − t) = b), so when few points
+    straddle a change of value (outputs with few distinct values) only those are interpolated
+    (`_straddling`) and the others add the values at their lower neighbours, already there when
+    the extreme values are all of s; otherwise every point is (`sorted_quantiles`)."""
+    k, n = s.shape
+    p = quantile_plan(n, grid)
+    change = np.zeros((k, n), dtype=bool)  # change[:, i]: s[:, i] != s[:, i + 1]
+    np.not_equal(s[:, 1:], s[:, :-1], out=change[:, :-1])
+    whole = tails == 0 or n <= 2 * tails  # s[:tails] and s[-tails:] together are all of s
+    ends = s if whole else np.concatenate([s[:, :tails], s[:, -tails:]], axis=1)
+    if 2 * int(change.sum(axis=0) @ np.diff(p.starts)) > k * grid:
+        cat = np.concatenate([ends, sorted_quantiles(s, grid)], axis=1)
+        cat.sort(axis=1)
+        keep = np.ones(cat.shape, dtype=bool)
+    else:
+        if not whole:
+            at = np.flatnonzero(np.diff(p.starts) > 0)  # lower neighbours of some point
+            ends = np.concatenate([ends, np.where(change[:, at], np.inf, s[:, at])], axis=1)
+        rows, cols, vals = _straddling(s, change[:, :-1], p)
+        width = ends.shape[1]
+        cat = np.full((k, width + int(np.bincount(rows, minlength=k).max(initial=0))), np.inf)
+        cat[:, :width] = ends
+        cat[rows, width + cols] = vals
+        cat.sort(axis=1)
+        keep = np.isfinite(cat)  # inf marks padding: the rows are finite
+    keep[:, 1:] &= cat[:, 1:] != cat[:, :-1]
+    return np.split(cat[keep], np.cumsum(keep.sum(axis=1))[:-1])
+
+
+def _straddling(
+    s: Floats, change: NDArray[np.bool_], p: QuantilePlan
+) -> tuple[NDArray[np.intp], NDArray[np.intp], Floats]:
+    """Each quantile point whose neighbours differ: its row, its place among that row's such
+    points, and its value (numpy's lerp, as `sorted_quantiles`)."""
+    r, i = np.nonzero(change)  # row-major: a row's points are contiguous, in grid order
+    count = p.starts[i + 1] - p.starts[i]
+    r = np.repeat(r, count)
+    total = int(count.sum())
+    run_start = np.repeat(np.cumsum(count) - count, count)
+    g = np.repeat(p.starts[i], count) + (np.arange(total) - run_start)
+    a, b = s[r, p.lo[g]], s[r, p.hi[g]]
+    d = b - a
+    vals = np.where(p.upper[g], b - d * p.one_minus_t[g], a + d * p.t[g])
+    row_start = np.cumsum(np.bincount(r, minlength=s.shape[0])) - np.bincount(r, minlength=s.shape[0])
+    return r, np.arange(total) - row_start[r], vals
+
+
+def tail_counts_rows(
+    a: Floats, b: Floats, grids: list[Floats]
+) -> list[tuple[Floats, Floats, Floats, Floats]]:
+    """`tail_counts(a[j], b[j], grids[j])` for every row j (statistics × samples)."""
+    sa, sb = np.sort(a, axis=1), np.sort(b, axis=1)
+    n_a, n_b = a.shape[1], b.shape[1]
+    out = []
+    for ra, rb, ts in zip(sa, sb, grids, strict=True):
+        le_a = ra.searchsorted(ts, side="right")
+        le_b = rb.searchsorted(ts, side="right")
+        ge_a = n_a - ra.searchsorted(ts, side="left")
+        ge_b = n_b - rb.searchsorted(ts, side="left")
+        out.append((ge_a.astype(float), ge_b.astype(float), le_a.astype(float), le_b.astype(float)))
+    return out
