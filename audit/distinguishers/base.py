@@ -74,7 +74,13 @@ def screen_runs(rough: NDArray[np.float64], sizes: NDArray[np.intp], size: int) 
     one perhaps cut (its first candidate is in). A shortlist's choice (first largest value, ties to
     the earlier) and its runners-up (counts distinct from those kept) are the same from the runs'
     first candidates as from every candidate: the others only repeat a first one's counts."""
-    order = np.argsort(-rough, kind="stable")
+    v = -rough
+    if v.size > size and not np.isnan(v).any():  # the `size` first by a partition, as `stable_top`
+        kth = np.partition(v, size - 1)[size - 1]
+        first = np.flatnonzero(v <= kth)
+        order = first[np.argsort(v[first], kind="stable")][:size]
+    else:
+        order = np.argsort(v, kind="stable")
     return order[: int(np.searchsorted(np.cumsum(sizes[order]), size, side="left")) + 1]
 
 
