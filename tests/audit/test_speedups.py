@@ -3,7 +3,12 @@ checked against the computation it replaced, to the last bit.
 
 - Clopper–Pearson bounds evaluate the inverse incomplete beta once per distinct (a, b) pair;
 - the magnitude distinguisher's sign and tail checks run over all columns at once;
-- the pilot projects every distinguisher's screened events in one call and keeps the first best.
+- the pilot projects every distinguisher's screened events in one call and keeps the first best;
+- the threshold grids and tail counts of all statistics are computed at once (`grids`), and only
+  the quantile points straddling a change of value are interpolated;
+- the screens (the pilot's and the selection's) rank the runs of consecutive candidates with equal
+  counts, not every candidate;
+- the learned statistics' candidates go through the same grids.
 """
 
 from __future__ import annotations
@@ -18,11 +23,21 @@ from dpaudit.engine import bounds
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds
 from dpaudit.engine.distinguishers import (
     DEFAULT_DISTINGUISHERS,
+    Candidates,
     Distinguisher,
+    EpsilonAt,
+    GaussianMu,
+    ThresholdDistinguisher,
+    choose_events,
+    count_runs,
+    default_distinguishers,
     for_outputs,
+    grids,
     magnitude,
     pilot_distinguishers,
+    selection,
 )
+from dpaudit.engine.distinguishers.learned import fitted
 from dpaudit.engine.search import ranking
 from dpaudit.engine.search.ranking import PILOT_SELECTION_PESSIMISM, pilot_event
 
@@ -91,6 +106,16 @@ def test_magnitude_checks_over_all_columns_equal_the_per_column_ones() -> None:
         assert [int(j) for j in signed[magnitude._heavy(a[:, signed], b[:, signed])]] == expected
 
 
+def _screened_every_candidate(
+    kp: np.ndarray, kq: np.ndarray, n_p: int, n_q: int, total: int, delta: float
+) -> np.ndarray:
+    """The pilot's screen as it was: the `SCREEN_SIZE` best of every candidate, not of runs."""
+    if kp.size <= ranking.SCREEN_SIZE:
+        return np.arange(kp.size)
+    rough = ranking._rough_epsilon(kp, kq, n_p, n_q, total, delta)
+    return ranking.stable_top(-rough, ranking.SCREEN_SIZE)
+
+
 def _block_by_block(
     a: np.ndarray, b: np.ndarray, *, total: int, delta: float, dists: Sequence[Distinguisher]
 ) -> tuple[str, bool, float, str] | None:
@@ -108,7 +133,7 @@ def _block_by_block(
             if len(kp) == 0:
                 continue
             kp, kq = np.asarray(kp, dtype=float), np.asarray(kq, dtype=float)
-            top = ranking._screened(kp, kq, n_p, n_q, total, delta)
+            top = _screened_every_candidate(kp, kq, n_p, n_q, total, delta)
             p_lo, q_hi = projected_bounds(
                 kp[top],
                 kq[top],
@@ -151,3 +176,170 @@ def test_pilot_event_in_one_projection_equals_block_by_block(kind: str) -> None:
             want = _block_by_block(a, b, total=total, delta=delta, dists=dists)
             assert want is not None and got is not None
             assert (got.event.describe(), got.dataset_is_p, got.projected, got.distinguisher) == want
+
+
+def _quantile_grid(pooled: np.ndarray, grid: int, tails: int) -> np.ndarray:
+    """The threshold grid by its definition: numpy's linear quantiles and the extreme values."""
+    s = np.sort(pooled)
+    return np.unique(np.concatenate([np.quantile(s, np.linspace(0, 1, grid)), s[:tails], s[-tails:]]))
+
+
+def _rows(rng: np.random.Generator, kind: int, k: int, n: int) -> np.ndarray:
+    if kind == 0:  # continuous: every quantile point interpolated
+        return rng.normal(size=(k, n))
+    if kind == 1:  # few distinct values: only the points straddling a change
+        return rng.integers(-3, 4, size=(k, n)).astype(float)
+    if kind == 2:  # both in one matrix, and a constant row
+        x = np.round(rng.normal(size=(k, n)), int(rng.integers(0, 3))) + 1e15
+        x[0] = 2.5
+        return x
+    x = rng.integers(-1, 2, size=(k, n)).astype(float) * 0.0  # −0.0 and 0.0: one by one
+    x[rng.random((k, n)) < 0.02] = np.inf
+    x[rng.random((k, n)) < 0.02] = np.nan
+    return x
+
+
+def test_threshold_grids_of_all_rows_equal_the_grid_of_each() -> None:
+    rng = np.random.default_rng(3)
+    paths = set()
+    for trial in range(400):
+        kind, k, n = trial % 4, int(rng.integers(1, 7)), int(rng.integers(1, 700))
+        grid, tails = int(rng.choice([2, 9, 64, 2048])), int(rng.choice([0, 1, 5, 256]))
+        x = _rows(rng, kind, k, n)
+        with np.errstate(invalid="ignore"):
+            got = grids.threshold_grids(x, grid=grid, tails=tails)
+            for j in range(k):
+                one = grids.threshold_grid(x[j], grid=grid, tails=tails)
+                assert got[j].tobytes() == one.tobytes()
+                if kind < 3:
+                    assert one.tobytes() == _quantile_grid(x[j], grid, tails).tobytes()
+        paths.add((kind, n <= 2 * tails or tails == 0))
+    assert len(paths) == 8  # every kind with the extremes all of s and not
+
+
+def test_tail_counts_of_all_rows_equal_the_counts_of_each() -> None:
+    rng = np.random.default_rng(4)
+    for kind in range(3):
+        a, b = _rows(rng, kind, 5, 90), _rows(rng, kind, 5, 130)
+        ts = grids.threshold_grids(np.concatenate([a, b], axis=1), grid=2048, tails=256)
+        for j, counts in enumerate(grids.tail_counts_rows(a, b, ts)):
+            want = grids.tail_counts(a[j], b[j], ts[j])
+            assert all(np.array_equal(g, w) for g, w in zip(counts, want, strict=True))
+
+
+def _shortlist_every_candidate(
+    name: str,
+    cand: Candidates,
+    n_a: int,
+    n_b: int,
+    obj: selection.Objective,
+    certify_total: int,
+    test_level: float,
+    pessimism: float,
+) -> list[selection._Shortlisted]:
+    """The selection's shortlist as it was: the `SCREEN_SIZE` best of every candidate."""
+    out = []
+    for counts_p, counts_q, n_p, n_q, is_p in (
+        (cand.counts_a, cand.counts_b, n_a, n_b, True),
+        (cand.counts_b, cand.counts_a, n_b, n_a, False),
+    ):
+        rough = obj.value(*selection._rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
+        top = np.argsort(-rough, kind="stable")[: selection.SCREEN_SIZE]
+        kp, kq = counts_p[top], counts_q[top]
+        v, u = (
+            obj.value(
+                *projected_bounds(
+                    kp,
+                    kq,
+                    selection_total_p=n_p,
+                    selection_total_q=n_q,
+                    certify_total_p=certify_total,
+                    certify_total_q=certify_total,
+                    bound_level=test_level,
+                    pessimism=shade,
+                )
+            )
+            for shade in (pessimism, max(pessimism, selection.PLAUSIBLE_PESSIMISM))
+        )
+        out.append(selection._Shortlisted(name, cand, is_p, top, v, u, kp, kq))
+    return out
+
+
+@pytest.mark.parametrize("kind", ["continuous", "discrete", "vector", "few_values"])
+def test_selection_over_runs_of_equal_counts_equals_every_candidate(
+    kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rng = np.random.default_rng(5)
+    dists = default_distinguishers()
+    objectives = (EpsilonAt(0.0), EpsilonAt(1e-5), GaussianMu())
+    for _ in range(4):
+        n = int(rng.integers(40, 400))
+        shift = float(rng.uniform(0, 1.5))
+        if kind == "discrete":
+            a = rng.integers(0, 6, (n, 1)).astype(float)
+            b = np.minimum(rng.integers(0, 6, (n, 1)) + (shift > 0.7), 6).astype(float)
+        elif kind == "vector":
+            a, b = rng.normal(size=(n, 4)), rng.normal(size=(n, 4)) + shift
+        elif kind == "few_values":  # vectors of a few values per coordinate, as the geometric learners'
+            a = rng.integers(0, 3, (n, 6)).astype(float)
+            b = rng.integers(0, 3 + (shift > 0.7), (n, 6)).astype(float)
+        else:
+            a, b = rng.laplace(size=(n, 1)), rng.laplace(size=(n, 1)) + shift
+        args = dict(certify_total=5000, test_level=0.01, objectives=objectives, distinguishers=dists)
+        got = choose_events(a, b, **args)  # type: ignore[arg-type]
+        with monkeypatch.context() as m:
+            m.setattr(selection, "_shortlist", _shortlist_every_candidate)
+            want = choose_events(a, b, **args)  # type: ignore[arg-type]
+        assert got == want
+
+
+def test_grid_candidates_repeat_counts_in_runs_the_screens_skip() -> None:
+    """The runs are what the speed-up rests on: a grid of 2,048 quantiles of 138 values proposes
+    far more candidates than it has runs of distinct counts (and each run once when screened)."""
+    rng = np.random.default_rng(6)
+    a, b = rng.normal(size=(69, 3)), rng.normal(size=(69, 3)) + 0.5
+    cand = ThresholdDistinguisher().propose(a, b)
+    assert cand is not None
+    starts, sizes = count_runs(cand.counts_a, cand.counts_b)
+    assert int(sizes.sum()) == cand.counts_a.size and cand.counts_a.size > 10 * starts.size
+    ca, cb = cand.counts_a, cand.counts_b
+    for s, z in zip(starts, sizes, strict=True):
+        assert np.all(ca[s : s + z] == ca[s]) and np.all(cb[s : s + z] == cb[s])
+    assert np.all((np.diff(ca[starts]) != 0) | (np.diff(cb[starts]) != 0))
+
+
+class _Affine:
+    """A learned statistic stand-in: w·x + c, non-finite when `broken`."""
+
+    def __init__(self, w: np.ndarray, c: float, broken: bool = False) -> None:
+        self.w, self.c, self.broken = w, c, broken
+
+    def apply(self, rows: np.ndarray) -> np.ndarray:
+        out = rows @ self.w + self.c
+        if self.broken:
+            out[0] = np.nan
+        return out
+
+    def event(self, threshold: float, upper: bool) -> tuple[float, float, bool]:
+        return (float(self.c), threshold, upper)  # type: ignore[return-value]
+
+
+def test_learned_statistic_candidates_equal_the_statistic_by_statistic_loop() -> None:
+    rng = np.random.default_rng(7)
+    stats = [_Affine(rng.normal(size=3), float(c), broken=c == 1) for c in range(4)]
+    eval_a, eval_b = np.round(rng.normal(size=(150, 3)), 1), np.round(rng.normal(size=(170, 3)), 1) + 0.3
+    got = fitted.statistic_candidates(stats, eval_a, eval_b, total_a=300, total_b=340, grid=2048, tails=256)
+    ca, cb, specs = [], [], []
+    for sc in stats:
+        sa, sb = sc.apply(eval_a), sc.apply(eval_b)
+        if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
+            continue
+        ts = grids.threshold_grid(np.concatenate([sa, sb]), grid=2048, tails=256)
+        ge_a, ge_b, le_a, le_b = grids.tail_counts(sa, sb, ts)
+        ca += [ge_a * 2.0, le_a * 2.0]
+        cb += [ge_b * 2.0, le_b * 2.0]
+        specs += [sc.event(float(t), True) for t in ts] + [sc.event(float(t), False) for t in ts]
+    assert got is not None
+    assert np.array_equal(got.counts_a, np.concatenate(ca))
+    assert np.array_equal(got.counts_b, np.concatenate(cb))
+    assert [got.make_event(i) for i in range(len(specs))] == specs

@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ...events import Array, Event, as_rows, event_type, require_width, row_keys
-from ..base import Candidates, HistogramDistinguisher, tail_counts, threshold_grid
+from ..base import Candidates, HistogramDistinguisher, tail_candidates
 
 Floats = NDArray[np.float64]
 
@@ -286,29 +286,19 @@ def statistic_candidates(
     grid: int,
     tails: int,
 ) -> Candidates | None:
-    """Threshold candidates of every statistic, counted on (eval_a, eval_b), rescaled to totals."""
-    ca: list[Floats] = []
-    cb: list[Floats] = []
-    specs: list[tuple[int, float, bool]] = []
-    ra, rb = total_a / eval_a.shape[0], total_b / eval_b.shape[0]
-    for k, sc in enumerate(statistics):
-        sa, sb = sc.apply(eval_a), sc.apply(eval_b)
-        if not (np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))):
-            continue
-        ts = threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails)
-        ge_a, ge_b, le_a, le_b = tail_counts(sa, sb, ts)
-        ca += [ge_a * ra, le_a * ra]
-        cb += [ge_b * rb, le_b * rb]
-        specs += [(k, float(t), True) for t in ts]
-        specs += [(k, float(t), False) for t in ts]
-    if not specs:
+    """Threshold candidates of every statistic, counted on (eval_a, eval_b), rescaled to totals
+    (`base.tail_candidates`: every statistic's grid and counts at once)."""
+    applied = [(k, sc.apply(eval_a), sc.apply(eval_b)) for k, sc in enumerate(statistics)]
+    usable = [(k, sa, sb) for k, sa, sb in applied if np.all(np.isfinite(sa)) and np.all(np.isfinite(sb))]
+    if not usable:
         return None
 
-    def make(i: int) -> Event:
-        k, t, upper = specs[i]
-        return statistics[k].event(t, upper)
+    def make(j: int, t: float, upper: bool) -> Event:
+        return statistics[usable[j][0]].event(t, upper)
 
-    return Candidates(np.concatenate(ca), np.concatenate(cb), make)
+    cand = tail_candidates([(sa, sb) for _, sa, sb in usable], make, grid=grid, tails=tails)
+    ra, rb = total_a / eval_a.shape[0], total_b / eval_b.shape[0]
+    return Candidates(cand.counts_a * ra, cand.counts_b * rb, cand.make_event)
 
 
 def split_half(rows: Floats) -> tuple[Floats, Floats]:
