@@ -8,7 +8,9 @@ checked against the computation it replaced, to the last bit.
   the quantile points straddling a change of value are interpolated;
 - the screens (the pilot's and the selection's) rank the runs of consecutive candidates with equal
   counts, not every candidate;
-- the learned statistics' candidates go through the same grids.
+- the learned statistics' candidates go through the same grids;
+- the state-trajectory model bins its step samples by one stable sort, not a mask per bin;
+- the histogram declines a wide selection split on a prefix that already has too many values.
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ from dpaudit.engine.distinguishers import (
     pilot_distinguishers,
     selection,
 )
-from dpaudit.engine.distinguishers.learned import fitted
+from dpaudit.engine.distinguishers.base import HistogramDistinguisher
+from dpaudit.engine.distinguishers.learned import fitted, state_trajectory
 from dpaudit.engine.search import ranking
 from dpaudit.engine.search.ranking import PILOT_SELECTION_PESSIMISM, pilot_event
 
@@ -343,3 +346,49 @@ def test_learned_statistic_candidates_equal_the_statistic_by_statistic_loop() ->
     assert np.array_equal(got.counts_a, np.concatenate(ca))
     assert np.array_equal(got.counts_b, np.concatenate(cb))
     assert [got.make_event(i) for i in range(len(specs))] == specs
+
+
+def test_state_bins_from_one_sort_equal_the_masks_per_bin() -> None:
+    rng = np.random.default_rng(8)
+    for n, steps in ((300, 20), (1000, 7), (40, 3)):
+        y = rng.normal(size=(n, steps))
+        z = state_trajectory._states(y)
+        edges = np.quantile(z.ravel(), np.linspace(0.0, 1.0, state_trajectory.BINS + 1))[1:-1]
+        index = np.searchsorted(edges, z)
+        got = state_trajectory._binned(y, z, edges)
+        assert len(got) == state_trajectory.BINS
+        for j, (yj, zj) in enumerate(got):
+            assert yj.tobytes() == y[index == j].tobytes() and zj.tobytes() == z[index == j].tobytes()
+
+
+def test_state_model_moments_equal_the_masks_per_bin(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A fitted model (every bin used) is the same as with the per-bin masks it replaced."""
+
+    def masked(y: np.ndarray, z: np.ndarray, edges: np.ndarray) -> list[tuple[np.ndarray, np.ndarray]]:
+        index = np.searchsorted(edges, z)
+        return [(y[index == j], z[index == j]) for j in range(state_trajectory.BINS)]
+
+    rng = np.random.default_rng(9)
+    theta_a, theta_b = np.zeros(4000), np.zeros(4000)
+    a, b = np.empty((4000, 20)), np.empty((4000, 20))
+    for t in range(20):  # a decaying gradient seen through a 10% inclusion mixture, as DP-SGD's
+        g = np.minimum(1.0, np.exp(-4.0 * (theta_a - 0.5)))
+        a[:, t] = rng.normal(size=4000) + (rng.random(4000) < 0.1) * g
+        b[:, t] = rng.normal(size=4000)
+        theta_a, theta_b = theta_a + 0.5 * a[:, t], theta_b + 0.5 * b[:, t]
+    got = state_trajectory.fit_state_model(a, b, 1, iterates=False)
+    monkeypatch.setattr(state_trajectory, "_binned", masked)
+    assert got is not None and got == state_trajectory.fit_state_model(a, b, 1, iterates=False)
+
+
+def test_histogram_declines_on_a_prefix_with_too_many_values() -> None:
+    rng = np.random.default_rng(10)
+    hist = HistogramDistinguisher(max_bins=64)
+    wide = rng.normal(size=(400, 3))  # every row distinct: declined from the first 128 rows
+    assert hist.propose(wide, wide) is None
+    late = rng.integers(0, 4, (400, 2)).astype(float)
+    late[300:] = rng.normal(size=(100, 2))  # few values in the prefix, too many in all
+    assert hist.propose(late, late) is None
+    few = rng.integers(0, 4, (400, 2)).astype(float)
+    cand = hist.propose(few, few[::-1])
+    assert cand is not None and cand.counts_a.size > 0

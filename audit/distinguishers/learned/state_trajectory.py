@@ -149,18 +149,15 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
     statistics' case), or if neither the shift nor the base mean depends on the state
     (`state_dependent`: the constant-shift model's case)."""
     edges = np.quantile(np.concatenate([za.ravel(), zb.ravel()]), np.linspace(0.0, 1.0, BINS + 1))[1:-1]
-    ia, ib = np.searchsorted(edges, za), np.searchsorted(edges, zb)
+    bins_a, bins_b = _binned(ya, za, edges), _binned(yb, zb, edges)
     rows, centred_a, centred_b = [], [], []
-    for j in range(BINS):
-        in_a, in_b = ia == j, ib == j
-        ra, rb = ya[in_a], yb[in_b]
+    for (ra, za_j), (rb, zb_j) in zip(bins_a, bins_b, strict=True):
         if ra.size < MIN_PER_BIN or rb.size < MIN_PER_BIN:
             continue
-        knot = float(np.median(np.concatenate([za[in_a], zb[in_b]])))
-        se_dmu, se_mean = math.sqrt(ra.var() / ra.size + rb.var() / rb.size), math.sqrt(rb.var() / rb.size)
-        rows.append(
-            (knot, rb.mean(), rb.var(), ra.mean() - rb.mean(), ra.var() - rb.var(), ra.size, se_dmu, se_mean)
-        )
+        knot = float(np.median(np.concatenate([za_j, zb_j])))
+        var_a, var_b = ra.var(), rb.var()
+        se_dmu, se_mean = math.sqrt(var_a / ra.size + var_b / rb.size), math.sqrt(var_b / rb.size)
+        rows.append((knot, rb.mean(), var_b, ra.mean() - rb.mean(), var_a - var_b, ra.size, se_dmu, se_mean))
         centred_a.append(ra - ra.mean())
         centred_b.append(rb - rb.mean())
     table = np.asarray(rows, dtype=np.float64)
@@ -170,6 +167,16 @@ def _bin_moments(ya: Floats, yb: Floats, za: Floats, zb: Floats) -> Floats | Non
     if float(ca.var() - cb.var()) <= EVIDENCE * variance_se(ca, cb):
         return None
     return table if state_dependent(table) else None
+
+
+def _binned(y: Floats, z: Floats, edges: Floats) -> list[tuple[Floats, Floats]]:
+    """Per bin j < `BINS` of the states z (cut at `edges`): the updates and states in it, in row-major
+    order, i.e. `(y[in_j], z[in_j])` with `in_j = searchsorted(edges, z) == j` (the same arrays, so
+    the same moments to the last bit), from one stable sort instead of a mask per bin."""
+    j = np.searchsorted(edges, z).ravel().astype(np.uint8)  # < BINS: a stable sort is a radix sort
+    order = np.argsort(j, kind="stable")
+    cut = np.cumsum(np.bincount(j, minlength=BINS))[:-1]
+    return list(zip(np.split(y.ravel()[order], cut), np.split(z.ravel()[order], cut), strict=True))
 
 
 def state_dependent(table: Floats) -> bool:
