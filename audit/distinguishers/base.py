@@ -20,7 +20,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..events import Event, SetEvent, ThresholdEvent, row_keys
-from .grids import tail_counts, tail_counts_rows, threshold_grid, threshold_grids
+from .grids import tail_counts, tail_grid_counts, threshold_grid
 from .registry import CHEAP, DEFAULT, distinguisher, members
 
 __all__ = [
@@ -94,11 +94,9 @@ def tail_candidates(
     """Both tails {s ≥ t}, {s ≤ t} of each statistic (side a, side b) on its threshold grid; candidate
     events are built on demand by `make_event(statistic index, threshold, upper)`. The statistics'
     grids and counts are computed together (`grids`: the same values as one by one)."""
-    a = np.stack([sa for sa, _ in statistics])
-    b = np.stack([sb for _, sb in statistics])
-    grids = threshold_grids(np.concatenate([a, b], axis=1), grid=grid, tails=tails)
+    grids, counts = tail_grid_counts(statistics, grid=grid, tails=tails)
     ca, cb = [], []
-    for ge_a, ge_b, le_a, le_b in tail_counts_rows(a, b, grids):
+    for ge_a, ge_b, le_a, le_b in counts:
         ca += [ge_a, le_a]
         cb += [ge_b, le_b]
     # candidate i lies in block k (ends[k-1] <= i < ends[k]): statistic k // 2, upper tail if k is even
