@@ -36,6 +36,25 @@ def row_keys(rows: NDArray[np.float64]) -> Array:
     return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
+_ROW_HASH = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
+
+
+def more_distinct_rows(rows: NDArray[np.float64], limit: int) -> bool:
+    """Whether `rows` take more than `limit` distinct values (as `row_keys`: bit patterns), decided
+    first on a 64-bit hash of each row's bits (equal rows hash equally, so more distinct hashes
+    than `limit` means more distinct rows; much cheaper than sorting wide rows' bytes) and
+    otherwise exactly."""
+    if rows.shape[0] <= limit:
+        return False
+    if 1 < rows.shape[1] <= _ROW_HASH.size:
+        bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
+        with np.errstate(over="ignore"):
+            hashed = (bits * _ROW_HASH[: rows.shape[1]]).sum(axis=1, dtype=np.uint64)
+        if np.unique(hashed).size > limit:
+            return True
+    return bool(np.unique(row_keys(rows)).size > limit)
+
+
 class EventShapeError(ValueError):
     """An event evaluated on outputs of a width it is not defined on (e.g. a baseline's witness
     re-counted after the mechanism's output changed shape)."""

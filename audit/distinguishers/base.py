@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..events import Event, SetEvent, ThresholdEvent, row_keys
+from ..events import Event, SetEvent, ThresholdEvent, more_distinct_rows, row_keys
 from .grids import tail_counts, tail_grid_counts, threshold_grid
 from .registry import CHEAP, DEFAULT, distinguisher, members
 
@@ -170,12 +170,11 @@ class HistogramDistinguisher:
     holdout_above: int = 64
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
-        ka, kb = row_keys(a), row_keys(b)
-        keys = np.concatenate([ka, kb])
-        head = keys[: 2 * self.max_bins]  # more distinct values there: more in all (cheaper to see)
-        if head.size > self.max_bins and np.unique(head).size > self.max_bins:
+        head = np.concatenate([a[: 2 * self.max_bins], b[: 2 * self.max_bins]])
+        if more_distinct_rows(head, self.max_bins):  # then more in all: cheaper to see on a prefix
             return None
-        uniq, inv = np.unique(keys, return_inverse=True)
+        ka, kb = row_keys(a), row_keys(b)
+        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
         if uniq.size > self.max_bins:
             return None
         pooled_rows = np.concatenate([a, b])

@@ -10,7 +10,8 @@ checked against the computation it replaced, to the last bit.
   counts, not every candidate;
 - the learned statistics' candidates go through the same grids;
 - the state-trajectory model bins its step samples by one stable sort, not a mask per bin;
-- the histogram declines a wide selection split on a prefix that already has too many values.
+- the histogram declines a wide selection split on a prefix that already has too many values, and
+  it and the learned statistics' gate count distinct rows on a hash of their bits first.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from dpaudit.engine.distinguishers import (
 )
 from dpaudit.engine.distinguishers.base import HistogramDistinguisher
 from dpaudit.engine.distinguishers.learned import fitted, state_trajectory
+from dpaudit.engine.events import more_distinct_rows, row_keys
 from dpaudit.engine.search import ranking
 from dpaudit.engine.search.ranking import PILOT_SELECTION_PESSIMISM, pilot_event
 
@@ -392,3 +394,16 @@ def test_histogram_declines_on_a_prefix_with_too_many_values() -> None:
     few = rng.integers(0, 4, (400, 2)).astype(float)
     cand = hist.propose(few, few[::-1])
     assert cand is not None and cand.counts_a.size > 0
+
+
+def test_more_distinct_rows_equals_counting_the_rows_bytes() -> None:
+    rng = np.random.default_rng(11)
+    for trial in range(300):
+        n, d = int(rng.integers(1, 400)), int(rng.integers(1, 9))
+        rows = rng.integers(0, int(rng.integers(1, 4)), (n, d)).astype(float)
+        if trial % 3 == 0:
+            rows[rng.random((n, d)) < 0.2] *= -1.0  # −0.0 is another row's bytes than 0.0
+        if trial % 5 == 0:
+            rows = rng.normal(size=(n, d))
+        limit = int(rng.integers(0, 2 * n))
+        assert more_distinct_rows(rows, limit) == (np.unique(row_keys(rows)).size > limit)

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ...events import Array, Event, as_rows, event_type, require_width, row_keys
+from ...events import Array, Event, as_rows, event_type, more_distinct_rows, require_width
 from ..base import Candidates, HistogramDistinguisher, tail_candidates
 
 Floats = NDArray[np.float64]
@@ -109,10 +109,9 @@ def few_distinct(a: Floats, b: Floats, limit: int) -> bool:
         return False
     pooled = np.concatenate([a, b])
     cap = min(limit, pooled.shape[0] // MIN_REPEATS)
-    head = pooled[: 2 * (limit + 1)]
-    if np.unique(row_keys(head)).size > cap:
+    if more_distinct_rows(pooled[: 2 * (limit + 1)], cap):
         return False
-    return bool(np.unique(row_keys(pooled)).size <= cap)
+    return not more_distinct_rows(pooled, cap)
 
 
 def applicable(a: Floats, b: Floats, *, skip_if_distinct_at_most: int) -> bool:
