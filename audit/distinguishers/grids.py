@@ -119,7 +119,7 @@ def _plain_grids(s: Floats, grid: int, tails: int) -> list[Floats]:
     neighbours are equal is their value (a + 0·t = a, b − 0·(1 − t) = b), so when few points
     straddle a change of value (outputs with few distinct values) only those are interpolated
     (`_straddling`) and the others add the values at their lower neighbours, already there when
-    the extreme values are all of s; otherwise every point is (`sorted_quantiles`)."""
+    the extreme values are all of s (or few); otherwise every point is (`sorted_quantiles`)."""
     k, n = s.shape
     p = quantile_plan(n, grid)
     at = p.lower  # every point's lower neighbour i, once; those below n − 1 have an upper one
@@ -127,7 +127,8 @@ def _plain_grids(s: Floats, grid: int, tails: int) -> list[Floats]:
     change = s[:, inner] != s[:, inner + 1]  # (k, inner): the points with lower neighbour i straddle
     whole = tails == 0 or n <= 2 * tails  # s[:tails] and s[-tails:] together are all of s
     ends = s if whole else np.concatenate([s[:, :tails], s[:, -tails:]], axis=1)
-    if 2 * int(change.sum(axis=0) @ np.diff(p.starts)[inner]) > k * grid:
+    straddling = int(change.sum(axis=0) @ np.diff(p.starts)[inner])
+    if 2 * straddling > k * grid or not (whole or 2 * at.size <= grid):
         cat = np.concatenate([ends, sorted_quantiles(s, grid)], axis=1)
         cat.sort(axis=1)
         keep = np.ones(cat.shape, dtype=bool)
@@ -167,20 +168,23 @@ def _straddling(
     return r, np.arange(total) - (np.cumsum(per_row) - per_row)[r], vals
 
 
-BLOCK_VALUES = 1 << 17
-"""Values (statistics × pooled samples) handled together by `tail_grid_counts`: a block of
-statistics' arrays stays in cache (a selection split of 2 × 54,000 rows takes one statistic at a
-time, a pilot fold of 2 × 69 rows all 63 of a vector output's)."""
+BLOCK_VALUES = 1 << 14
+"""Values (statistics × max(pooled samples, grid points)) that `tail_grid_counts` handles together
+when every grid point may be interpolated: beyond a few hundred kB numpy's temporaries got slow
+(62 statistics × 2,048 quantiles at once: 4× slower than a loop over them; 8 at a time are
+faster). With few pooled samples (at most 2 · tails: a pilot fold) only the points between two
+values are interpolated, so up to `SMALL_BLOCK_VALUES` pooled values go together."""
+SMALL_BLOCK_VALUES = 1 << 17
 
 
 def tail_grid_counts(
     statistics: Sequence[tuple[Floats, Floats]], *, grid: int, tails: int
 ) -> tuple[list[Floats], list[tuple[Floats, Floats, Floats, Floats]]]:
     """Every statistic's (side a, side b) threshold grid and its tail counts, as `threshold_grid`
-    and `tail_counts` one by one, in blocks of `BLOCK_VALUES`."""
+    and `tail_counts` one by one, in blocks of statistics (`BLOCK_VALUES`)."""
     n_a = len(statistics[0][0])
     n = n_a + len(statistics[0][1])
-    step = max(1, BLOCK_VALUES // max(n, 1))
+    step = max(1, SMALL_BLOCK_VALUES // n if n <= 2 * tails else BLOCK_VALUES // max(n, grid))
     grids: list[Floats] = []
     counts: list[tuple[Floats, Floats, Floats, Floats]] = []
     for start in range(0, len(statistics), step):
