@@ -232,6 +232,26 @@ def test_tail_counts_of_all_rows_equal_the_counts_of_each() -> None:
             assert all(np.array_equal(g, w) for g, w in zip(counts, want, strict=True))
 
 
+@pytest.mark.parametrize("n", [60, 700, 3000])
+def test_tail_grid_counts_in_blocks_equal_one_statistic_at_a_time(n: int) -> None:
+    """Many statistics (blocks of several, a −0.0 and a NaN row among them), as a vector output's."""
+    rng = np.random.default_rng(12)
+    stats = []
+    for j in range(40):
+        x = _rows(rng, j % 3, 2, n)
+        if j == 7:
+            x[0, :3] = -0.0
+        if j == 11:
+            x[1, 5] = np.nan
+        stats.append((x[0, : n // 2], x[1]))
+    with np.errstate(invalid="ignore"):
+        ts, counts = grids.tail_grid_counts(stats, grid=2048, tails=256)
+        for (sa, sb), t, c in zip(stats, ts, counts, strict=True):
+            one = grids.threshold_grid(np.concatenate([sa, sb]), grid=2048, tails=256)
+            assert t.tobytes() == one.tobytes()
+            assert all(np.array_equal(x, y) for x, y in zip(c, grids.tail_counts(sa, sb, one), strict=True))
+
+
 def _shortlist_every_candidate(
     name: str,
     cand: Candidates,
