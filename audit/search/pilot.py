@@ -170,7 +170,7 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
         reference_rows=float(np.mean(rows)) if rows else REFERENCE_ROWS,
     )
     blind = setup.proposer.design_seed is not None and bool(sweeps.finalists)
-    seats = setup.proposer.seats() if blind else []  # the count sweeps' far end, never cut
+    seats = setup.proposer.seats(raced=sweeps.ranked) if blind else []  # the far end, never cut
     entries = screen(
         sampler,
         setup.proposer,
