@@ -4,8 +4,8 @@ Implements the black-box pilot of `search_and_certify` (see `audit.search` for t
 run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples every candidate
 `s₀` times per side, `rank_registered` tops the caller's pairs up to the registered route's
 selection size and names the registered champion and its contenders, `halve` runs successive
-halving over the best other candidates, and `challenge` tops up the finalists that would
-displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
+halving over the best other candidates (a blind search's seats, `Proposer.seats`, never cut),
+and `challenge` tops up the finalists that would displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
 pilot chooses is independent of the certification samples and the runner's bound
 P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
 nothing."""
