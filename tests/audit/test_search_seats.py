@@ -7,14 +7,18 @@ from __future__ import annotations
 
 from typing import cast
 
+import numpy as np
+from numpy.typing import NDArray
+
 from dpaudit.engine.search.candidates import SEATS, Proposer, proposal_rng
 from dpaudit.engine.search.pilot import RegisteredPairs, halve
 from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
+from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.search.ranking import Ranker
 from dpaudit.engine.types import AuditConfig
-from dpaudit.mechanisms.base import PrivacyClaim
+from dpaudit.mechanisms.base import PrivacyClaim, from_callable
 from dpaudit.mechanisms.reference import LaplaceSum
-from dpaudit.neighbors.base import Domain, Relation
+from dpaudit.neighbors.base import Dataset, Domain, Relation
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 
 CONFIG = AuditConfig(num_samples=4_000, seed=3, failure_probability=0.05)
@@ -84,3 +88,28 @@ def test_halving_keeps_a_seat_to_the_final_where_its_evidence_shows() -> None:
     sampler, planted, others, ranker = _field()
     plain = halve(sampler, cast(Ranker, ranker), [*others, planted], NONE, budget=2_400, min_pilot_samples=32)
     assert planted not in plain.survivors and planted.rows() == 0
+
+
+def _crowded_gate(data: Dataset, n: int, rng: np.random.Generator) -> NDArray[np.float64]:
+    """A noisy count of the records at x₀ ≥ ½, but w.p. ⅕ the sentinel −1 when at least 40
+    records sit at the low corner and one at the high corner: an infinite ε that only datasets of
+    ≥ 41 rows show, far beyond the small counts a 4,000-sample race fields."""
+    x = data.X
+    high = float(np.sum(x[:, 0] >= 0.5))
+    crowded = np.sum(np.all(x <= 0.0, axis=1)) >= 40 and bool(np.any(np.all(x >= 1.0, axis=1)))
+    out = high + rng.laplace(0.0, 1.0, n)
+    if crowded:
+        out[rng.random(n) < 0.2] = -1.0
+    return out
+
+
+def test_a_blind_search_at_a_small_budget_reaches_the_count_sweeps_far_end() -> None:
+    mech = from_callable(
+        name="crowded_gate",
+        claim=PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test"),
+        domain=BOX2,
+        batch_fn=_crowded_gate,
+    )
+    found = search_and_certify(mech, AuditConfig(num_samples=4_000, seed=0), budget=4_000)
+    assert found.certified.violation
+    assert [_count(p.tags) for p in found.certified_pairs] == [DEFAULT_MAX_COUNT]  # a seat
