@@ -37,14 +37,16 @@ def selection_tasks(
     size: int,
     chunk: int,
     phase: tuple[int, ...] = SELECTION_PHASE,
-    fn: Callable[..., Any] = sample_rows,
+    fn: Callable[..., Any] | None = None,
 ) -> list[Task]:
     """The chunks of `size` samples per side of each (index, pair): chunk j of side s draws
-    `fn(mechanism, dataset, size_j, seed, (index, s, *phase, j), j·chunk)`, tagged (position of
-    the pair in `pairs`, s, j); pair by pair, side 0 before side 1, chunks in order."""
+    `fn(mechanism, dataset, size_j, seed, (index, s, *phase, j), j·chunk)` (default
+    `sampling.sample_rows`), tagged (position of the pair in `pairs`, s, j); pair by pair, side 0
+    before side 1, chunks in order."""
+    draw = sample_rows if fn is None else fn
     return [
         Task(
-            fn,
+            draw,
             (mechanism, (pair.dataset, pair.neighbor)[s], m, seed, (index, int(s), *phase, j), j * chunk),
             m,
             (k, int(s), j),
