@@ -361,12 +361,6 @@ def halve(
         if e not in holding:
             e.release()
 
-    def rerank(entry: Entry, ok: bool) -> None:
-        if ok:
-            ranker(entry)
-        else:
-            entry.rank = -math.inf
-
     rounds = 0
     planned = _rounds_for(len(survivors))
     for r in range(planned):
@@ -375,7 +369,7 @@ def halve(
             break
         rounds += 1
         before = sampler.spent
-        sampler.draw_all([(e, per) for e in survivors], then=rerank)
+        sampler.draw_all([(e, per) for e in survivors], then=ranker.rerank)
         budget -= sampler.spent - before
         survivors.sort(key=lambda e: -e.rank)
         keep = max(1, math.ceil(len(survivors) / 2))

@@ -59,6 +59,14 @@ class Ranker:
         entry.rank = float(np.mean(folds)) - entry.claim_epsilon
         entry.spread = abs(folds[0] - folds[1])
 
+    def rerank(self, entry: Entry, ok: bool) -> None:
+        """A race's callback after a draw (`PilotSampler.draw_all`'s `then`): rank the entry on
+        its samples, or, when its draw failed (`ok` False), rank it −∞, out of the race."""
+        if ok:
+            self(entry)
+        else:
+            entry.rank = -math.inf
+
 
 @dataclass(frozen=True, slots=True)
 class PilotEvent:
