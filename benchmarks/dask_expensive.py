@@ -25,13 +25,9 @@ library model's shows what a real fit gets on the machine as loaded (the load av
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import json
 import os
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,23 +82,6 @@ def comparable(value: Any) -> Any:
     return value
 
 
-def run(argv: list[str]) -> tuple[int, dict[str, Any], float]:
-    from dask import distributed
-
-    from dpaudit.app.cli import main
-
-    out = io.StringIO()
-    start = time.perf_counter()
-    quiet = contextlib.redirect_stderr(io.StringIO())
-    with contextlib.redirect_stdout(out), quiet, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code = main(argv)
-    seconds = time.perf_counter() - start
-    with contextlib.suppress(ValueError):  # the CLI leaves its client as the default: close it
-        distributed.default_client().close()
-    return code, json.loads(out.getvalue()), seconds
-
-
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mechanism", default="diffprivlib_model_linear_regression")
@@ -119,6 +98,9 @@ def main(argv: list[str] | None = None) -> int:
         base = ["run", args.mechanism, "--seed", "0", "--json"]
     timed = [*base, "--num-samples", str(args.num_samples)]
     w = str(args.workers)
+    from dask_vs_jobs import cli_run as run
+    from dask_vs_jobs import task_counter  # one runner and one scheduler plugin for both benchmarks
+
     with distributed.LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     ) as cluster:
@@ -127,8 +109,6 @@ def main(argv: list[str] | None = None) -> int:
         kinds[f"Dask, {w} workers"] = on_dask
         for extra in list(kinds.values())[1:]:  # warm-up, not counted
             run([*base, "--num-samples", "200", *extra])
-        from dask_vs_jobs import task_counter  # one scheduler plugin for both benchmarks
-
         counter = task_counter()
         cluster.scheduler.add_plugin(counter)
         rows = []
