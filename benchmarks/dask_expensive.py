@@ -16,6 +16,9 @@ The mechanism draws every sample from its own seed stream (`per_sample_streams`)
 Before the timed runs each parallel kind runs once at 200 samples per side, not counted (loky starts
 its workers, the Dask workers import dpaudit and the library).
 
+An audit that ends without a result (exit 2, e.g. `--num-samples` below the minimum) ends the
+script with that audit's one-line error and exit 2.
+
 `--sleep S` audits `SLEEPY` instead (this module): a Laplace sum that sleeps S seconds per release
 (a stand-in for a fit that holds no CPU), on its registered pair (`--pairs registered`). Its
 speed-up shows the scheduling alone, which a machine shared with others cannot disturb much; the
@@ -86,24 +89,44 @@ def comparable(value: Any) -> Any:
     return value
 
 
+class AuditFailed(Exception):
+    """An audit that ended without a result (exit 2): its own one-line error."""
+
+
 def run(argv: list[str]) -> tuple[int, dict[str, Any], float]:
+    """`dpaudit ARGV` in this process: its exit code, result JSON and wall seconds; an exit other
+    than 0 or 1 (a user error such as a budget below the minimum, no JSON printed) raises
+    `AuditFailed` with the audit's last stderr line."""
     from dask import distributed
 
     from dpaudit.app.cli import main
 
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
-    quiet = contextlib.redirect_stderr(io.StringIO())
-    with contextlib.redirect_stdout(out), quiet, warnings.catch_warnings():
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = main(argv)
     seconds = time.perf_counter() - start
     with contextlib.suppress(ValueError):  # the CLI leaves its client as the default: close it
         distributed.default_client().close()
+    if code not in (0, 1):
+        said = [ln.strip() for ln in err.getvalue().splitlines() if ln.strip()]
+        raise AuditFailed(f"`dpaudit {' '.join(argv)}` exited {code}: {said[-1] if said else 'no message'}")
     return code, json.loads(out.getvalue()), seconds
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 when the three results are identical, 1 when not, 2 (one line) when an audit ends
+    without a result."""
+    try:
+        return compare(argv)
+    except AuditFailed as failed:
+        print(f"dask_expensive: error: {failed}", file=sys.stderr)
+        return 2
+
+
+def compare(argv: list[str] | None) -> int:
+    """Time the three kinds of runs and print them (`main`)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mechanism", default="diffprivlib_model_linear_regression")
     ap.add_argument("--num-samples", type=int, default=1000)
