@@ -32,7 +32,10 @@ whose library this interpreter lacks, as "not installed: skipped". Every run's J
 is kept under `--work` (`SIDE/ROW.json`, `SIDE/ROW.meta.json`, with the command, the venv and the
 checkout's commit); `--reuse` reads them instead of re-running (when the kept command, venv and
 checkout are the same), so a table can be assembled from rows run separately with `--only` (which
-prints and leaves the README alone: only a full table replaces it).
+prints and leaves the README alone: only a full table replaces it). `--reuse --reuse-any` also reads
+runs kept from another checkout (another worktree of the same commits, or an earlier commit of the
+new side); the header then names each side's commits with their rows, from the kept metas
+(`--kept-commit HOME=COMMIT` names a run kept before commits were recorded).
 
 The new side is run at each cap in `--fractions` of the default budget (default 1 and 0.2); at a
 cap below the default, today's main at that same cap (fixed n) is run beside it as the control:
@@ -60,8 +63,10 @@ from typing import Any
 
 try:  # imported as benchmarks.expensive (the tests) or run as a script from benchmarks/
     from benchmarks import known_bugs
+    from benchmarks._venv_rows import package_of, venv_of, venv_python
 except ImportError:
     import known_bugs  # type: ignore[no-redef]
+    from _venv_rows import package_of, venv_of, venv_python  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -111,32 +116,19 @@ def missing(row: Row) -> list[str]:
     return [m for m in row.requires if importlib.util.find_spec(m) is None]
 
 
-def package_of(row: Row) -> str:
-    """A venv row's library: its module's `PACKAGE` (read without importing it)."""
-    return str(known_bugs.read_row(known_bugs.ROWS / f"{row.name}.py")["PACKAGE"])
-
-
 def venv_words(row: Row) -> str:
     """What the table says of where a row ran: "venv: smartnoise-synth 1.0.5", or ""."""
-    return f"venv: {package_of(row)} {row.venv}" if row.venv else ""
+    return f"venv: {package_of(row.name)} {row.venv}" if row.venv else ""
 
 
 def interpreter(row: Row, *, cache: Path, make: bool) -> tuple[str, str]:
     """The python a row runs with, or why it cannot run: ("", reason). A venv row's python is its
     known-bugs venv's (made here with `make`, from the row module's `REQUIREMENTS`), others this
     interpreter, when it has the row's modules."""
-    if not row.venv:
-        lacking = ", ".join(missing(row))
-        return ("", f"not installed: skipped ({lacking})") if lacking else (sys.executable, "")
-    package = package_of(row)
-    python = known_bugs.venv_python(cache, package, row.venv)
-    if make and not known_bugs.installed(python):
-        constants = known_bugs.read_row(known_bugs.ROWS / f"{row.name}.py")
-        reqs = list(dict(constants["REQUIREMENTS"])[row.venv])  # type: ignore[call-overload]
-        known_bugs.environment(cache, package, row.venv, reqs)
-    if not known_bugs.installed(python):
-        return "", f"no venv: skipped ({package} {row.venv} not made at {python.parent.parent}; --make-venvs)"
-    return str(python), ""
+    if row.venv:
+        return venv_python(row.name, row.venv, cache=cache, make=make)
+    lacking = ", ".join(missing(row))
+    return ("", f"not installed: skipped ({lacking})") if lacking else (sys.executable, "")
 
 
 def samples_spent(result: dict[str, Any]) -> int:
@@ -256,20 +248,24 @@ def run_side(row: Row, side: str, cmd: list[str], *, home: Path, work: Path, tim
 
 
 def outcome(
-    row: Row, side: str, cmd: list[str], *, home: Path, work: Path, timeout: float, reuse: bool
+    row: Row,
+    side: str,
+    cmd: list[str],
+    *,
+    home: Path,
+    work: Path,
+    timeout: float,
+    reuse: bool,
+    any_checkout: bool = False,
 ) -> Outcome:
-    """One side's outcome: its kept result under `work/side` with `reuse`, else a fresh run."""
+    """One side's outcome: its kept result under `work/side` with `reuse` (the same command and
+    venv, run from `home`, or from any checkout with `any_checkout`), else a fresh run."""
     meta = work / side / f"{row.name}.meta.json"
     kept_run = json.loads(meta.read_text()) if reuse and meta.is_file() else {}
-    asked = (cmd[1:], venv_of(cmd), str(home))
-    if (kept_run.get("command"), kept_run.get("venv", ""), kept_run.get("home")) != asked:
+    same = (kept_run.get("command"), kept_run.get("venv", "")) == (cmd[1:], venv_of(cmd))
+    if not (same and (any_checkout or kept_run.get("home") == str(home))):
         run_side(row, side, cmd, home=home, work=work, timeout=timeout)
     return read_outcome(work / side / f"{row.name}.json", meta)
-
-
-def venv_of(cmd: Sequence[str]) -> str:
-    """The venv a command runs in (its python's folder's parent), "" for this interpreter."""
-    return "" if cmd[0] == sys.executable else str(Path(cmd[0]).parent.parent)
 
 
 def bar(old: Outcome, new: Outcome) -> str:
@@ -371,7 +367,7 @@ def kept(work: Path, side: str, row: Row) -> dict[str, Any] | None:
 
 
 def _kw(args: argparse.Namespace) -> dict[str, Any]:
-    return {"work": args.work, "timeout": args.timeout, "reuse": args.reuse}
+    return {"work": args.work, "timeout": args.timeout, "reuse": args.reuse, "any_checkout": args.reuse_any}
 
 
 def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
@@ -407,6 +403,33 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
     return lines
 
 
+def provenance(shown: Sequence[Row], args: argparse.Namespace) -> str:
+    """ "old = `C`, new = `C`": the commits the table's runs came from, read from their metas; a
+    side whose runs came from several checkouts (`--reuse-any`) names each commit's rows. A run
+    kept before commits were recorded is named by `--kept-commit HOME=COMMIT`, else its folder."""
+    named = dict(kv.split("=", 1) for kv in args.kept_commit)
+    ran = [r for r in shown if not interpreter(r, cache=args.cache, make=False)[1]]
+    sides = {
+        "old": ["old", *(f"old-{f:g}" for f in args.fractions if f != 1)],
+        "new": [f"new-{f:g}" for f in args.fractions],
+    }
+    words = []
+    for kind, folders in sides.items():
+        by: dict[str, list[str]] = {}
+        for row, folder in ((r, f) for r in ran for f in folders):
+            meta = args.work / folder / f"{row.name}.meta.json"
+            if meta.is_file():
+                kept_run = json.loads(meta.read_text())
+                commit = kept_run.get("commit") or named.get(kept_run["home"]) or kept_run["home"]
+                if row.name not in by.setdefault(commit, []):
+                    by[commit].append(row.name)
+        if len(by) < 2:
+            words.append(f"{kind} = `{next(iter(by), commit_of(getattr(args, kind)))}`")
+        else:
+            words.append(f"{kind} = " + "; ".join(f"`{c}` ({', '.join(rs)})" for c, rs in by.items()))
+    return ", ".join(words)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--old", type=Path, required=True, help="checkout of today's main (e.g. 6e919db)")
@@ -426,11 +449,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--no-readme", action="store_true", help="print only (as with --only)")
     ap.add_argument("--cache", type=Path, default=known_bugs.CACHE, help="the known-bugs venvs' folder")
     ap.add_argument("--make-venvs", action="store_true", help="make a venv row's venv if missing")
+    ap.add_argument("--reuse-any", action="store_true", help="with --reuse: kept runs of any checkout")
+    ap.add_argument("--kept-commit", nargs="+", default=[], metavar="HOME=COMMIT", help="older kept runs")
     args = ap.parse_args(argv)
     if not (args.old / "dpaudit" / "__init__.py").is_file():
         raise SystemExit(f"error: {args.old} is not a dpaudit checkout")
-    lines = []
-    for row in (r for r in ROWS if not args.only or r.name in args.only):
+    lines, shown_rows = [], [r for r in ROWS if not args.only or r.name in args.only]
+    for row in shown_rows:
         lines += row_lines(row, args)
         print("\n".join(lines[-len(args.fractions) :]), flush=True)
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
@@ -440,11 +465,12 @@ def main(argv: list[str] | None = None) -> None:
             *(["--new NEW"] if args.new.resolve() != CHECKOUT else []),
             *(["--fractions", *(f"{f:g}" for f in args.fractions)] if args.fractions != [1.0, 0.2] else []),
             *([f"--new-args '{args.new_args}'"] if args.new_args else []),
+            *(["--reuse --reuse-any"] if args.reuse and args.reuse_any else []),
             *(["--only", *args.only] if args.only else []),
         ]
     )
     block = (
-        f"`{shown}` ({today}; old = `{commit_of(args.old)}`, new = `{commit_of(args.new)}`; seed 0, "
+        f"`{shown}` ({today}; {provenance(shown_rows, args)}; seed 0, "
         f"`OMP_NUM_THREADS=1`, one run per side, wall seconds on a shared 2-core machine)\n\n{table(lines)}"
     )
     print("\n" + block)

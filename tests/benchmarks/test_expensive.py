@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from benchmarks import known_bugs
+from benchmarks import expensive, known_bugs
 from benchmarks.expensive import (
     BEGIN,
     END,
@@ -24,6 +24,7 @@ from benchmarks.expensive import (
     budget_of,
     command,
     interpreter,
+    provenance,
     read_outcome,
     row_lines,
     samples_spent,
@@ -165,6 +166,8 @@ def args_for(tmp: Path, *, old: Path, new: Path) -> argparse.Namespace:
         work=tmp / "work",
         timeout=60.0,
         reuse=False,
+        reuse_any=False,
+        kept_commit=[],
         fractions=[1.0, 0.2],
         new_args="",
     )
@@ -234,3 +237,30 @@ def test_both_sides_of_a_venv_row_run_in_the_venv_with_their_checkout(tmp_path: 
     )
     assert len((tmp_path / "cache" / "calls").read_text().splitlines()) == 4  # kept runs read, none re-run
     assert [ln.split("|")[:9] for ln in again] == [ln.split("|")[:9] for ln in lines]
+
+
+def test_reuse_any_reads_runs_of_another_checkout_and_names_their_commits(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`--reuse` re-runs a side kept from another checkout; `--reuse-any` reads it, and the header
+    names each side's commits (a run kept before commits were recorded by `--kept-commit`)."""
+    monkeypatch.setattr(expensive, "commit_of", lambda home: f"c-{home.name}")
+    row = next(r for r in VENV_ROWS if r.name == "opacus_expected_batch_size")
+    fake_venv(tmp_path / "cache", {**NEW, "command": "dpaudit run x --num-samples 20000"})
+    calls = tmp_path / "cache" / "calls"
+    for name in ("old", "new", "other"):
+        (tmp_path / name).mkdir()
+    base = vars(args_for(tmp_path, old=tmp_path / "old", new=tmp_path / "new"))
+    row_lines(row, argparse.Namespace(**base))
+    assert len(calls.read_text().splitlines()) == 4
+    other = {**base, "new": tmp_path / "other", "reuse": True}
+    row_lines(row, argparse.Namespace(**other))
+    assert len(calls.read_text().splitlines()) == 6  # the two new sides re-run from "other"
+    row_lines(row, argparse.Namespace(**{**other, "new": tmp_path / "new", "reuse_any": True}))
+    assert len(calls.read_text().splitlines()) == 6  # kept runs of "other" read
+    meta = tmp_path / "work" / "new-0.2" / f"{row.name}.meta.json"
+    older = {k: v for k, v in json.loads(meta.read_text()).items() if k != "commit"}
+    meta.write_text(json.dumps({**older, "home": "/gone"}))
+    shown = argparse.Namespace(**{**other, "kept_commit": ["/gone=abc1234"]})
+    both = f"`c-other` ({row.name}); `abc1234` ({row.name})"
+    assert provenance([row], shown) == f"old = `c-old`, new = {both}"
