@@ -27,23 +27,30 @@ import warnings
 from typing import Any
 
 
+class AuditFailed(Exception):
+    """An audit that ended without a result (exit 2, no JSON): its own one-line error."""
+
+
 def cli_run(argv: list[str]) -> tuple[int, dict[str, Any], float]:
     """`dpaudit ARGV` (ending in `--json`) in this process: (exit code, result JSON, wall seconds),
     with its console output and warnings silenced; the Dask client it leaves behind is closed.
+    An exit other than 0 or 1 raises `AuditFailed` with the audit's last stderr line.
     `dask_expensive.py` times its audits with it too."""
     from dask import distributed
 
     from dpaudit.app.cli import main
 
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
-    quiet = contextlib.redirect_stderr(io.StringIO())
-    with contextlib.redirect_stdout(out), quiet, warnings.catch_warnings():
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
         warnings.simplefilter("ignore")
         code = main(argv)
     seconds = time.perf_counter() - start
     with contextlib.suppress(ValueError):  # the CLI leaves its client as the default: close it
         distributed.default_client().close()
+    if code not in (0, 1):
+        said = [ln.strip() for ln in err.getvalue().splitlines() if ln.strip()]
+        raise AuditFailed(f"`dpaudit {' '.join(argv)}` exited {code}: {said[-1] if said else 'no message'}")
     return code, json.loads(out.getvalue()), seconds
 
 
