@@ -5,10 +5,10 @@ run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples ev
 `s₀` times per side, `rank_registered` tops the caller's pairs up to the registered route's
 selection size and names the registered champion and its contenders, `halve` runs successive
 halving over the best other candidates (a blind search's seats, `Proposer.seats`, never cut),
-and `challenge` tops up the finalists that would displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
-pilot chooses is independent of the certification samples and the runner's bound
-P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
-nothing."""
+and `challenge` tops up the finalists that would displace the champion. Every draw is at pilot
+seeds (`search.pilot_samples`), so whatever the pilot chooses is independent of the certification
+samples and the runner's bound P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the
+pilot only ranks, it certifies nothing."""
 
 from __future__ import annotations
 
@@ -378,12 +378,6 @@ def halve(
         if e not in holding:
             e.release()
 
-    def rerank(entry: Entry, ok: bool) -> None:
-        if ok:
-            ranker(entry)
-        else:
-            entry.rank = -math.inf
-
     rounds = 0
     while len(contestants) > 1:
         field = [*contestants, *seated]
@@ -392,7 +386,7 @@ def halve(
             break
         rounds += 1
         before = sampler.spent
-        sampler.draw_all([(e, per) for e in field], then=rerank)
+        sampler.draw_all([(e, per) for e in field], then=ranker.rerank)
         budget -= sampler.spent - before
         contestants.sort(key=lambda e: -e.rank)
         keep = max(1, math.ceil(len(contestants) / 2))
