@@ -5,6 +5,7 @@ reaches the final and is ranked there on as many samples as the halving's winner
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
 import numpy as np
@@ -63,6 +64,13 @@ class _RareEventRanker:
             entry.rank = 1.0 if entry.rows() >= 200 else -5.0
         else:
             entry.rank = -0.1 * self.others.index(entry)
+
+    def rerank(self, entry: Entry, ok: bool) -> None:
+        """`Ranker.rerank`'s contract: rank after a draw, −∞ when it failed."""
+        if ok:
+            self(entry)
+        else:
+            entry.rank = -math.inf
 
 
 def _field() -> tuple[PilotSampler, Entry, list[Entry], _RareEventRanker]:
