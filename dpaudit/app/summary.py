@@ -144,7 +144,7 @@ def witness_lines(r: AuditResult) -> list[str]:
         never = ("; never on D′" if w.on_d else "; never on D") if e.infinite_witness else ""
         lines += [
             f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
-            f"  event {e.event} ({e.distinguisher}): {w.counts()}{never}",
+            f"  event {e.event} ({e.distinguisher})" + ("" if w.counted else f": {w.counts()}{never}"),
         ]
     more = len(violating_pairs(r)) - SHOWN_WITNESSES
     if more > 0:
