@@ -237,7 +237,8 @@ def _same_signature(
         raise OutputShapeError(
             f"mechanism {name!r}: sample() returned {_shape_text(tuple(out.shape[1:]))} {out.dtype} here "
             f"and {_shape_text(shape)} {dtype} before ({label}; first seen {first}); every call must "
-            "return the same output shape"
+            "return the same output shape (a release whose length varies by design: declare "
+            "variable_length=True)"
         )
     return out
 

@@ -23,28 +23,31 @@ import argparse
 import json
 import math
 import statistics
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def bounds(dirs: list[Path]) -> dict[str, list[float]]:
-    out: dict[str, list[float]] = {}
-    for d in dirs:
-        for f in sorted(d.glob("*.json")):
-            data = json.loads(f.read_text())
-            if isinstance(data, dict) and "epsilon_lower_bound" in data:
-                out.setdefault(data["mechanism"], []).append(_num(data["epsilon_lower_bound"]))
-    return {k: v for k, v in out.items() if len(v) == len(dirs)}
+    """Each audit's certified ε bound in each directory, in directory order (audits in all of them)."""
+    return _per_audit(dirs, "epsilon_lower_bound", _num)
 
 
 def seconds(dirs: list[Path]) -> dict[str, float]:
     """Each audit's `elapsed_seconds`, summed over the directories (audits in all of them)."""
+    return {k: sum(v) for k, v in _per_audit(dirs, "elapsed_seconds", float).items()}
+
+
+def _per_audit(dirs: list[Path], key: str, number: Callable[[Any], float]) -> dict[str, list[float]]:
+    """Each audit's `key` in every directory's result files, in directory order, for the audits
+    found in all of them."""
     out: dict[str, list[float]] = {}
     for d in dirs:
         for f in sorted(d.glob("*.json")):
             data = json.loads(f.read_text())
-            if isinstance(data, dict) and "elapsed_seconds" in data:
-                out.setdefault(data["mechanism"], []).append(float(data["elapsed_seconds"]))
-    return {k: sum(v) for k, v in out.items() if len(v) == len(dirs)}
+            if isinstance(data, dict) and key in data:
+                out.setdefault(data["mechanism"], []).append(number(data[key]))
+    return {k: v for k, v in out.items() if len(v) == len(dirs)}
 
 
 def seconds_table(a: dict[str, float], b: dict[str, float], a_name: str, b_name: str) -> str:

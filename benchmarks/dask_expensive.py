@@ -16,6 +16,9 @@ The mechanism draws every sample from its own seed stream (`per_sample_streams`)
 Before the timed runs each parallel kind runs once at 200 samples per side, not counted (loky starts
 its workers, the Dask workers import dpaudit and the library).
 
+An audit that ends without a result (exit 2, e.g. `--num-samples` below the minimum) ends the
+script with that audit's one-line error and exit 2.
+
 `--sleep S` audits `SLEEPY` instead (this module): a Laplace sum that sleeps S seconds per release
 (a stand-in for a fit that holds no CPU), on its registered pair (`--pairs registered`). Its
 speed-up shows the scheduling alone, which a machine shared with others cannot disturb much; the
@@ -25,19 +28,24 @@ library model's shows what a real fit gets on the machine as loaded (the load av
 from __future__ import annotations
 
 import argparse
-import contextlib
-import io
-import json
 import os
 import sys
 import time
-import warnings
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from dpaudit import Dataset, Domain, NeighborPair, PrivacyClaim, Relation, from_callable
+
+try:  # one runner and one scheduler plugin for both Dask benchmarks
+    from dask_vs_jobs import AuditFailed, task_counter
+    from dask_vs_jobs import cli_run as run
+except ImportError:  # imported as benchmarks.dask_expensive (the tests)
+    from benchmarks.dask_vs_jobs import AuditFailed, task_counter
+    from benchmarks.dask_vs_jobs import cli_run as run
+
+__all__ = ["SLEEPY", "AuditFailed", "comparable", "main", "run", "sleepy"]
 
 VOLATILE = {"chunk_size", "seconds", "elapsed", "wall_seconds", "duration"}
 
@@ -86,24 +94,18 @@ def comparable(value: Any) -> Any:
     return value
 
 
-def run(argv: list[str]) -> tuple[int, dict[str, Any], float]:
-    from dask import distributed
-
-    from dpaudit.app.cli import main
-
-    out = io.StringIO()
-    start = time.perf_counter()
-    quiet = contextlib.redirect_stderr(io.StringIO())
-    with contextlib.redirect_stdout(out), quiet, warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        code = main(argv)
-    seconds = time.perf_counter() - start
-    with contextlib.suppress(ValueError):  # the CLI leaves its client as the default: close it
-        distributed.default_client().close()
-    return code, json.loads(out.getvalue()), seconds
-
-
 def main(argv: list[str] | None = None) -> int:
+    """Exit 0 when the three results are identical, 1 when not, 2 (one line) when an audit ends
+    without a result."""
+    try:
+        return compare(argv)
+    except AuditFailed as failed:
+        print(f"dask_expensive: error: {failed}", file=sys.stderr)
+        return 2
+
+
+def compare(argv: list[str] | None) -> int:
+    """Time the three kinds of runs and print them (`main`)."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mechanism", default="diffprivlib_model_linear_regression")
     ap.add_argument("--num-samples", type=int, default=1000)
@@ -119,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
         base = ["run", args.mechanism, "--seed", "0", "--json"]
     timed = [*base, "--num-samples", str(args.num_samples)]
     w = str(args.workers)
+
     with distributed.LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1", dashboard_address=None
     ) as cluster:
@@ -127,8 +130,6 @@ def main(argv: list[str] | None = None) -> int:
         kinds[f"Dask, {w} workers"] = on_dask
         for extra in list(kinds.values())[1:]:  # warm-up, not counted
             run([*base, "--num-samples", "200", *extra])
-        from dask_vs_jobs import task_counter  # one scheduler plugin for both benchmarks
-
         counter = task_counter()
         cluster.scheduler.add_plugin(counter)
         rows = []

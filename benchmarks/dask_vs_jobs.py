@@ -23,21 +23,34 @@ import json
 import statistics
 import sys
 import time
+import warnings
 from typing import Any
 
 
-def _cli(argv: list[str]) -> tuple[int, dict[str, Any], float]:
+class AuditFailed(Exception):
+    """An audit that ended without a result (exit 2, no JSON): its own one-line error."""
+
+
+def cli_run(argv: list[str]) -> tuple[int, dict[str, Any], float]:
+    """`dpaudit ARGV` (ending in `--json`) in this process: (exit code, result JSON, wall seconds),
+    with its console output and warnings silenced; the Dask client it leaves behind is closed.
+    An exit other than 0 or 1 raises `AuditFailed` with the audit's last stderr line.
+    `dask_expensive.py` times its audits with it too."""
     from dask import distributed
 
     from dpaudit.app.cli import main
 
-    out = io.StringIO()
+    out, err = io.StringIO(), io.StringIO()
     start = time.perf_counter()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
         code = main(argv)
     seconds = time.perf_counter() - start
     with contextlib.suppress(ValueError):  # the CLI leaves its client as the default: close it
         distributed.default_client().close()
+    if code not in (0, 1):
+        said = [ln.strip() for ln in err.getvalue().splitlines() if ln.strip()]
+        raise AuditFailed(f"`dpaudit {' '.join(argv)}` exited {code}: {said[-1] if said else 'no message'}")
     return code, json.loads(out.getvalue()), seconds
 
 
@@ -67,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         for i in range(args.repeats + 1):
             for kind, cmd in (("jobs", [*base, "--jobs", "2"]), ("dask", dask_argv)):
                 before = counter.finished
-                _, result, seconds = _cli(cmd)
+                _, result, seconds = cli_run(cmd)
                 if kind == "dask":
                     tasks.append(counter.finished - before)
                 results[kind] = result

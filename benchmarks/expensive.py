@@ -21,12 +21,21 @@ seconds, the ratio of new to old samples, and whether the issue's bar is met: th
 at ≤ 1/5 of the samples, or a violation where today finds none) is printed and written into
 benchmarks/README.md between the `expensive.py` markers, so no figure there is typed by hand.
 
-Rows needing a library that is not installed (smartnoise-synth, Opacus) are listed as
-"not installed: skipped"; those two are `benchmarks/known_bugs_rows` modules at the row's own
-`NUM_SAMPLES` (a user mechanism has no registered budget). Every run's JSON and wall time is kept
-under `--work` (`SIDE/ROW.json`, `SIDE/ROW.meta.json`); `--reuse` reads them instead of re-running
-(when the kept command is the same), so a table can be assembled from rows run separately with
-`--only` (which prints and leaves the README alone: only a full table replaces it).
+The smartnoise-synth and Opacus rows are `benchmarks/known_bugs_rows` modules at the row's own
+`NUM_SAMPLES` (a user mechanism has no registered budget), run in the venv of the library version
+that has the bug the row audits (`Row.venv`: smartnoise-synth 1.0.5, opacus 1.6.0), the one
+`benchmarks/known_bugs.py` makes under `--cache` (default `~/.cache/dpaudit/known-bugs/`), never in
+this interpreter's environment: both sides run with that venv's python, each side's checkout and
+the rows' folder on `PYTHONPATH`. A venv not made yet is listed as skipped with its path, unless
+`--make-venvs` (which installs it there, from the public index, as `known_bugs.py` does); a row
+whose library this interpreter lacks, as "not installed: skipped". Every run's JSON and wall time
+is kept under `--work` (`SIDE/ROW.json`, `SIDE/ROW.meta.json`, with the command, the venv and the
+checkout's commit); `--reuse` reads them instead of re-running (when the kept command, venv and
+checkout are the same), so a table can be assembled from rows run separately with `--only` (which
+prints and leaves the README alone: only a full table replaces it). `--reuse --reuse-any` also reads
+runs kept from another checkout (another worktree of the same commits, or an earlier commit of the
+new side); the header then names each side's commits with their rows, from the kept metas
+(`--kept-commit HOME=COMMIT` names a run kept before commits were recorded).
 
 The new side is run at each cap in `--fractions` of the default budget (default 1 and 0.2); at a
 cap below the default, today's main at that same cap (fixed n) is run beside it as the control:
@@ -44,7 +53,6 @@ import importlib.util
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
@@ -52,6 +60,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+try:  # imported as benchmarks.expensive (the tests) or run as a script from benchmarks/
+    from benchmarks import known_bugs
+    from benchmarks._venv_rows import package_of, venv_of, venv_python
+except ImportError:
+    import known_bugs  # type: ignore[no-redef]
+    from _venv_rows import package_of, venv_of, venv_python  # type: ignore[no-redef]
 
 HERE = Path(__file__).resolve().parent
 CHECKOUT = HERE.parent
@@ -63,20 +78,23 @@ BAR = 0.2
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class Row:
-    """One audited mechanism: a registered preset, or a known-bugs row module (`known_bug`)."""
+    """One audited mechanism: a registered preset, or a known-bugs row module (`known_bug`), in
+    this interpreter (`requires` the modules it needs) or in the known-bugs venv of the library
+    version `venv` (one of the row module's `VERSIONS`: the one with the bug it audits)."""
 
     name: str
     kind: str
     requires: tuple[str, ...] = ()
     known_bug: bool = False
+    venv: str = ""
 
 
 ROWS = (
     Row(name="diffprivlib_model_logistic_regression", kind="library model", requires=("diffprivlib",)),
     Row(name="diffprivlib_model_gaussian_nb", kind="library model", requires=("diffprivlib",)),
     Row(name="diffprivlib_model_linear_regression", kind="library model", requires=("diffprivlib",)),
-    Row(name="smartnoise_dpcovariance", kind="synthesizer", requires=("snsynth",), known_bug=True),
-    Row(name="opacus_expected_batch_size", kind="training", requires=("torch", "opacus"), known_bug=True),
+    Row(name="smartnoise_dpcovariance", kind="synthesizer", known_bug=True, venv="1.0.5"),
+    Row(name="opacus_expected_batch_size", kind="training", known_bug=True, venv="1.6.0"),
     Row(name="laplace_sum_range_bug", kind="textbook (buggy twin)"),
     Row(name="laplace_sum", kind="textbook"),
     Row(name="randomized_response", kind="textbook"),
@@ -96,6 +114,21 @@ class Outcome:
 def missing(row: Row) -> list[str]:
     """The row's required modules that this interpreter cannot import."""
     return [m for m in row.requires if importlib.util.find_spec(m) is None]
+
+
+def venv_words(row: Row) -> str:
+    """What the table says of where a row ran: "venv: smartnoise-synth 1.0.5", or ""."""
+    return f"venv: {package_of(row.name)} {row.venv}" if row.venv else ""
+
+
+def interpreter(row: Row, *, cache: Path, make: bool) -> tuple[str, str]:
+    """The python a row runs with, or why it cannot run: ("", reason). A venv row's python is its
+    known-bugs venv's (made here with `make`, from the row module's `REQUIREMENTS`), others this
+    interpreter, when it has the row's modules."""
+    if row.venv:
+        return venv_python(row.name, row.venv, cache=cache, make=make)
+    lacking = ", ".join(missing(row))
+    return ("", f"not installed: skipped ({lacking})") if lacking else (sys.executable, "")
 
 
 def samples_spent(result: dict[str, Any]) -> int:
@@ -162,27 +195,32 @@ def budget_of(row: Row, old: dict[str, Any] | None) -> int | None:
     return int(found.group(1)) if found else None
 
 
-def command(row: Row, *, sequential: bool, num_samples: int | None, extra: Sequence[str] = ()) -> list[str]:
-    """The `dpaudit run` command of one side: the new side is `sequential`, with `extra` arguments
-    (`--new-args`, e.g. `--pairs search`)."""
+def command(
+    row: Row,
+    *,
+    sequential: bool,
+    num_samples: int | None,
+    extra: Sequence[str] = (),
+    python: str = sys.executable,
+) -> list[str]:
+    """The `dpaudit run` command of one side, run by `python` (a venv row's venv): the new side is
+    `sequential`, with `extra` arguments (`--new-args`, e.g. `--pairs search`)."""
     target = f"known_bugs_rows.{row.name}:mechanism" if row.known_bug else row.name
-    cmd = [sys.executable, "-m", "dpaudit", "run", target, "--json", "--seed", "0"]
+    cmd = [python, "-m", "dpaudit", "run", target, "--json", "--seed", "0"]
     if num_samples is not None:
         cmd += ["--num-samples", str(num_samples)]
     return cmd + (["--sequential", *extra] if sequential else [])
 
 
 def run_side(row: Row, side: str, cmd: list[str], *, home: Path, work: Path, timeout: float) -> None:
-    """Run one side of one row in its own process from `home` (the checkout it imports), keeping
-    stdout (the result JSON) and a meta file (command, exit code, wall seconds)."""
+    """Run one side of one row in its own process (`cmd[0]`, a venv's python for a venv row) from
+    `home` (the checkout it imports), keeping stdout (the result JSON) and a meta file (command,
+    venv, the checkout's commit, exit code, wall seconds)."""
     out = work / side
     out.mkdir(parents=True, exist_ok=True)
     path = [str(home)]
     if row.known_bug:  # the rows' package alone: benchmarks/ itself would shadow opacus
-        rows = work / "rows" / "known_bugs_rows"
-        if not rows.exists():
-            shutil.copytree(HERE / "known_bugs_rows", rows)
-        path.append(str(work / "rows"))
+        path.append(str(known_bugs.rows_folder(work)))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "OMP_NUM_THREADS": "1"}
     started = time.perf_counter()
     reason = ""
@@ -197,17 +235,35 @@ def run_side(row: Row, side: str, cmd: list[str], *, home: Path, work: Path, tim
     if rc not in (0, 1, -1):
         lines = (out / f"{row.name}.err").read_text().strip().splitlines()
         reason = f"exit {rc}: {lines[-1][:80]}" if lines else f"exit {rc}"
-    meta = {"command": cmd[1:], "home": str(home), "rc": rc, "reason": reason, "seconds": seconds}
+    meta = {
+        "command": cmd[1:],
+        "venv": venv_of(cmd),
+        "home": str(home),
+        "commit": commit_of(home),
+        "rc": rc,
+        "reason": reason,
+        "seconds": seconds,
+    }
     (out / f"{row.name}.meta.json").write_text(json.dumps(meta, indent=1))
 
 
 def outcome(
-    row: Row, side: str, cmd: list[str], *, home: Path, work: Path, timeout: float, reuse: bool
+    row: Row,
+    side: str,
+    cmd: list[str],
+    *,
+    home: Path,
+    work: Path,
+    timeout: float,
+    reuse: bool,
+    any_checkout: bool = False,
 ) -> Outcome:
-    """One side's outcome: its kept result under `work/side` with `reuse`, else a fresh run."""
+    """One side's outcome: its kept result under `work/side` with `reuse` (the same command and
+    venv, run from `home`, or from any checkout with `any_checkout`), else a fresh run."""
     meta = work / side / f"{row.name}.meta.json"
     kept_run = json.loads(meta.read_text()) if reuse and meta.is_file() else {}
-    if (kept_run.get("command"), kept_run.get("home")) != (cmd[1:], str(home)):
+    same = (kept_run.get("command"), kept_run.get("venv", "")) == (cmd[1:], venv_of(cmd))
+    if not (same and (any_checkout or kept_run.get("home") == str(home))):
         run_side(row, side, cmd, home=home, work=work, timeout=timeout)
     return read_outcome(work / side / f"{row.name}.json", meta)
 
@@ -265,16 +321,19 @@ def table_line(
     *,
     cap: str = "default",
     control: Outcome | None = None,
+    why: str = "",
 ) -> str:
-    """One Markdown line; `old`/`new` None when the row was skipped (its libraries missing);
-    `control` is today's main at the new side's cap (`old` itself at the default cap)."""
+    """One Markdown line; `old`/`new` None when the row was skipped, `why` (its libraries or its
+    venv missing); `control` is today's main at the new side's cap (`old` itself at the default
+    cap). A venv row's kind names its venv."""
+    kind = f"{row.kind}; {venv_words(row)}" if row.venv else row.kind
     if old is None or new is None:
-        why = "not installed: skipped (" + ", ".join(missing(row) or row.requires) + ")"
-        return f"| `{row.name}` | {row.kind} | {why} | — | — | {cap} | {why} | — | — | — | — | — |"
+        why = why or "not installed: skipped (" + ", ".join(missing(row) or row.requires) + ")"
+        return f"| `{row.name}` | {kind} | {why} | — | — | {cap} | {why} | — | — | — | — | — |"
     seen = "same as old" if control is None or control is old else f"{_v(control)}, {_n(control.samples)}"
     ratio = "—" if old.samples is None or new.samples is None else f"{new.samples / old.samples:.4f}"
     return (
-        f"| `{row.name}` | {row.kind} | {_v(old)} | {_n(old.samples)} | {_s(old.seconds)} | {cap} "
+        f"| `{row.name}` | {kind} | {_v(old)} | {_n(old.samples)} | {_s(old.seconds)} | {cap} "
         f"| {_v(new)} | {_n(new.samples)} | {_s(new.seconds)} | {ratio} | {bar(old, new)} | {seen} |"
     )
 
@@ -308,18 +367,19 @@ def kept(work: Path, side: str, row: Row) -> dict[str, Any] | None:
 
 
 def _kw(args: argparse.Namespace) -> dict[str, Any]:
-    return {"work": args.work, "timeout": args.timeout, "reuse": args.reuse}
+    return {"work": args.work, "timeout": args.timeout, "reuse": args.reuse, "any_checkout": args.reuse_any}
 
 
 def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
     """The row's table lines, one per new-side cap: today's main once at its default budget, this
-    tree with `--sequential` at each fraction of that budget (the default budget itself at 1)."""
-    if missing(row):
-        return [table_line(row, None, None, cap=cap_words(f, None)) for f in args.fractions]
+    tree with `--sequential` at each fraction of that budget (the default budget itself at 1);
+    both sides with the row's python (its venv's for a venv row)."""
+    python, why = interpreter(row, cache=args.cache, make=args.make_venvs)
+    if why:
+        return [table_line(row, None, None, cap=cap_words(f, None), why=why) for f in args.fractions]
     base = None if not row.known_bug else num_samples_of(row)
-    old = outcome(
-        row, "old", command(row, sequential=False, num_samples=base), home=args.old.resolve(), **_kw(args)
-    )
+    old_cmd = command(row, sequential=False, num_samples=base, python=python)
+    old = outcome(row, "old", old_cmd, home=args.old.resolve(), **_kw(args))
     budget = budget_of(row, kept(args.work, "old", row))
     lines = []
     for f in args.fractions:
@@ -331,16 +391,43 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
         new = outcome(
             row,
             f"new-{f:g}",
-            command(row, sequential=True, num_samples=cap, extra=args.new_args.split()),
+            command(row, sequential=True, num_samples=cap, extra=args.new_args.split(), python=python),
             home=args.new.resolve(),
             **_kw(args),
         )
         control = old
         if f != 1:  # the control: today's main at the same cap, fixed n
-            cmd = command(row, sequential=False, num_samples=cap)
+            cmd = command(row, sequential=False, num_samples=cap, python=python)
             control = outcome(row, f"old-{f:g}", cmd, home=args.old.resolve(), **_kw(args))
         lines.append(table_line(row, old, new, cap=cap_words(f, budget if f == 1 else cap), control=control))
     return lines
+
+
+def provenance(shown: Sequence[Row], args: argparse.Namespace) -> str:
+    """ "old = `C`, new = `C`": the commits the table's runs came from, read from their metas; a
+    side whose runs came from several checkouts (`--reuse-any`) names each commit's rows. A run
+    kept before commits were recorded is named by `--kept-commit HOME=COMMIT`, else its folder."""
+    named = dict(kv.split("=", 1) for kv in args.kept_commit)
+    ran = [r for r in shown if not interpreter(r, cache=args.cache, make=False)[1]]
+    sides = {
+        "old": ["old", *(f"old-{f:g}" for f in args.fractions if f != 1)],
+        "new": [f"new-{f:g}" for f in args.fractions],
+    }
+    words = []
+    for kind, folders in sides.items():
+        by: dict[str, list[str]] = {}
+        for row, folder in ((r, f) for r in ran for f in folders):
+            meta = args.work / folder / f"{row.name}.meta.json"
+            if meta.is_file():
+                kept_run = json.loads(meta.read_text())
+                commit = kept_run.get("commit") or named.get(kept_run["home"]) or kept_run["home"]
+                if row.name not in by.setdefault(commit, []):
+                    by[commit].append(row.name)
+        if len(by) < 2:
+            words.append(f"{kind} = `{next(iter(by), commit_of(getattr(args, kind)))}`")
+        else:
+            words.append(f"{kind} = " + "; ".join(f"`{c}` ({', '.join(rs)})" for c, rs in by.items()))
+    return ", ".join(words)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -360,11 +447,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--new", type=Path, default=CHECKOUT, help="checkout of the new side (default: this one)")
     ap.add_argument("--new-args", default="", help="further `dpaudit run` arguments of the new side")
     ap.add_argument("--no-readme", action="store_true", help="print only (as with --only)")
+    ap.add_argument("--cache", type=Path, default=known_bugs.CACHE, help="the known-bugs venvs' folder")
+    ap.add_argument("--make-venvs", action="store_true", help="make a venv row's venv if missing")
+    ap.add_argument("--reuse-any", action="store_true", help="with --reuse: kept runs of any checkout")
+    ap.add_argument("--kept-commit", nargs="+", default=[], metavar="HOME=COMMIT", help="older kept runs")
     args = ap.parse_args(argv)
     if not (args.old / "dpaudit" / "__init__.py").is_file():
         raise SystemExit(f"error: {args.old} is not a dpaudit checkout")
-    lines = []
-    for row in (r for r in ROWS if not args.only or r.name in args.only):
+    lines, shown_rows = [], [r for r in ROWS if not args.only or r.name in args.only]
+    for row in shown_rows:
         lines += row_lines(row, args)
         print("\n".join(lines[-len(args.fractions) :]), flush=True)
     today = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d")
@@ -374,11 +465,12 @@ def main(argv: list[str] | None = None) -> None:
             *(["--new NEW"] if args.new.resolve() != CHECKOUT else []),
             *(["--fractions", *(f"{f:g}" for f in args.fractions)] if args.fractions != [1.0, 0.2] else []),
             *([f"--new-args '{args.new_args}'"] if args.new_args else []),
+            *(["--reuse --reuse-any"] if args.reuse and args.reuse_any else []),
             *(["--only", *args.only] if args.only else []),
         ]
     )
     block = (
-        f"`{shown}` ({today}; old = `{commit_of(args.old)}`, new = `{commit_of(args.new)}`; seed 0, "
+        f"`{shown}` ({today}; {provenance(shown_rows, args)}; seed 0, "
         f"`OMP_NUM_THREADS=1`, one run per side, wall seconds on a shared 2-core machine)\n\n{table(lines)}"
     )
     print("\n" + block)

@@ -88,11 +88,27 @@ def pip_calls(requirements: list[object]) -> list[list[str]]:
     return [[str(a) for a in call] for call in requirements]  # type: ignore[attr-defined]
 
 
+CACHE = Path.home() / ".cache" / "dpaudit" / "known-bugs"
+"""The venvs' default folder (`--cache`), shared with `scan_versions.py` and `expensive.py`."""
+MARKER = ".dpaudit-installed.json"
+"""Written into a venv once its installs finished (install seconds, requirements)."""
+
+
+def venv_python(cache: Path, package: str, version: str) -> Path:
+    """Where the venv of (package, version) under `cache` has its python (made or not)."""
+    return cache / f"{package}-{version}" / "bin" / "python"
+
+
+def installed(python: Path) -> bool:
+    """Whether the venv of `python` finished its installs (an interrupted one has no marker)."""
+    return (python.parent.parent / MARKER).is_file()
+
+
 def environment(cache: Path, package: str, version: str, requirements: list[object]) -> tuple[Path, float]:
     """The venv for (package, version), made once; returns its python and the install seconds."""
-    home = cache / f"{package}-{version}"
-    python = home / "bin" / "python"
-    marker = home / ".dpaudit-installed.json"
+    python = venv_python(cache, package, version)
+    home = python.parent.parent
+    marker = home / MARKER
     if marker.is_file():
         return python, float(json.loads(marker.read_text())["seconds"])
     start = time.perf_counter()
@@ -350,7 +366,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--only", action="append", default=[], metavar="ROW", help="this row only (repeatable); prints only"
     )
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dpaudit" / "known-bugs")
+    parser.add_argument("--cache", type=Path, default=CACHE)
     parser.add_argument("--full", action="store_true", help="every row at its full budget (NUM_SAMPLES)")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave README.md alone")
     args = parser.parse_args(argv)

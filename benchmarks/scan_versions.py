@@ -180,7 +180,7 @@ def block(command: str, table: list[str], installs: list[str], *, budget: int, u
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=Path.home() / ".cache" / "dpaudit" / "known-bugs")
+    parser.add_argument("--cache", type=Path, default=known_bugs.CACHE)
     parser.add_argument("--budget", type=int, default=1000, help="samples per side (the scan's default)")
     parser.add_argument("--repeats", type=int, default=1, help="scans per version, at seeds 0, 1, …")
     parser.add_argument("--no-write", action="store_true", help="print the table only; leave README.md alone")

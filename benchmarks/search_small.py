@@ -41,7 +41,7 @@ def main() -> None:
         cfg = AuditConfig(num_samples=args.num_samples, seed=args.seed, timeout=args.timeout, jobs=1)
         t = time.perf_counter()
         try:
-            result = certify(e.build(), cfg, Route("search", explicit=True))
+            result = certify(e.build(), cfg, Route("search", explicit=True)).result
         except (Exception, AuditTimeout) as exc:
             failed += 1
             line = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
@@ -57,7 +57,7 @@ def main() -> None:
         registered = ""
         if args.registered and e.buggy:
             try:
-                reg = certify(e.build(), cfg, Route("registered", explicit=True))
+                reg = certify(e.build(), cfg, Route("registered", explicit=True)).result
                 compared += 1
                 agree += reg.violation == result.violation
                 registered = f" | registered {'VIOLATION' if reg.violation else 'no violation'}"

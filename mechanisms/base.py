@@ -412,11 +412,13 @@ class CallableMechanism:
     the fixed-width row of `mechanisms/outcomes.py` ([outcome, size, first `payload_width`
     values]); only with `fn` (a raise must be attributable to one release). `no_answer=True`
     declares that a release of None (or with a NaN) is an answer of its own, coded −1 in the same
-    rows. The first message of each such outcome per dataset is kept in `outcome_log`, for the
-    witness text only. `per_sample_streams=True` (with `fn` only) declares an expensive function
-    (a fit per call): the audit then draws each sample from its own stream and sizes its chunks
-    by the measured cost of one sample (`Mechanism`); the adapters that fit once per release
-    (`from_estimator`, `from_synthesizer`, `from_release`) set it.
+    rows. `variable_length=True` codes every release so, for a release whose length varies from
+    call to call (its length is then a coordinate like any other). The first message of each
+    such outcome per dataset is kept in `outcome_log`, for the witness text only.
+    `per_sample_streams=True` (with `fn` only) declares an expensive function (a fit per call):
+    the audit then draws each sample from its own stream and sizes its chunks by the measured
+    cost of one sample (`Mechanism`); the adapters that fit once per release (`from_estimator`,
+    `from_synthesizer`, `from_release`) set it.
     """
 
     fn: Callable[[Dataset, np.random.Generator], Any] | None
@@ -437,14 +439,17 @@ class CallableMechanism:
     payload_width: int = DEFAULT_PAYLOAD_WIDTH
     no_answer: bool = False
     per_sample_streams: bool = False
+    variable_length: bool = False
     outcome_log: OutcomeLog = field(default_factory=OutcomeLog, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if (self.fn is None) == (self.batch_fn is None):
             raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
         check_exceptions(self.exceptions, self.payload_width)
-        if (self.exceptions or self.no_answer) and self.fn is None:
-            raise ValueError("exceptions and no_answer need fn (one release per call), not batch_fn")
+        if (self.exceptions or self.no_answer or self.variable_length) and self.fn is None:
+            raise ValueError(
+                "exceptions, no_answer and variable_length need fn (one release per call), not batch_fn"
+            )
         if self.per_sample_streams and self.fn is None:
             raise ValueError("per_sample_streams needs fn (one release per call), not batch_fn")
         if self.chunk_size is not None and self.chunk_size < 1:
@@ -469,12 +474,15 @@ class CallableMechanism:
         try:
             return np.stack(outs)
         except ValueError as exc:
-            raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
+            raise MechanismError(
+                f"mechanism {self.name!r} returned outputs of varying shape (if its length varies by "
+                "design, declare variable_length=True)"
+            ) from exc
 
     @property
     def outcome_coding(self) -> OutcomeCoding | None:
         """What the coded rows hold, or None when releases are not coded (nothing declared)."""
-        if not (self.exceptions or self.no_answer):
+        if not (self.exceptions or self.no_answer or self.variable_length):
             return None
         return OutcomeCoding(self.exceptions, self.no_answer, self.payload_width)
 
@@ -518,7 +526,10 @@ class CallableMechanism:
         try:
             return np.concatenate(parts)
         except ValueError as exc:
-            raise MechanismError(f"mechanism {self.name!r} returned outputs of varying shape") from exc
+            raise MechanismError(
+                f"mechanism {self.name!r} returned outputs of varying shape (if its length varies by "
+                "design, declare variable_length=True)"
+            ) from exc
 
     def neighbor_pairs(self) -> tuple[NeighborPair, ...]:
         return self.pairs
@@ -544,12 +555,15 @@ def from_callable(
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
     no_answer: bool = False,
     per_sample_streams: bool = False,
+    variable_length: bool = False,
 ) -> CallableMechanism:
     """Wrap `fn(dataset, rng) -> one output` (or `batch_fn(dataset, num_samples, rng)`) as a
     `Mechanism`; `chunk_size` / `n_jobs` spread the draws over chunks and joblib workers.
     `exceptions=(ValueError,)` makes a raise of those types an output of its own (a category
     certified like any event) instead of a failure (exit 2), and `no_answer=True` does the same for a
-    release of None or NaN; see `mechanisms/outcomes.py`. `per_sample_streams=True` declares an
+    release of None or NaN; `variable_length=True` codes releases whose length varies between calls
+    as [0, length, first `payload_width` values]; see `mechanisms/outcomes.py`.
+    `per_sample_streams=True` declares an
     expensive `fn` (`CallableMechanism`)."""
     return CallableMechanism(
         fn=fn,
@@ -570,4 +584,5 @@ def from_callable(
         payload_width=payload_width,
         no_answer=no_answer,
         per_sample_streams=per_sample_streams,
+        variable_length=variable_length,
     )

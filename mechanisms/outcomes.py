@@ -16,6 +16,8 @@ W returned values (flattened, as float64), zero-padded to W = `payload_width`. W
 a run that returned None, or a value with a NaN in it, is "no answer": code −1 (`NO_ANSWER`), `size`
 the number of values returned (0 for None), no payload — an outcome category like a raise, where
 undeclared it is the mechanism failing (exit 2). The code −1 does not move the raise codes.
+With `variable_length=True` every release is coded so, with nothing else declared: a release
+whose length varies from call to call becomes [0, length, first W values].
 
 The map from a run's outcome to its row is one fixed function of the outcome alone (it depends on
 neither the dataset nor the other runs), so the rows are post-processing of independent releases
@@ -180,6 +182,7 @@ class OutcomeLog:
 
 def outcome_text(exceptions: Sequence[type[BaseException]], width: int, *, no_answer: bool = False) -> str:
     """In words, for reports: what the coded rows hold."""
-    names = ", ".join(f"{k + 1} = raised {t.__name__}" for k, t in enumerate(exceptions))
-    none = ", −1 = returned no answer (None or NaN)" if no_answer else ""
-    return f"each release is coded [outcome, size, first {width} values]: outcome 0 = returned, {names}{none}"
+    names = [f"{k + 1} = raised {t.__name__}" for k, t in enumerate(exceptions)]
+    none = ["−1 = returned no answer (None or NaN)"] if no_answer else []
+    codes = ", ".join(["outcome 0 = returned", *names, *none])
+    return f"each release is coded [outcome, size, first {width} values]: {codes}"

@@ -56,6 +56,13 @@ class Witness:
         (kd, nd), (kn, nn) = self.on_dataset, self.on_neighbor
         return f"{kd:,}/{nd:,} on D ({_freq(kd, nd)}) vs {kn:,}/{nn:,} on D′ ({_freq(kn, nn)})"
 
+    @property
+    def counted(self) -> bool:
+        """The event's text already says its certified counts (an outcome witness, "raised
+        ValueError: … on D in 150 of 150, never on D′"): a line must not repeat them."""
+        e = self.pair.estimate
+        return f"in {e.p_count:,} of {e.p_total:,}" in e.event
+
 
 def violating_pairs(r: AuditResult) -> list[PairResult]:
     """The violating pairs, strongest certified ε first."""

@@ -128,3 +128,34 @@ def test_a_bounded_diffprivlib_tool_is_also_given_a_value_outside_its_bounds() -
     median_target = scan_wing.library_targets("diffprivlib", ("tools.median",))
     rows = scan(median_target, ScanConfig(num_samples=1_000, seed=0))
     assert rows[0].status in ("no_violation_found", "inconclusive")  # it clips: 1000 is 1 to it
+
+
+def _raises_on_one(ds: Dataset, rng: np.random.Generator) -> float:
+    if ds.X.sum() > 0.5:
+        raise ValueError("value out of range")
+    return float(rng.laplace(0.0, 1.0))
+
+
+def _small_on_one(ds: Dataset, rng: np.random.Generator) -> float:
+    return float(rng.laplace(0.0, 1.0) + (-30.0 if ds.X.sum() > 0.5 else 0.0))
+
+
+def test_the_witness_says_its_counts_once_and_oriented_to_the_pairs_dataset() -> None:
+    """An outcome witness already says its counts ("raised ValueError: … on D′ in n of n, never on
+    D"): the row must not repeat them. A threshold witness likelier on D′ (direction
+    neighbor>dataset) gets its counts with D the pair's dataset, not the event's likelier side."""
+    claim = PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="a fake library")
+    domain = Domain(num_features=1, min_size=1, max_size=1)
+    raises = functools.partial(from_callable, _raises_on_one, name="raises", claim=claim, domain=domain,
+                               pairs=(PAIR,), exceptions=(ValueError,))
+    shifted = functools.partial(from_callable, _small_on_one, name="shifted", claim=claim, domain=domain,
+                                pairs=(PAIR,))
+    targets = [Target(library="fakelib", export="noise.Raises", kind="mechanism", build=raises),
+               Target(library="fakelib", export="noise.Shifted", kind="mechanism", build=shifted)]
+    rows = {r.target: r for r in scan(targets, ScanConfig(num_samples=2_000, seed=0))}
+    said = rows["fakelib.noise.Raises"].witness
+    assert said.startswith("one value 0 → 1: raised ValueError: value out of range on D′ in "), said
+    assert said.endswith("never on D") and said.count(" of 1,000") == 1, said
+    shift = rows["fakelib.noise.Shifted"].witness
+    k_d, k_n = (int(x.split(" of ")[0].split()[-1].replace(",", "")) for x in shift.split(", ")[-2:])
+    assert shift.endswith("on D′") and k_n > k_d, shift  # the event is likelier on D′

@@ -27,6 +27,7 @@ __all__ = [
     "Candidates",
     "Distinguisher",
     "HistogramDistinguisher",
+    "Screened",
     "ThresholdDistinguisher",
     "count_runs",
     "screen_runs",
@@ -43,6 +44,34 @@ class Candidates:
     counts_a: NDArray[np.float64]
     counts_b: NDArray[np.float64]
     make_event: Callable[[int], Event]
+
+    def directions(
+        self, n_a: int, n_b: int
+    ) -> tuple[tuple[NDArray[np.float64], NDArray[np.float64], int, int, bool], ...]:
+        """Both directions, dataset side as P first: (P-side counts, Q-side counts, n_p, n_q,
+        dataset_is_p), of `n_a` samples on side a and `n_b` on side b."""
+        return (self.counts_a, self.counts_b, n_a, n_b, True), (self.counts_b, self.counts_a, n_b, n_a, False)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Screened:
+    """One distinguisher's candidate events in one direction, screened to the few worth an exact
+    projection (the selection's shortlist, `selection.choose_events`; the search's pilot rank,
+    `search.ranking`): their indices among its candidates and their counts on the P and Q sides,
+    of `n_p` and `n_q` samples."""
+
+    name: str
+    candidates: Candidates
+    dataset_is_p: bool
+    index: NDArray[np.intp]
+    kp: NDArray[np.float64]
+    kq: NDArray[np.float64]
+    n_p: int
+    n_q: int
+
+    def event(self, j: int) -> Event:
+        """The j-th screened candidate's event."""
+        return self.candidates.make_event(int(self.index[j]))
 
 
 class Distinguisher(Protocol):

@@ -59,6 +59,7 @@ from .base import (
     Candidates,
     Distinguisher,
     HistogramDistinguisher,
+    Screened,
     ThresholdDistinguisher,
     count_runs,
     screen_runs,
@@ -157,19 +158,14 @@ class Selection:
         return (self, *self.also)
 
 
-@dataclass(frozen=True, slots=True)
-class _Shortlisted:
-    """Screened candidates of one distinguisher in one direction: projected value `v` (at
-    `SELECTION_PESSIMISM`), optimistic value `u` (at `PLAUSIBLE_PESSIMISM`), selection counts."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class _Shortlisted(Screened):
+    """Screened candidates of one distinguisher in one direction for one objective, with their
+    projected value `v` (at `SELECTION_PESSIMISM`) and optimistic value `u` (at
+    `PLAUSIBLE_PESSIMISM`)."""
 
-    name: str
-    cand: Candidates
-    dataset_is_p: bool
-    index: NDArray[np.intp]
     v: NDArray[np.float64]
     u: NDArray[np.float64]
-    kp: NDArray[np.float64]
-    kq: NDArray[np.float64]
 
 
 def _shortlist(
@@ -187,10 +183,7 @@ def _shortlist(
     candidates of runs with equal counts, `base.screen_runs`: the same choice and runners-up)."""
     out = []
     starts, sizes = count_runs(cand.counts_a, cand.counts_b)  # screened per run: `screen_runs`
-    for counts_p, counts_q, n_p, n_q, dataset_is_p in (
-        (cand.counts_a, cand.counts_b, n_a, n_b, True),
-        (cand.counts_b, cand.counts_a, n_b, n_a, False),
-    ):
+    for counts_p, counts_q, n_p, n_q, dataset_is_p in cand.directions(n_a, n_b):
         rough = obj.value(*_rough_bounds(counts_p[starts], counts_q[starts], n_p, n_q, certify_total))
         top = starts[screen_runs(rough, sizes, SCREEN_SIZE)]
         kp, kq = counts_p[top], counts_q[top]
@@ -209,7 +202,20 @@ def _shortlist(
             )
             for shade in (pessimism, max(pessimism, PLAUSIBLE_PESSIMISM))
         )
-        out.append(_Shortlisted(name, cand, dataset_is_p, top, v, u, kp, kq))
+        out.append(
+            _Shortlisted(
+                name=name,
+                candidates=cand,
+                dataset_is_p=dataset_is_p,
+                index=top,
+                kp=kp,
+                kq=kq,
+                n_p=n_p,
+                n_q=n_q,
+                v=v,
+                u=u,
+            )
+        )
     return out
 
 
@@ -267,7 +273,7 @@ def _selection_of(
     considered: tuple[tuple[str, float], ...] = (),
     also: tuple[Selection, ...] = (),
 ) -> Selection:
-    return Selection(sl.cand.make_event(int(sl.index[j])), sl.dataset_is_p, value, sl.name, considered, also)
+    return Selection(sl.event(j), sl.dataset_is_p, value, sl.name, considered, also)
 
 
 def choose_events(

@@ -7,7 +7,8 @@ beside the bound), `sizing` (`dpaudit plan`: the certification size a pilot audi
 target ε), `verdict` (when a verdict without a violation is inconclusive, shared with the one-run
 wing), `sequence` (the anytime-valid confidence sequence), `stopping` and `certify` (the certify
 stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's measured cost),
-`rounds` (a sequential audit's selection in doubling rounds). This module is the wing's only door.
+`rounds` (a sequential audit's selection in doubling rounds), `selection_split` (the selection
+samples' tasks and seed keys, for every caller that draws them). This module is the wing's only door.
 """
 
 from .budget import DEFAULT_TIME_BUDGET, budget_from_cost, measured_chunk
@@ -15,6 +16,7 @@ from .plan import AuditInputError, objectives_for, plan_audit
 from .procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
 from .resume import package_version
 from .rounds import round_levels, round_schedule
+from .selection_split import selection_tasks
 from .sequence import LookSchedule, look_schedule, sequence_bounds
 from .sizing import plan as sample_size_plan
 from .verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
@@ -40,6 +42,7 @@ __all__ = [
     "round_schedule",
     "run_audit",
     "sample_size_plan",
+    "selection_tasks",
     "sequence_bounds",
     "verdict_for",
     "white_box_reference",

@@ -5,12 +5,15 @@ A mechanism with declared `exceptions` or `no_answer` (`mechanisms/outcomes.py`)
 or a set of rows that all did not return an answer) is "the run raised ValueError" or "the run
 gave no answer"; its generic text (`x ∈ {(1,0,0,…)}`) hides that. `outcome_witness` rewrites it,
 with the certified counts: "raised ValueError: <first message on D> on D in 150 of 150, never on
-D′". Only the text changes: the event, its counts and its certificate are the ones certified.
+D′". A threshold on the size column alone is "the release has ≥ t values" (a release of
+varying length, `variable_length=True`). Only the text changes: the event, its counts and its
+certificate are the ones certified.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Sequence
 from typing import Any
 
@@ -19,7 +22,7 @@ from ...neighbors.base import Dataset, NeighborPair
 from ..events import Event, SetEvent, ThresholdEvent
 from ..types import EpsilonEstimate
 
-__all__ = ["outcome_codes", "outcome_witness", "with_outcome_text"]
+__all__ = ["outcome_codes", "outcome_witness", "size_text", "with_outcome_text"]
 
 
 def outcome_codes(event: Event, coding: OutcomeCoding) -> tuple[int, ...] | None:
@@ -37,6 +40,18 @@ def outcome_codes(event: Event, coding: OutcomeCoding) -> tuple[int, ...] | None
     else:
         return None
     return codes or None
+
+
+def size_text(event: Event) -> str | None:
+    """ "the release has ≥ t values" for a threshold on the size column (1) alone, "the release is
+    empty" for the set of the empty release's row alone, else None."""
+    if isinstance(event, SetEvent):
+        empty = len(event.values) == 1 and not any(event.values[0])
+        return "the release is empty" if empty else None
+    if not isinstance(event, ThresholdEvent) or event.projection is not None or event.coordinate != 1:
+        return None
+    bound = math.ceil(event.threshold) if event.upper else math.floor(event.threshold)
+    return f"the release has {'≥' if event.upper else '≤'} {bound:,} values"
 
 
 def _side(key: str, codes: Sequence[int], coding: OutcomeCoding, log: OutcomeLog) -> str:
@@ -59,12 +74,19 @@ def outcome_witness(
 ) -> str | None:
     """The witness text of an outcome event (module docstring), or None for any other event."""
     codes = outcome_codes(event, coding)
-    if codes is None:
-        return None
     p_is_d = estimate.direction == "dataset>neighbor"
+    p_name, q_name = ("D", "D′") if p_is_d else ("D′", "D")
+    if codes is None:
+        size = None if coding.codes() else size_text(event)  # a raise's row has size 0 too
+        if size is None:
+            return None
+        counts = f"on {q_name} in {estimate.q_count:,} of {estimate.q_total:,}"
+        never = estimate.q_count == 0
+        return f"{size} on {p_name} in {estimate.p_count:,} of {estimate.p_total:,}, " + (
+            f"never on {q_name}" if never else counts
+        )
     p_set: Dataset = pair.dataset if p_is_d else pair.neighbor
     q_set: Dataset = pair.neighbor if p_is_d else pair.dataset
-    p_name, q_name = ("D", "D′") if p_is_d else ("D′", "D")
     said_p = _side(p_set.key(), codes, coding, log)
     text = f"{said_p} on {p_name} in {estimate.p_count:,} of {estimate.p_total:,}"
     if estimate.q_count == 0:

@@ -73,17 +73,7 @@ from ...neighbors.base import Dataset, NeighborPair
 from ..checkpoint import Checkpoint
 from ..distinguishers import Distinguisher, Selection, choose_events, default_distinguishers
 from ..progress import Progress
-from ..sampling import (
-    Phase,
-    Side,
-    Task,
-    audit_session,
-    auto_chunk_size,
-    chunk_sizes,
-    draw,
-    run_tasks,
-    sample_rows,
-)
+from ..sampling import audit_session, auto_chunk_size, chunk_sizes, draw
 from ..types import AuditConfig, AuditResult
 from .assemble import assemble
 from .budget import measured_chunk
@@ -116,6 +106,7 @@ from .resume import (
     resumed_selections,
 )
 from .rounds import run_rounds
+from .selection_split import selection_split
 from .stopping import at_look, sequential_layout, trimmed
 
 __all__ = [
@@ -208,38 +199,6 @@ def probe_layout(mechanism: Mechanism, plan: AuditPlan, config: AuditConfig) -> 
     )
 
 
-def selection_split(
-    mechanism: Mechanism,
-    pair: NeighborPair,
-    config: AuditConfig,
-    *,
-    index: int,
-    chunk: int,
-    n_sel: int,
-    progress: Progress,
-) -> tuple[NDArray[Any], NDArray[Any]]:
-    """Pair `index`'s selection outputs (dataset side, neighbour side), seed-key phase SELECTION."""
-    sides = (pair.dataset, pair.neighbor)
-    tasks = [
-        Task(
-            sample_rows,
-            (mechanism, sides[s], size, config.seed, (index, int(s), int(Phase.SELECTION), j), j * chunk),
-            size,
-            s,
-        )
-        for s in Side
-        for j, size in enumerate(chunk_sizes(n_sel, chunk))
-    ]
-    parts: dict[int, list[Any]] = {0: [], 1: []}
-
-    def done(task: Task, rows: Any) -> None:
-        parts[int(task.tag)].append(rows)
-        progress.advance(task.size, f"pair {index + 1} selection")
-
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    return np.concatenate(parts[0]), np.concatenate(parts[1])
-
-
 def select_pair(
     mechanism: Mechanism,
     plan: AuditPlan,
@@ -263,13 +222,12 @@ def select_pair(
     if given is not None:
         a, b = given
     else:
-        a, b = selection_split(
+        ((a, b),) = selection_split(
             mechanism,
-            plan.pairs[index].pair,
+            [(index, plan.pairs[index].pair)],
             config,
-            index=index,
+            size=plan.selection_samples,
             chunk=chunk,
-            n_sel=plan.selection_samples,
             progress=progress,
         )
     selections = choose_events(

@@ -43,18 +43,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import numpy as np
 from numpy.typing import NDArray
 
 from ...mechanisms.base import Mechanism
 from ..bounds import epsilon_ceiling
 from ..distinguishers import Distinguisher, choose_events
 from ..progress import Progress
-from ..sampling import Side, Task, chunk_sizes, run_tasks, sample_rows
 from ..types import AuditConfig
 from .certificates import CertifiedCounts, ChunkLayout, Selected
 from .certify import certify_sequential
 from .plan import AuditPlan
+from .selection_split import selection_split
 from .sequence import LookSchedule
 from .stopping import VIOLATION, Stop, at_look, sequential_layout, trimmed
 
@@ -116,37 +115,18 @@ def round_outputs(
     mechanism: Mechanism, plan: AuditPlan, config: AuditConfig, *, rnd: Round, chunk: int, progress: Progress
 ) -> list[tuple[NDArray[Any], NDArray[Any]]]:
     """Round `rnd`'s fresh selection sample of every pair (dataset side, neighbour side), at seed
-    keys (i, s, ROUND_PHASE, stream, r, j) (a per-sample mechanism's samples at their rows,
-    whatever the chunk)."""
-    tasks = [
-        Task(
-            sample_rows,
-            (
-                mechanism,
-                (p.pair.dataset, p.pair.neighbor)[s],
-                size,
-                config.seed,
-                (i, int(s), ROUND_PHASE, config.rounds_stream, rnd.index, j),
-                j * chunk,  # the chunk's first row: per-sample streams (`engine.sampling`)
-            ),
-            size,
-            (i, int(s), j),
-        )
-        for i, p in enumerate(plan.pairs)
-        for s in Side
-        for j, size in enumerate(chunk_sizes(rnd.selection, chunk))
-    ]
-    parts: dict[tuple[int, int, int], Any] = {}
-
-    def done(task: Task, rows: Any) -> None:
-        parts[task.tag] = rows
-        progress.advance(task.size, f"round {rnd.index + 1} selection")
-
-    run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
-    return [
-        tuple(np.concatenate([parts[t.tag] for t in tasks if t.tag[:2] == (i, s)]) for s in (0, 1))  # type: ignore[misc]
-        for i in range(len(plan.pairs))
-    ]
+    keys (i, s, ROUND_PHASE, stream, r, j) (`selection_split`, as the fixed-n selection split is
+    drawn at (i, s, SELECTION, j))."""
+    return selection_split(
+        mechanism,
+        list(enumerate(p.pair for p in plan.pairs)),
+        config,
+        size=rnd.selection,
+        chunk=chunk,
+        progress=progress,
+        phase=(ROUND_PHASE, config.rounds_stream, rnd.index),
+        label=f"round {rnd.index + 1} selection",
+    )
 
 
 def round_levels(plan: AuditPlan, cap: int) -> list[tuple[LookSchedule, list[float]]]:

@@ -34,6 +34,8 @@ PROPOSAL_SPAWN_KEY = 8
 """SeedSequence spawn key of the random proposals (random pairs and local moves)."""
 DESIGN_SPAWN_KEY = 10
 """SeedSequence spawn key of the sweeps' space-filling design (`neighbors.sweep_locations`)."""
+SEATS = 2
+"""Places whose largest count sweep a blind pilot screens whatever the sweep race chose (`Proposer.seats`)."""
 
 
 def proposal_rng(seed: int) -> np.random.Generator:
@@ -130,6 +132,26 @@ class Proposer:
             for pair, claim in self.sweep_cache
             if pair_key(pair) not in self.seen
         ]
+
+    def seats(self, *, raced: int = 0) -> list[NeighborPair]:
+        """The far end of the count axis: at each of the first `SEATS` places the counting sweeps
+        put their copies (the two extremes, `neighbors.sweeps.sweep_targets`), the counting pair
+        with the largest k, unless already a candidate. A statistic the mechanism reads from the
+        data (a mean it centres on, a range it scales by) is most extreme when every record sits at
+        a bound, and a small budget's sweep race only reaches the small counts (its field is a
+        prefix in priority order), so the blind pilot screens these two beside the race's
+        finalists (`search.pilot.run_pilot`). A pair among the first `raced` of `sweeps()` (the
+        race's field: it competed there) gets no seat."""
+        fielded = {pair_key(e.pair) for e in self.sweeps()[:raced]} if self.sweep_cache is not None else set()
+        best: dict[str, tuple[int, NeighborPair]] = {}
+        for pair, _ in self.sweep_cache if self.sweep_cache is not None else []:
+            if "count" not in pair.tags or "anywhere" in pair.tags:
+                continue
+            at = next((t for t in pair.tags if t.startswith("at:")), "")
+            k = next((int(t.split(":")[1]) for t in pair.tags if t.startswith("count:")), 0)
+            if (at in best or len(best) < SEATS) and k > best.get(at, (0, pair))[0]:
+                best[at] = (k, pair)
+        return [p for _, p in best.values() if pair_key(p) not in self.seen | fielded]
 
     def _design(self) -> Unit:
         """The sweeps' space-filling design (`sobol_design` from the design seed; none without)."""

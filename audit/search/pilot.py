@@ -4,11 +4,11 @@ Implements the black-box pilot of `search_and_certify` (see `audit.search` for t
 run in order by `run_pilot`: `plan_pilot` splits the budget, `screen` samples every candidate
 `s₀` times per side, `rank_registered` tops the caller's pairs up to the registered route's
 selection size and names the registered champion and its contenders, `halve` runs successive
-halving over the best other candidates, and `challenge` tops up the finalists that would
-displace the champion. Every draw is at pilot seeds (`search.pilot_samples`), so whatever the
-pilot chooses is independent of the certification samples and the runner's bound
-P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the pilot only ranks, it certifies
-nothing."""
+halving over the best other candidates (a blind search's seats, `Proposer.seats`, never cut),
+and `challenge` tops up the finalists that would displace the champion. Every draw is at pilot
+seeds (`search.pilot_samples`), so whatever the pilot chooses is independent of the certification
+samples and the runner's bound P(p ≥ p̂_lo and q ≤ q̂_hi) ≥ 1 − β holds for it unchanged; the
+pilot only ranks, it certifies nothing."""
 
 from __future__ import annotations
 
@@ -169,14 +169,16 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
         limit=plan.num_candidates,
         reference_rows=float(np.mean(rows)) if rows else REFERENCE_ROWS,
     )
+    blind = setup.proposer.design_seed is not None and bool(sweeps.finalists)
+    seats = setup.proposer.seats(raced=sweeps.ranked) if blind else []  # the far end, never cut
     entries = screen(
         sampler,
         setup.proposer,
         ranker,
         registered=registered,
-        num_candidates=plan.num_candidates,
+        num_candidates=plan.num_candidates + len(seats),
         per_candidate=plan.per_candidate,
-        front=sweeps.finalists,
+        front=(*sweeps.finalists, *seats),
     )
     reg = rank_registered(
         sampler,
@@ -188,8 +190,15 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     )
     budget = plan.pilot_budget - sampler.spent
     reserve = challenge_reserve(budget, reg.champion)
+    seated = [e for e in entries if any(e.pair is p for p in seats)]
     halving = halve(
-        sampler, ranker, entries, reg, budget=budget - reserve, min_pilot_samples=plan.min_samples
+        sampler,
+        ranker,
+        entries,
+        reg,
+        budget=budget - reserve,
+        min_pilot_samples=plan.min_samples,
+        seats=seated,
     )
     budget = plan.pilot_budget - sampler.spent
     champion = challenge(sampler, ranker, halving.survivors, reg.champion, budget=budget)
@@ -333,10 +342,11 @@ def _rounds_for(m: int) -> int:
     return math.ceil(math.log2(m)) if m > 1 else 0
 
 
-def _pool_size(candidates: int, *, budget: int, min_pilot_samples: int) -> int:
-    """Up to `HALVING_POOL`, smaller while a round would add fewer than min_pilot_samples / 2 each."""
+def _pool_size(candidates: int, *, budget: int, min_pilot_samples: int, seats: int = 0) -> int:
+    """Up to `HALVING_POOL`, smaller while a round would add fewer than min_pilot_samples / 2 to
+    each of the pool and the `seats`."""
     size = min(HALVING_POOL, candidates)
-    while size > 2 and budget // _rounds_for(size) // size < min_pilot_samples // 2:
+    while size > 2 and budget // _rounds_for(size) // (size + seats) < min_pilot_samples // 2:
         size -= 1
     return size
 
@@ -349,40 +359,41 @@ def halve(
     *,
     budget: int,
     min_pilot_samples: int,
+    seats: Sequence[Entry] = (),
 ) -> Halving:
     """Successive halving on `budget` samples per side over the best entries not registered:
-    each round an equal share of what is left, split over its survivors, the better half kept.
-    Releases the samples of every entry neither surviving nor registered champion/contender."""
-    others = [e for e in ranked(entries) if e.source != "registered"]
-    survivors = others[: _pool_size(len(others), budget=budget, min_pilot_samples=min_pilot_samples)]
+    each round an equal share of what is left (over the ⌈log₂ n⌉ rounds the n contestants still
+    need), split over its survivors, the better half of the contestants kept. `seats` (blind
+    searches: the count sweeps' far end, `Proposer.seats`) are never cut: each round draws them
+    too, so they reach the final on as many samples as its contestants and are ranked against
+    them there. Releases the samples of every entry neither surviving nor registered
+    champion/contender."""
+    seated = [e for e in seats if e in set(entries) and e.source != "registered"]
+    others = [e for e in ranked(entries) if e.source != "registered" and e not in seated]
+    size = _pool_size(len(others), budget=budget, min_pilot_samples=min_pilot_samples, seats=len(seated))
+    contestants = others[:size]
     champion = [registered.champion] if registered.champion is not None else []
-    holding = {*survivors, *registered.contenders, *champion}
+    holding = {*contestants, *seated, *registered.contenders, *champion}
     for e in entries:
         if e not in holding:
             e.release()
 
-    def rerank(entry: Entry, ok: bool) -> None:
-        if ok:
-            ranker(entry)
-        else:
-            entry.rank = -math.inf
-
     rounds = 0
-    planned = _rounds_for(len(survivors))
-    for r in range(planned):
-        per = (budget // (planned - r)) // len(survivors)
+    while len(contestants) > 1:
+        field = [*contestants, *seated]
+        per = (budget // _rounds_for(len(contestants))) // len(field)
         if per < min_pilot_samples // 2:
             break
         rounds += 1
         before = sampler.spent
-        sampler.draw_all([(e, per) for e in survivors], then=rerank)
+        sampler.draw_all([(e, per) for e in field], then=ranker.rerank)
         budget -= sampler.spent - before
-        survivors.sort(key=lambda e: -e.rank)
-        keep = max(1, math.ceil(len(survivors) / 2))
-        for e in survivors[keep:]:
+        contestants.sort(key=lambda e: -e.rank)
+        keep = max(1, math.ceil(len(contestants) / 2))
+        for e in contestants[keep:]:
             e.release()
-        survivors = survivors[:keep]
-    return Halving(survivors=tuple(survivors), rounds=rounds)
+        contestants = contestants[:keep]
+    return Halving(survivors=tuple(ranked([*contestants, *seated])), rounds=rounds)
 
 
 def challenge_reserve(budget: int, champion: Entry | None) -> int:

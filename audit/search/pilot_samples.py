@@ -29,8 +29,8 @@ from numpy.typing import NDArray
 from ...mechanisms.base import Mechanism, MechanismError
 from ...neighbors.base import Dataset, NeighborPair
 from ..progress import Progress
-from ..runner import measured_chunk
-from ..sampling import Phase, Task, chunk_sizes, run_tasks, sample_rows, try_sample_rows
+from ..runner import measured_chunk, selection_tasks
+from ..sampling import Task, run_tasks, sample_rows, try_sample_rows
 from ..types import AuditConfig, EpsilonEstimate
 
 PILOT_SPAWN_KEY = 7
@@ -136,23 +136,20 @@ class PilotSampler:
     def draw_registered(self, requests: Sequence[tuple[Entry, int]], *, num: int, chunk: int) -> list[bool]:
         """Replace each (entry, index)'s samples by `num` per side from the streams on which
         `dpaudit run --pairs registered` chooses registered pair `index`'s event: the audit seed,
-        keys (index, side, SELECTION, c), cut in `chunk`s as `runner.selection_split` cuts them.
+        keys (index, side, SELECTION, c): the runner's own tasks (`runner.selection_tasks`).
         Certification never draws those streams (it uses phase CERTIFICATION, and the runner is
         given its selection outputs), so they are pilot samples like any other; a registered
         champion certified alone then selects its event on exactly the registered route's samples."""
-        tasks = []
-        for i, (entry, index) in enumerate(requests):
+        for entry, _ in requests:
             entry.release()
             entry.drawn = 0
-            for side, dataset in enumerate((entry.pair.dataset, entry.pair.neighbor)):
-                for c, size in enumerate(chunk_sizes(num, chunk)):
-                    key = (index, side, int(Phase.SELECTION), c)
-                    args = (self.mechanism, dataset, size, self.config.seed, key, c * chunk)
-                    tasks.append(Task(try_sample_rows, args, size, (i, side)))
+        pairs = [(index, entry.pair) for entry, index in requests]
+        seed = self.config.seed
+        tasks = selection_tasks(self.mechanism, pairs, seed=seed, size=num, chunk=chunk, fn=try_sample_rows)
         failed: dict[int, str] = {}
 
         def done(task: Task, out: NDArray[np.float64] | str) -> None:
-            i, side = task.tag
+            i, side, _ = task.tag
             entry = requests[i][0]
             if i in failed:
                 return

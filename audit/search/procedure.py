@@ -34,7 +34,9 @@ Procedure (`search_and_certify`):
    *Screening*: every candidate of the initial pool, then of local-search rounds from the
    current top three, is sampled `s₀` times per side. *Successive halving*: the best
    `HALVING_POOL` candidates that are not registered (fewer when the budget is small) get more
-   samples in rounds, the better half surviving each round, until one is left. *Registered
+   samples in rounds, the better half surviving each round, until one is left; a blind search's
+   *seats* (`search_candidates.Proposer.seats`: the two extremes' largest count sweeps, when the sweep
+   race did not field them) are screened too and never cut, reaching the final. *Registered
    pairs* (the caller's, `registered=`) are not in the halving: each is drawn afresh on the
    very samples the registered route chooses its event on (`AuditConfig.split()[0]` at
    `num_samples`, e.g. 10 % of N, from that route's selection streams: the audit seed, keys

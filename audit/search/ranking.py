@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds, projected_epsilon
-from ..distinguishers import Candidates, Distinguisher, count_runs, for_outputs, screen_runs
+from ..distinguishers import Distinguisher, Screened, count_runs, for_outputs, screen_runs
 from ..types import EpsilonEstimate
 from .pilot_samples import Entry
 
@@ -58,6 +58,14 @@ class Ranker:
         )
         entry.rank = float(np.mean(folds)) - entry.claim_epsilon
         entry.spread = abs(folds[0] - folds[1])
+
+    def rerank(self, entry: Entry, ok: bool) -> None:
+        """A race's callback after a draw (`PilotSampler.draw_all`'s `then`): rank the entry on
+        its samples, or, when its draw failed (`ok` False), rank it −∞, out of the race."""
+        if ok:
+            self(entry)
+        else:
+            entry.rank = -math.inf
 
 
 @dataclass(frozen=True, slots=True)
@@ -224,8 +232,8 @@ def pilot_event(
     p_lo, q_hi = projected_bounds(
         np.concatenate([blk.kp for blk in blocks]),
         np.concatenate([blk.kq for blk in blocks]),
-        selection_total_p=np.concatenate([np.full(blk.top.size, float(blk.n_p)) for blk in blocks]),
-        selection_total_q=np.concatenate([np.full(blk.top.size, float(blk.n_q)) for blk in blocks]),
+        selection_total_p=np.concatenate([np.full(blk.index.size, float(blk.n_p)) for blk in blocks]),
+        selection_total_q=np.concatenate([np.full(blk.index.size, float(blk.n_q)) for blk in blocks]),
         certify_total_p=projected_total,
         certify_total_q=projected_total,
         bound_level=projected_level,
@@ -234,26 +242,11 @@ def pilot_event(
     with np.errstate(divide="ignore", invalid="ignore"):
         eps = np.nan_to_num(epsilon_from_bounds(p_lo, q_hi, delta=delta), nan=-np.inf)
     j = int(np.argmax(eps))
-    ends = np.cumsum([blk.top.size for blk in blocks])
+    ends = np.cumsum([blk.index.size for blk in blocks])
     k = int(np.searchsorted(ends, j, side="right"))
     blk = blocks[k]
-    event = blk.candidates.make_event(int(blk.top[j - (int(ends[k - 1]) if k else 0)]))
+    event = blk.event(j - (int(ends[k - 1]) if k else 0))
     return PilotEvent(event, blk.dataset_is_p, float(eps[j]), blk.name)
-
-
-@dataclass(frozen=True, slots=True)
-class _Block:
-    """One distinguisher's screened candidate events in one direction: their indices among its
-    candidates and their counts on the P and Q sides (of n_p and n_q samples)."""
-
-    candidates: Candidates
-    dataset_is_p: bool
-    name: str
-    top: NDArray[np.intp]
-    kp: NDArray[np.float64]
-    kq: NDArray[np.float64]
-    n_p: int
-    n_q: int
 
 
 def _screened_blocks(
@@ -263,7 +256,7 @@ def _screened_blocks(
     projected_total: int,
     delta: float,
     distinguishers: Sequence[Distinguisher],
-) -> list[_Block]:
+) -> list[Screened]:
     """Every distinguisher's candidates in both directions (dataset as P, then as Q), each
     screened to the `SCREEN_SIZE` best by `_rough_epsilon`, in the order they are tried."""
     n_a, n_b = a.shape[0], b.shape[0]
@@ -273,15 +266,22 @@ def _screened_blocks(
         if cand is None:
             continue
         runs = count_runs(np.asarray(cand.counts_a, dtype=float), np.asarray(cand.counts_b, dtype=float))
-        for counts_p, counts_q, n_p, n_q, dataset_is_p in (
-            (cand.counts_a, cand.counts_b, n_a, n_b, True),
-            (cand.counts_b, cand.counts_a, n_b, n_a, False),
-        ):
+        for counts_p, counts_q, n_p, n_q, dataset_is_p in cand.directions(n_a, n_b):
             if len(counts_p) == 0:
                 continue
             cp_, cq_ = np.asarray(counts_p, dtype=float), np.asarray(counts_q, dtype=float)
             top = _screened(cp_, cq_, n_p, n_q, projected_total, delta, runs)
-            blocks.append(_Block(cand, dataset_is_p, dist.name, top, cp_[top], cq_[top], n_p, n_q))
+            block = Screened(
+                name=dist.name,
+                candidates=cand,
+                dataset_is_p=dataset_is_p,
+                index=top,
+                kp=cp_[top],
+                kq=cq_[top],
+                n_p=n_p,
+                n_q=n_q,
+            )
+            blocks.append(block)
     return blocks
 
 

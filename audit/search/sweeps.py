@@ -224,12 +224,6 @@ def race(
     survivors, left, first = list(field), float(budget), 0
     planned = race_rounds(len(field)) if rounds is None else rounds
 
-    def rerank(entry: Entry, ok: bool) -> None:
-        if ok:
-            ranker(entry)
-        else:
-            entry.rank = -math.inf
-
     for r in range(planned):
         per = int(
             min(MAX_SWEEP_SAMPLES, round_share(left, r, planned) / sum(weight[id(e)] for e in survivors))
@@ -237,7 +231,7 @@ def race(
         if per < 2:
             return survivors, first, r
         first = first or per
-        sampler.draw_all([(e, per) for e in survivors], then=rerank, coupled=coupled)
+        sampler.draw_all([(e, per) for e in survivors], then=ranker.rerank, coupled=coupled)
         left -= per * sum(weight[id(e)] for e in survivors)
         survivors.sort(key=lambda e: -e.rank)
         keep = max(SWEEP_FINALISTS, math.ceil(len(survivors) / RACE_KEEP))

@@ -7,15 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from dpaudit.engine.types import AuditResult
-from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words
+from dpaudit.reports.markdown import fmt
+
+from .summary import console_verdict
 
 
 def summary(r: AuditResult) -> str:
-    verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
-    if r.inconclusive:
-        verdict = f"INCONCLUSIVE ({r.inconclusive_reason})"
-    if decided_by_stated(r):
-        verdict += f" ({stated_verdict_words(r.claim)})"
+    verdict = console_verdict(r, stated=r.claim)
     c = r.claim
     design = r.extra.get("one_run")
     eps = r.epsilon_lower_bound

@@ -9,7 +9,7 @@ are the reports' (`reports.markdown.verdict_words`), so the console says what th
 from __future__ import annotations
 
 from dpaudit.engine.types import AuditResult, PairResult, Verdict
-from dpaudit.mechanisms.base import ClaimKind
+from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
 from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witnesses
 
@@ -19,12 +19,20 @@ def _eps_text(eps: float) -> str:
     return fmt(eps) if eps > 0 else f"0 (no evidence of privacy loss; raw bound {fmt(eps)})"
 
 
-def summary(r: AuditResult) -> str:
+def console_verdict(r: AuditResult, *, stated: PrivacyClaim | None = None) -> str:
+    """The verdict as the console words it (a run's and a one-run's summary): a violation that a
+    STATED claim decided names that claim, `stated` or else the first violating pair's."""
     verdict = "VIOLATION FOUND" if r.violation else "no violation found at this power"
     if r.inconclusive:
         verdict = f"INCONCLUSIVE ({r.inconclusive_reason})"
     if decided_by_stated(r):
-        verdict += f" ({stated_verdict_words(next(p.claim for p in r.pairs if p.violation))})"
+        claim = stated if stated is not None else next(p.claim for p in r.pairs if p.violation)
+        verdict += f" ({stated_verdict_words(claim)})"
+    return verdict
+
+
+def summary(r: AuditResult) -> str:
+    verdict = console_verdict(r)
     c = r.claim
     return (
         f"{r.mechanism}: {verdict}\n"
@@ -136,7 +144,7 @@ def witness_lines(r: AuditResult) -> list[str]:
         never = ("; never on D′" if w.on_d else "; never on D") if e.infinite_witness else ""
         lines += [
             f"witness: {p.description}{_relation_words(p)}, certified ε ≥ {_eps_text(e.epsilon_lower_bound)}",
-            f"  event {e.event} ({e.distinguisher}): {w.counts()}{never}",
+            f"  event {e.event} ({e.distinguisher})" + ("" if w.counted else f": {w.counts()}{never}"),
         ]
     more = len(violating_pairs(r)) - SHOWN_WITNESSES
     if more > 0:

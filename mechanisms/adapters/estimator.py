@@ -100,13 +100,16 @@ def from_estimator(
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
     no_answer: bool = False,
     target: tuple[float, float] | None = None,
+    variable_length: bool = False,
 ) -> CallableMechanism:
     """A `Mechanism` whose release is `make(rng).fit(X, y)`'s `output` attributes (or methods on
     `probe`). `claim` is the ε the user built the estimator with under the relation the library
     documents (`ClaimKind.STATED` where it documents none); `exceptions` are raises that are
     outputs, not failures; `no_answer=True` makes a fit whose published values hold a NaN (a
     diverged solver) an outcome of its own too. `target=(low, high)` declares a continuous
-    regression target over [low, high] (module docstring); `domain` then describes X only."""
+    regression target over [low, high] (module docstring); `domain` then describes X only.
+    `variable_length=True` takes published values whose length varies between fits (`classes_`
+    on data missing a label), as in `from_callable`."""
     names = (output,) if isinstance(output, str) else tuple(output)
     if not names:
         raise ValueError("output names no attribute")
@@ -127,6 +130,7 @@ def from_estimator(
         exceptions=exceptions,
         payload_width=payload_width,
         no_answer=no_answer,
+        variable_length=variable_length,
         threat_model=f"the fitted estimator's {outs}",
         per_sample_streams=True,  # a fit per release: one stream per sample, chunks by cost
     )

@@ -242,10 +242,13 @@ def from_release(
     exceptions: Sequence[type[BaseException]] = (),
     no_answer: bool = False,
     payload_width: int = DEFAULT_PAYLOAD_WIDTH,
+    variable_length: bool = False,
 ) -> CallableMechanism:
     """`release(table, rng) -> numbers` (a DP statistic of the table) as a `Mechanism` over the
     tables of `columns`; the output is the release flattened. `exceptions` and `no_answer` (a
-    release of None or with a NaN) make those outcomes of their own, as in `from_callable`."""
+    release of None or with a NaN) make those outcomes of their own, as in `from_callable`;
+    `variable_length=True` takes a release whose length varies between calls (a list of noisy
+    keys that passed a threshold), coded [0, length, first `payload_width` values]."""
     space = _space(columns, label)
     fn = TableRelease(release, space, table)
     return _mechanism(
@@ -258,6 +261,7 @@ def from_release(
         seedable=seedable,
         pairs=pairs,
         outcomes=(tuple(exceptions), no_answer, payload_width),
+        variable_length=variable_length,
     )
 
 
@@ -272,6 +276,7 @@ def _mechanism(
     seedable: bool,
     pairs: Sequence[NeighborPair],
     outcomes: tuple[tuple[type[BaseException], ...], bool, int],
+    variable_length: bool = False,
 ) -> CallableMechanism:
     exceptions, no_answer, width = outcomes
     return from_callable(
@@ -285,5 +290,6 @@ def _mechanism(
         exceptions=exceptions,
         no_answer=no_answer,
         payload_width=width,
+        variable_length=variable_length,
         per_sample_streams=True,  # a fit per release: one stream per sample, chunks by cost
     )

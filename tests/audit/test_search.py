@@ -305,6 +305,7 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
     """The certified pair's event is chosen on pilot draws (pilot seeds); the runner draws no
     selection split and certifies on audit-seed draws only, so the two never share a sample."""
     import dpaudit.engine.runner.procedure as runner_module
+    import dpaudit.engine.runner.selection_split as split_module
     import dpaudit.engine.search.pilot_samples as search_module
     from dpaudit.engine.sampling import Phase
 
@@ -326,7 +327,7 @@ def test_selection_reuses_pilot_samples_and_never_the_audit_seed(monkeypatch: py
         return original_draw(mech, ds, size, seed, key, *start)
 
     monkeypatch.setattr(search_module, "sample_rows", pilot_rows)
-    monkeypatch.setattr(runner_module, "sample_rows", runner_rows)
+    monkeypatch.setattr(split_module, "sample_rows", runner_rows)  # the runner's selection split
     monkeypatch.setattr(runner_module, "draw", runner_draw)
     import dpaudit.engine.runner.certify as certify_module
 

@@ -264,10 +264,7 @@ def _shortlist_every_candidate(
 ) -> list[selection._Shortlisted]:
     """The selection's shortlist as it was: the `SCREEN_SIZE` best of every candidate."""
     out = []
-    for counts_p, counts_q, n_p, n_q, is_p in (
-        (cand.counts_a, cand.counts_b, n_a, n_b, True),
-        (cand.counts_b, cand.counts_a, n_b, n_a, False),
-    ):
+    for counts_p, counts_q, n_p, n_q, is_p in cand.directions(n_a, n_b):
         rough = obj.value(*selection._rough_bounds(counts_p, counts_q, n_p, n_q, certify_total))
         top = np.argsort(-rough, kind="stable")[: selection.SCREEN_SIZE]
         kp, kq = counts_p[top], counts_q[top]
@@ -286,7 +283,12 @@ def _shortlist_every_candidate(
             )
             for shade in (pessimism, max(pessimism, selection.PLAUSIBLE_PESSIMISM))
         )
-        out.append(selection._Shortlisted(name, cand, is_p, top, v, u, kp, kq))
+        out.append(
+            selection._Shortlisted(
+                name=name, candidates=cand, dataset_is_p=is_p, index=top, kp=kp, kq=kq, n_p=n_p, n_q=n_q,
+                v=v, u=u,
+            )
+        )
     return out
 
 

@@ -189,3 +189,17 @@ def test_real_diffprivlib_mean_gives_no_answer_on_a_nan_record() -> None:
             _dpl_mean, columns=numbers, claim=claim, name="dpl", max_size=8, no_answer=True
         )
         assert dpaudit.audit(clean, num_samples=1000, seed=0).verdict is not Verdict.VIOLATION_FOUND
+
+
+def test_the_console_witness_says_an_outcome_witness_counts_once() -> None:
+    """The console's witness line (`summary.witness_lines`) prints an outcome witness's text, which
+    already carries its counts, without appending them a second time."""
+    from dpaudit.app.summary import witness_lines
+
+    mech = dpaudit.from_release(
+        _checks_bounds, columns=COLUMNS, claim=CLAIM, name="r", exceptions=(ValueError,)
+    )
+    result = run_audit(mech, [PAIR], AuditConfig(num_samples=2000, seed=1))
+    event_line = witness_lines(result)[1]
+    assert "raised ValueError" in event_line and event_line.count("1,000") == 2, event_line
+    assert " vs " not in event_line  # not the generic "k/n on D (f) vs k′/n′ on D′ (f′)" again

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from dpaudit.engine.events import Event, event_from_spec, event_spec
 from dpaudit.engine.jsonnum import json_number, parse_number
@@ -286,7 +286,7 @@ def witness_entry_from_result(
 def _other_certified(result: AuditResult, reported: BaselineEvent) -> list[BaselineEvent]:
     """The other serialisable events of the reported event's primary test, as witnesses of the
     same pair (counts are placeholders until the fresh re-count)."""
-    tests: Sequence[dict[str, Any]] = result.extra.get("certified_events", ())  # type: ignore[assignment]
+    tests = cast("Sequence[dict[str, Any]]", result.extra.get("certified_events", ()))
     records = [
         r
         for t in tests

@@ -20,6 +20,7 @@ from joblib import Parallel, delayed
 from dpaudit.engine.sampling import AuditTimeout
 from dpaudit.engine.types import AuditConfig, AuditResult, Verdict
 from dpaudit.mechanisms.base import MechanismError
+from dpaudit.reports.words import witnesses
 
 from ..route import Route, certify
 from .targets import Target
@@ -109,12 +110,13 @@ def _failed(target: Target, status: str, detail: str, start: float) -> ScanRow:
 
 
 def _row(target: Target, result: AuditResult, seconds: float) -> ScanRow:
-    best = max(result.pairs, key=lambda p: p.estimate.epsilon_lower_bound, default=None)
+    shown = witnesses(result) if result.verdict is Verdict.VIOLATION_FOUND else []
     witness = ""
-    if best is not None and result.verdict is Verdict.VIOLATION_FOUND:
-        e = best.estimate
-        witness = (f"{best.description}: {e.event} in {e.p_count:,} of {e.p_total:,} on D, "
-                   f"{e.q_count:,} of {e.q_total:,} on D′")
+    if shown:  # the strongest violating pair, its counts oriented so that D is its dataset
+        w = shown[0]
+        (kd, nd), (kn, nn) = w.on_dataset, w.on_neighbor
+        counts = "" if w.counted else f" in {kd:,} of {nd:,} on D, {kn:,} of {nn:,} on D′"
+        witness = f"{w.pair.description}: {w.pair.estimate.event}{counts}"
     return ScanRow(
         target=target.name,
         kind=target.kind,
