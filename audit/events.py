@@ -39,20 +39,24 @@ def row_keys(rows: NDArray[np.float64]) -> Array:
 _ROW_HASH = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
 
 
+def distinct_rows_at_least(rows: NDArray[np.float64]) -> int:
+    """A lower bound on the distinct rows of a 2-D array (as `row_keys` of ≥ 2 columns: their
+    bits): its rows' distinct 64-bit hashes (equal rows hash equally; much cheaper than sorting
+    wide rows' bytes). 0 (no bound) for one column, whose keys compare as numbers."""
+    if not 1 < rows.shape[1] <= _ROW_HASH.size:
+        return 0
+    bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
+    mixed = (bits ^ (bits >> np.uint64(32))) * _ROW_HASH[: rows.shape[1]]  # high bits reach low ones
+    hashed = (mixed ^ (mixed >> np.uint64(29))).sum(axis=1, dtype=np.uint64)  # wraps mod 2**64
+    return int(np.unique(hashed).size)
+
+
 def more_distinct_rows(rows: NDArray[np.float64], limit: int) -> bool:
-    """Whether `rows` take more than `limit` distinct values (as `row_keys`: bit patterns), decided
-    first on a 64-bit hash of each row's bits (equal rows hash equally, so more distinct hashes
-    than `limit` means more distinct rows; much cheaper than sorting wide rows' bytes) and
-    otherwise exactly."""
+    """Whether `rows` take more than `limit` distinct values (as `row_keys`), decided on
+    `distinct_rows_at_least` when it exceeds `limit`, else exactly."""
     if rows.shape[0] <= limit:
         return False
-    if 1 < rows.shape[1] <= _ROW_HASH.size:
-        bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
-        with np.errstate(over="ignore"):
-            hashed = (bits * _ROW_HASH[: rows.shape[1]]).sum(axis=1, dtype=np.uint64)
-        if np.unique(hashed).size > limit:
-            return True
-    return bool(np.unique(row_keys(rows)).size > limit)
+    return distinct_rows_at_least(rows) > limit or bool(np.unique(row_keys(rows)).size > limit)
 
 
 class EventShapeError(ValueError):

@@ -19,7 +19,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..events import Event, SetEvent, ThresholdEvent, more_distinct_rows, row_keys
+from ..events import Event, SetEvent, ThresholdEvent, distinct_rows_at_least, row_keys
 from .grids import tail_counts, tail_grid_counts, threshold_grid
 from .registry import CHEAP, DEFAULT, distinguisher, members
 
@@ -199,9 +199,9 @@ class HistogramDistinguisher:
     holdout_above: int = 64
 
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
-        head = np.concatenate([a[: 2 * self.max_bins], b[: 2 * self.max_bins]])
-        if more_distinct_rows(head, self.max_bins):  # then more in all: cheaper to see on a prefix
-            return None
+        head = np.concatenate([a[: self.max_bins + 1], b[: max(0, self.max_bins + 1 - a.shape[0])]])
+        if head.shape[0] > self.max_bins and distinct_rows_at_least(head) > self.max_bins:
+            return None  # then more in all: cheaper to see on a prefix's hashes
         ka, kb = row_keys(a), row_keys(b)
         uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
         if uniq.size > self.max_bins:

@@ -184,8 +184,11 @@ def tail_grid_counts(
     and `tail_counts` one by one, in blocks of statistics (`BLOCK_VALUES`)."""
     n_a = len(statistics[0][0])
     n = n_a + len(statistics[0][1])
-    step = max(1, SMALL_BLOCK_VALUES // n if n <= 2 * tails else BLOCK_VALUES // max(n, grid))
-    grids: list[Floats] = []
+    step = SMALL_BLOCK_VALUES // n if n <= 2 * tails else BLOCK_VALUES // max(n, grid)
+    if step <= 1:  # one statistic at a time: as one by one
+        grids = [threshold_grid(np.concatenate([sa, sb]), grid=grid, tails=tails) for sa, sb in statistics]
+        return grids, [tail_counts(sa, sb, ts) for (sa, sb), ts in zip(statistics, grids, strict=True)]
+    grids = []
     counts: list[tuple[Floats, Floats, Floats, Floats]] = []
     for start in range(0, len(statistics), step):
         block = statistics[start : start + step]
