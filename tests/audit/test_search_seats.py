@@ -111,17 +111,18 @@ def test_a_seat_final_reranks_the_winner_and_the_seats_on_more_samples() -> None
     halving = type(halving)(survivors=(others[0], planted), rounds=halving.rounds)
     # too little left to certify after a final (more than a quarter would go to it): none
     spent = sampler.spent
-    assert seat_final(sampler, cast(Ranker, ranker), halving, [planted], total_budget=spent + 3 * rows) is halving
+    rank = cast(Ranker, ranker)
+    assert seat_final(sampler, rank, halving, [planted], total_budget=spent + 3 * rows) is halving
     assert sampler.spent == spent
     before = [e.rows() for e in halving.survivors]
-    final = seat_final(sampler, cast(Ranker, ranker), halving, [planted], total_budget=spent + 20_000)
+    final = seat_final(sampler, rank, halving, [planted], total_budget=spent + 20_000)
     assert final.survivors == (planted, others[0]) and final.rounds == halving.rounds
     assert [e.rows() for e in final.survivors] == [SEAT_FINAL_GROWTH * rows] * 2
-    assert sampler.spent == spent + sum(SEAT_FINAL_GROWTH * rows - n for n in before)  # the top-ups, nothing else
+    assert sampler.spent == spent + sum(SEAT_FINAL_GROWTH * rows - n for n in before)  # the top-ups only
     # a seat that already won, or no seat at all: no final, nothing drawn
     spent = sampler.spent
-    assert seat_final(sampler, cast(Ranker, ranker), final, [planted], total_budget=spent + 20_000) is final
-    assert seat_final(sampler, cast(Ranker, ranker), halving, [], total_budget=spent + 20_000) is halving
+    assert seat_final(sampler, rank, final, [planted], total_budget=spent + 20_000) is final
+    assert seat_final(sampler, rank, halving, [], total_budget=spent + 20_000) is halving
     assert sampler.spent == spent
 
 
