@@ -83,3 +83,23 @@ def every_class_on_both_sides(relation: Relation) -> tuple[dpaudit.NeighborPair,
             dataset=dpaudit.Dataset(X, y), neighbor=other, relation=relation, description=what
         ),
     )
+
+
+def kmeans(rng: np.random.Generator) -> Any:
+    from diffprivlib.models import KMeans
+
+    warnings.filterwarnings("ignore")
+    return KMeans(n_clusters=2, epsilon=1.0, bounds=BOUNDS, random_state=int(rng.integers(2**31)))
+
+
+def kmeans_mechanism(name: str, relation: Relation) -> Any:
+    """`KMeans(n_clusters=2, epsilon=1, bounds=([-1, -1], [1, 1]))` publishing `cluster_centers_`,
+    fitted on two features in [-1, 1] (no labels), as the preset `diffprivlib_model_kmeans`."""
+    return dpaudit.from_estimator(
+        kmeans,
+        output=("cluster_centers_",),
+        claim=claim("KMeans", relation),
+        domain=Domain(num_features=2, feature_low=-1.0, feature_high=1.0),
+        name=name,
+        payload_width=16,
+    )
