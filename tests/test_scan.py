@@ -93,6 +93,20 @@ def test_the_command_exits_1_on_a_flag_and_writes_the_table(
     assert main(["scan", "fakelib", "--only", "Correct", "--budget", "20000", "--jobs", "1"]) == 0
 
 
+def test_the_default_budget_is_the_librarys(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert scan_wing.default_budget("diffprivlib") == 4_000  # IBM/differential-privacy-library#104
+    default = scan_wing.DEFAULT_BUDGET
+    assert scan_wing.default_budget("smartnoise") == scan_wing.default_budget("opendp") == default
+    monkeypatch.setitem(scan_wing.LIBRARIES, "fakelib", fake_library)
+    monkeypatch.setitem(scan_wing.LIBRARY_BUDGETS, "fakelib", 3_000)
+    assert main(["scan", "fakelib", "--only", "Correct", "--jobs", "1"]) == 0
+    assert "at 3,000 samples per side" in capsys.readouterr().out
+    assert main(["scan", "fakelib", "--only", "Correct", "--jobs", "1", "--budget", "2000"]) == 0
+    assert "at 2,000 samples per side" in capsys.readouterr().out
+
+
 def test_unknown_library_and_empty_selection_exit_2(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from dpaudit.engine.search.candidates import SEATS, Proposer, proposal_rng
-from dpaudit.engine.search.pilot import RegisteredPairs, halve
+from dpaudit.engine.search.pilot import SEAT_FINAL_GROWTH, RegisteredPairs, halve, seat_final
 from dpaudit.engine.search.pilot_samples import Entry, PilotSampler
 from dpaudit.engine.search.procedure import search_and_certify
 from dpaudit.engine.search.ranking import Ranker
@@ -56,12 +56,12 @@ class _RareEventRanker:
     ranks last on fewer than 200 samples per side and first from then on; the others keep fixed
     ranks, best first in their order."""
 
-    def __init__(self, planted: Entry, others: list[Entry]) -> None:
-        self.planted, self.others = planted, others
+    def __init__(self, planted: Entry, others: list[Entry], *, shows: int = 200) -> None:
+        self.planted, self.others, self.shows = planted, others, shows
 
     def __call__(self, entry: Entry) -> None:
         if entry is self.planted:
-            entry.rank = 1.0 if entry.rows() >= 200 else -5.0
+            entry.rank = 1.0 if entry.rows() >= self.shows else -5.0
         else:
             entry.rank = -0.1 * self.others.index(entry)
 
@@ -96,6 +96,34 @@ def test_halving_keeps_a_seat_to_the_final_where_its_evidence_shows() -> None:
     sampler, planted, others, ranker = _field()
     plain = halve(sampler, cast(Ranker, ranker), [*others, planted], NONE, budget=2_400, min_pilot_samples=32)
     assert planted not in plain.survivors and planted.rows() == 0
+
+
+def test_a_seat_final_reranks_the_winner_and_the_seats_on_more_samples() -> None:
+    sampler, planted, others, ranker = _field()
+    halving = halve(
+        sampler, cast(Ranker, ranker), [*others, planted], NONE, budget=2_400, min_pilot_samples=32,
+        seats=[planted],
+    )
+    rows = max(e.rows() for e in halving.survivors)
+    ranker.shows = rows + 1  # the seat's evidence shows only beyond the halving's final
+    for e in halving.survivors:
+        ranker(e)
+    halving = type(halving)(survivors=(others[0], planted), rounds=halving.rounds)
+    # too little left to certify after a final (more than a quarter would go to it): none
+    spent = sampler.spent
+    rank = cast(Ranker, ranker)
+    assert seat_final(sampler, rank, halving, [planted], total_budget=spent + 3 * rows) is halving
+    assert sampler.spent == spent
+    before = [e.rows() for e in halving.survivors]
+    final = seat_final(sampler, rank, halving, [planted], total_budget=spent + 20_000)
+    assert final.survivors == (planted, others[0]) and final.rounds == halving.rounds
+    assert [e.rows() for e in final.survivors] == [SEAT_FINAL_GROWTH * rows] * 2
+    assert sampler.spent == spent + sum(SEAT_FINAL_GROWTH * rows - n for n in before)  # the top-ups only
+    # a seat that already won, or no seat at all: no final, nothing drawn
+    spent = sampler.spent
+    assert seat_final(sampler, rank, final, [planted], total_budget=spent + 20_000) is final
+    assert seat_final(sampler, rank, halving, [], total_budget=spent + 20_000) is halving
+    assert sampler.spent == spent
 
 
 def _crowded_gate(data: Dataset, n: int, rng: np.random.Generator) -> NDArray[np.float64]:

@@ -309,8 +309,8 @@ def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
     s.add_argument("library", help="diffprivlib, opendp or smartnoise-synth (alias smartnoise)")
     s.add_argument("--only", action="append", default=[], metavar="TEXT",
                    help="scan only exports whose name contains TEXT (repeatable)")
-    s.add_argument("--budget", type=_positive_int, default=1000, metavar="N",
-                   help="samples per side for each audit (default 1,000)")
+    s.add_argument("--budget", type=_positive_int, default=None, metavar="N",
+                   help="samples per side for each audit (default 4,000 for diffprivlib, 1,000 otherwise)")
     s.add_argument("--seed", type=_seed, default=0)
     s.add_argument("--confidence", type=_probability, default=0.95,
                    help="for the whole table (β is split over the audits; default 0.95)")

@@ -15,7 +15,7 @@ EXIT_OK, EXIT_VIOLATION = 0, 1
 def cmd_scan(args: argparse.Namespace) -> int:
     from dpaudit.engine.outfiles import write_text
 
-    from ..scan import ScanConfig, ScanRow, canonical, library_targets, render, scan, to_json
+    from ..scan import ScanConfig, ScanRow, canonical, default_budget, library_targets, render, scan, to_json
     from ..scan.table import line
 
     args.library = canonical(args.library)
@@ -23,7 +23,8 @@ def cmd_scan(args: argparse.Namespace) -> int:
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
     jobs = all_cores() if args.jobs in (None, -1) else max(1, args.jobs)
-    config = ScanConfig(num_samples=args.budget, seed=args.seed, failure_probability=1 - args.confidence,
+    budget = args.budget if args.budget is not None else default_budget(args.library)
+    config = ScanConfig(num_samples=budget, seed=args.seed, failure_probability=1 - args.confidence,
                         timeout=args.timeout, jobs=jobs)
     built = sum(t.build is not None for t in targets)
     print(f"dpaudit: scanning {built} of {len(targets)} exports of {args.library} "

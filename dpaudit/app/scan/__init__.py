@@ -12,8 +12,9 @@ from .procedure import ScanConfig, ScanRow, scan
 from .table import render, to_json
 from .targets import LibraryNotInstalledError, Target
 
-__all__ = ["ALIASES", "LIBRARIES", "LibraryNotInstalledError", "ScanConfig", "ScanRow", "Target", "canonical",
-           "library_targets", "render", "scan", "to_json"]
+__all__ = ["ALIASES", "DEFAULT_BUDGET", "LIBRARIES", "LIBRARY_BUDGETS", "LibraryNotInstalledError",
+           "ScanConfig", "ScanRow", "Target", "canonical", "default_budget", "library_targets", "render",
+           "scan", "to_json"]
 
 
 def _diffprivlib() -> list[Target]:
@@ -42,6 +43,22 @@ LIBRARIES: dict[str, Callable[[], list[Target]]] = {
 """Library name (its distribution name, as pip installs it) → its targets."""
 ALIASES = {"smartnoise": "smartnoise-synth", "snsynth": "smartnoise-synth"}
 """Other names a user types for a library (its import name, its family's name)."""
+
+
+DEFAULT_BUDGET = 1000
+"""Samples per side for each export when `--budget` is not given: about what one library model
+fit per second allows in a few minutes (smartnoise-synth's MWEM: 176 s at 1,000)."""
+LIBRARY_BUDGETS = {"diffprivlib": 4000}
+"""Libraries whose exports are cheap enough for more: a diffprivlib model fit takes ~0.01 s, so
+4,000 per side is ~50 s CPU for its slowest export and the whole library (36 audits) fits in
+minutes on 2 cores; at 1,000 the blind search cannot certify the rare event of
+IBM/differential-privacy-library#104 (`LinearRegression`: ε ≥ 0 at 1,000, ≥ 1.47 at 4,000, its
+scan seed and β share)."""
+
+
+def default_budget(library: str) -> int:
+    """The per-side budget `dpaudit scan LIBRARY` uses without `--budget`."""
+    return LIBRARY_BUDGETS.get(canonical(library), DEFAULT_BUDGET)
 
 
 def canonical(library: str) -> str:
