@@ -59,6 +59,9 @@ class PilotPlan:
     min_samples: int = 1000
     """The fewest samples per side a candidate is screened or raced on (`min_pilot_samples`, or
     the small plan's s₀)."""
+    racing: bool = False
+    """A budget below the full plan's (`small_plan`): candidates screened on a few dozen samples
+    each, where a blind search seats the count sweeps' far end (`search.pilot.run_pilot`)."""
 
 
 def full_budget(*, pilot_fraction: float, min_pilot_samples: int) -> int:
@@ -202,6 +205,7 @@ def small_plan(
                 challenge_budget=challenge_budget,
                 sweep_budget=sweep_budget,
                 min_samples=per,
+                racing=True,
             )
     return None
 
@@ -216,6 +220,7 @@ def _plan(
     challenge_budget: int,
     sweep_budget: int,
     min_samples: int,
+    racing: bool = False,
 ) -> PilotPlan:
     cert_cfg = dataclasses.replace(config, num_samples=max(total_budget - pilot_budget, MIN_CERTIFICATION))
     return PilotPlan(
@@ -227,4 +232,5 @@ def _plan(
         challenge_budget=challenge_budget,
         sweep_budget=sweep_budget,
         min_samples=min_samples,
+        racing=racing,
     )

@@ -9,6 +9,7 @@ import math
 from typing import cast
 
 import numpy as np
+import pytest
 from numpy.typing import NDArray
 
 from dpaudit.engine.search.candidates import SEATS, Proposer, proposal_rng
@@ -19,7 +20,7 @@ from dpaudit.engine.search.ranking import Ranker
 from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.base import PrivacyClaim, from_callable
 from dpaudit.mechanisms.reference import LaplaceSum
-from dpaudit.neighbors.base import Dataset, Domain, Relation
+from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
 
 CONFIG = AuditConfig(num_samples=4_000, seed=3, failure_probability=0.05)
@@ -149,3 +150,29 @@ def test_a_blind_search_at_a_small_budget_reaches_the_count_sweeps_far_end() -> 
     found = search_and_certify(mech, AuditConfig(num_samples=4_000, seed=0), budget=4_000)
     assert found.certified.violation
     assert [_count(p.tags) for p in found.certified_pairs] == [DEFAULT_MAX_COUNT]  # a seat
+
+
+def test_only_a_racing_plan_seats_the_far_end(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Seats are for racing plans (budgets below the full plan's): there candidates are screened
+    on a few dozen samples. On the full plan (screened on `min_pilot_samples` each) the pilot asks
+    the proposer for no seat, so a blind search there is what it was before the seats."""
+    from dpaudit.engine.search import candidates
+
+    asked: list[int] = []
+    real = candidates.Proposer.seats
+
+    def spy(self: candidates.Proposer, *, raced: int = 0) -> list[NeighborPair]:
+        asked.append(raced)
+        return real(self, raced=raced)
+
+    monkeypatch.setattr(candidates.Proposer, "seats", spy)
+    mech = from_callable(
+        name="crowded_gate",
+        claim=PrivacyClaim(epsilon=1.0, relation=Relation.REPLACE_ONE, reference="test"),
+        domain=BOX2,
+        batch_fn=_crowded_gate,
+    )
+    search_and_certify(mech, AuditConfig(num_samples=4_000, seed=0), budget=4_000)
+    assert len(asked) == 1  # the racing plan of 4,000 per side seats
+    search_and_certify(mech, AuditConfig(num_samples=400_000, seed=0), budget=400_000)
+    assert len(asked) == 1  # the full plan does not
