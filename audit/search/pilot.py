@@ -84,6 +84,12 @@ ranks (`registered_tie`) every registered pair may contend; certifying all of th
 each the registered route's share and no more, certifying the champion alone bets everything on
 one noisy ranking. The best three by rank is the middle: a pair of true ε ≈ 0 wins the pilot
 now and then (geo_halfplane_grid4, seed 0), rarely three times over."""
+SEAT_MIN_PILOT = 1_000
+"""The smallest pilot (samples per side) that seats the count sweeps' far end. A measured trade-off,
+not a derived constant: at 1,000 per side (a pilot of 500) the seats cost the Opacus
+`expected_batch_size` row (meta-pytorch/opacus#571) its flag (ε ≥ 1.44 without them, −0.03 with),
+while at 4,000 (a pilot of 2,000) they are what finds diffprivlib's LinearRegression bug
+(IBM/differential-privacy-library#104) blind."""
 CHALLENGERS = 2
 """Finalists (not registered) topped up to the registered champion's pilot size to challenge it
 (within what is left of the pilot budget: the pilot never spends more than P)."""
@@ -180,7 +186,10 @@ def run_pilot(setup: SearchSetup, *, registered: Sequence[NeighborPair], min_pil
     # toss it is on a few dozen samples, and two seats drawn in every halving round cost the other
     # candidates their samples (`dpsgd_linear_score` blind at 10⁵ per side, seeds 0–9: the verdict
     # pair's mean certified ε 0.605 with seats, 0.709 without; its input canary found 3 times against 5).
-    blind = setup.proposer.design_seed is not None and bool(sweeps.finalists) and plan.racing
+    # Nor below `SEAT_MIN_PILOT`, where two more entries in the screen and in every round take a
+    # share the field cannot spare.
+    affordable = plan.racing and plan.pilot_budget >= SEAT_MIN_PILOT
+    blind = setup.proposer.design_seed is not None and bool(sweeps.finalists) and affordable
     seats = setup.proposer.seats(raced=sweeps.ranked) if blind else []
     entries = screen(
         sampler,

@@ -153,9 +153,10 @@ def test_a_blind_search_at_a_small_budget_reaches_the_count_sweeps_far_end() -> 
 
 
 def test_only_a_racing_plan_seats_the_far_end(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Seats are for racing plans (budgets below the full plan's): there candidates are screened
-    on a few dozen samples. On the full plan (screened on `min_pilot_samples` each) the pilot asks
-    the proposer for no seat, so a blind search there is what it was before the seats."""
+    """Seats are for racing plans (budgets below the full plan's) whose pilot can afford them
+    (`SEAT_MIN_PILOT`): there candidates are screened on a few dozen samples. On the full plan
+    (screened on `min_pilot_samples` each) and below that pilot the proposer is asked for no
+    seat, so a blind search there is what it was before the seats."""
     from dpaudit.engine.search import candidates
 
     asked: list[int] = []
@@ -172,6 +173,8 @@ def test_only_a_racing_plan_seats_the_far_end(monkeypatch: pytest.MonkeyPatch) -
         domain=BOX2,
         batch_fn=_crowded_gate,
     )
+    search_and_certify(mech, AuditConfig(num_samples=1_000, seed=0), budget=1_000)
+    assert asked == []  # a pilot below SEAT_MIN_PILOT cannot afford seats
     search_and_certify(mech, AuditConfig(num_samples=4_000, seed=0), budget=4_000)
     assert len(asked) == 1  # the racing plan of 4,000 per side seats
     search_and_certify(mech, AuditConfig(num_samples=400_000, seed=0), budget=400_000)
