@@ -446,7 +446,7 @@ class CallableMechanism:
         if (self.fn is None) == (self.batch_fn is None):
             raise ValueError("give exactly one of fn (one release per call) and batch_fn (vectorised)")
         check_exceptions(self.exceptions, self.payload_width)
-        if (self.exceptions or self.no_answer or self.variable_length) and self.fn is None:
+        if self.outcome_coding is not None and self.fn is None:
             raise ValueError(
                 "exceptions, no_answer and variable_length need fn (one release per call), not batch_fn"
             )

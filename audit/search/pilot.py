@@ -389,7 +389,8 @@ def halve(
     too, so they reach the final on as many samples as its contestants and are ranked against
     them there. Releases the samples of every entry neither surviving nor registered
     champion/contender."""
-    seated = [e for e in seats if e in set(entries) and e.source != "registered"]
+    present = set(entries)
+    seated = [e for e in seats if e in present and e.source != "registered"]
     others = [e for e in ranked(entries) if e.source != "registered" and e not in seated]
     size = _pool_size(len(others), budget=budget, min_pilot_samples=min_pilot_samples, seats=len(seated))
     contestants = others[:size]
