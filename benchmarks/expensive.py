@@ -40,7 +40,9 @@ new side); the header then names each side's commits with their rows, from the k
 The new side is run at each cap in `--fractions` of the default budget (default 1 and 0.2); at a
 cap below the default, today's main at that same cap (fixed n) is run beside it as the control:
 a saving that today's main gets too at that cap is the default budget's generosity, not this
-tree's doing. `--new CHECKOUT` runs the new side from another checkout (e.g. a branch not merged
+tree's doing. Where this tree registers another default budget than today's main (the diffprivlib
+`LinearRegression` and `KMeans` presets: 4,000 against 2,000 and 1,000), the default line's cap is
+this tree's, with today's main at that cap as its control. `--new CHECKOUT` runs the new side from another checkout (e.g. a branch not merged
 yet), `--new-args` adds `dpaudit run` arguments to it (e.g. `--pairs search`).
 """
 
@@ -395,11 +397,15 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
             home=args.new.resolve(),
             **_kw(args),
         )
-        control = old
-        if f != 1:  # the control: today's main at the same cap, fixed n
+        control, shown = old, budget if f == 1 else cap
+        if f == 1 and base is None:  # a registered budget this tree changed: today's main at it too
+            own = budget_of(row, kept(args.work, f"new-{f:g}", row))
+            if own is not None and own != budget:
+                cap, shown = own, own
+        if cap is not None and (f != 1 or cap != (base or budget)):  # the control: today's main at the same cap
             cmd = command(row, sequential=False, num_samples=cap, python=python)
             control = outcome(row, f"old-{f:g}", cmd, home=args.old.resolve(), **_kw(args))
-        lines.append(table_line(row, old, new, cap=cap_words(f, budget if f == 1 else cap), control=control))
+        lines.append(table_line(row, old, new, cap=cap_words(f, shown), control=control))
     return lines
 
 
