@@ -8,6 +8,7 @@ sleeps."""
 from __future__ import annotations
 
 import functools
+import importlib.util
 import json
 import shlex
 import time
@@ -158,3 +159,22 @@ def test_a_rows_seed_depends_on_its_name_not_its_position() -> None:
     assert seed(0, "fakelib.noise.Buggy") == seed(0, "fakelib.noise.Buggy")
     seeds = {seed(0, "fakelib.noise.Buggy"), seed(1, "fakelib.noise.Buggy"), seed(0, "fakelib.noise.Correct")}
     assert len(seeds) == 3
+
+
+@pytest.mark.skipif(importlib.util.find_spec("diffprivlib") is None, reason="diffprivlib not installed")
+def test_a_diffprivlib_model_records_its_spends_on_an_accountant_of_its_own() -> None:
+    """Not diffprivlib's process-wide default accountant, whose growing list of spends a random
+    forest deep-copies into every tree (its fits slowed with every fit before them)."""
+    from diffprivlib.accountant import BudgetAccountant
+
+    from dpaudit.app.scan.diffprivlib_targets import DOCUMENTED, _Make
+
+    default = BudgetAccountant.load_default(None)
+    spent = len(default.spent_budget)
+    make = _Make("RandomForestClassifier", {"epsilon": 1.0, "bounds": DOCUMENTED["bounds"],
+                                            "classes": [0.0, 1.0, 2.0], "n_estimators": 3})
+    forest = make(np.random.default_rng(0))
+    assert forest.accountant is not default and forest.estimator.accountant is not default
+    forest.fit(np.random.default_rng(1).uniform(-1.0, 1.0, (12, 2)), np.resize([0.0, 1.0, 2.0], 12))
+    assert len(default.spent_budget) == spent and len(forest.accountant.spent_budget) == 1
+    assert BudgetAccountant.load_default(None) is default

@@ -19,13 +19,15 @@ that does not fit, the target is still audited there, with the row saying so ("t
 The fitted number is what the row's reproduce command passes (`--budget N`): a measured time is
 not reproducible, a printed budget is. With `--budget`, the budget is audited as given.
 
-`TIMEOUT_SHARE` = 0.4, measured (2 cores, 2026-11-29): a blind scan audit at N per side spends
-1.1–1.5 × 2N samples (the search's pilot, selection top-ups and certification) and fits on the
-search's larger candidate tables cost more than on the pair timed (diffprivlib's
-`RandomForestClassifier`: 3.7 ms per fit timed, 15 s for the whole audit at 1,000 per side
-against 7.4 s estimated; `DecisionTreeClassifier` 2.8 s against 1.4 s; the `LinearRegression`
-preset 10.5 s against 9.7 s). A fitted audit therefore takes up to about twice its estimate:
-0.8 of the timeout, leaving the rest for the build, the timing itself and a loaded machine.
+`TIMEOUT_SHARE` = 0.4, measured (2 cores, 2026-11-29, one scan row alone at 1,000 per side): a
+blind scan audit draws 1.1–1.5 × 2N samples (the search's pilot, selection top-ups and
+certification), fits on the search's larger candidate tables cost more than on the pair timed,
+and selection and certification add their own time: diffprivlib's `RandomForestClassifier` took
+6.6 s against 5.2 s estimated (2.6 ms per fit timed), the `LinearRegression` preset 10.5 s
+against 9.7 s, and the cheap `DecisionTreeClassifier` 2.7 s against 1.5 s (fixed costs weigh
+more where a fit is cheap, and cheap exports fit anyway). A fitted audit therefore takes up to
+about twice its estimate, 0.8 of the timeout, leaving the rest for the build, the timing itself
+and a loaded machine.
 """
 
 from __future__ import annotations
