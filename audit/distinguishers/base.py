@@ -12,6 +12,7 @@ fresh samples.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -19,7 +20,7 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..events import Event, SetEvent, ThresholdEvent, distinct_rows_at_least, row_keys
+from ..events import Event, SetEvent, ThresholdEvent, distinct_rows_at_least, more_distinct_rows, row_keys
 from .grids import tail_counts, tail_grid_counts, threshold_grid
 from .registry import CHEAP, DEFAULT, distinguisher, members
 
@@ -30,6 +31,7 @@ __all__ = [
     "Screened",
     "ThresholdDistinguisher",
     "count_runs",
+    "few_distinct",
     "screen_runs",
     "tail_candidates",
     "tail_counts",
@@ -201,9 +203,11 @@ class HistogramDistinguisher:
     def propose(self, a: NDArray[np.float64], b: NDArray[np.float64]) -> Candidates | None:
         head = np.concatenate([a[: self.max_bins + 1], b[: max(0, self.max_bins + 1 - a.shape[0])]])
         if head.shape[0] > self.max_bins and distinct_rows_at_least(head) > self.max_bins:
+            _learn(a, b, at_least=self.max_bins + 1)
             return None  # then more in all: cheaper to see on a prefix's hashes
         ka, kb = row_keys(a), row_keys(b)
         uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+        _learn(a, b, at_least=uniq.size, at_most=uniq.size)
         if uniq.size > self.max_bins:
             return None
         pooled_rows = np.concatenate([a, b])
@@ -240,6 +244,51 @@ class HistogramDistinguisher:
             return SetEvent(tuple(tuple(float(x) for x in values[j]) for j in chosen))
 
         return Candidates(ca, cb, make)
+
+
+_KNOWN: tuple[weakref.ref[Any], weakref.ref[Any], int, float] | None = None
+"""What is known of the pooled distinct rows of the last selection outputs (a, b) looked at:
+(a, b, at least, at most). Every distinguisher of a `choose_events` call gets the same two arrays,
+and the histogram (which counts them) and each learned statistic and the magnitude family (which
+ask `few_distinct`) otherwise count them again, each time the same answer. The arrays are held
+weakly and compared by identity: a dead or different array is a fresh question."""
+
+
+def _known(a: NDArray[Any], b: NDArray[Any]) -> tuple[int, float]:
+    k = _KNOWN
+    if k is not None and k[0]() is a and k[1]() is b:
+        return k[2], k[3]
+    return 0, np.inf
+
+
+def _learn(a: NDArray[Any], b: NDArray[Any], *, at_least: int = 0, at_most: float = np.inf) -> None:
+    global _KNOWN
+    lo, hi = _known(a, b)
+    try:
+        _KNOWN = (weakref.ref(a), weakref.ref(b), max(lo, at_least), min(hi, at_most))
+    except TypeError:  # pragma: no cover - every ndarray takes weak references
+        _KNOWN = None
+
+
+def few_distinct(a: NDArray[np.float64], b: NDArray[np.float64], *, limit: int, repeats: int) -> bool:
+    """The histogram's case: the pooled rows of `a` and `b` take at most min(`limit`, rows /
+    `repeats`) distinct values (as `row_keys`), each seen `repeats` times on average. A continuous
+    sample smaller than `limit` has about as many distinct values as rows and is not in this case.
+    A prefix is counted first, so continuous outputs are recognised cheaply, and what is learned of
+    the pair's count is kept for the next distinguisher asking (`_KNOWN`): the answer is the same."""
+    if limit <= 0:
+        return False
+    cap = min(limit, (a.shape[0] + b.shape[0]) // repeats)
+    lo, hi = _known(a, b)
+    if hi <= cap or lo > cap:
+        return hi <= cap
+    pooled = np.concatenate([a, b])
+    more = more_distinct_rows(pooled[: 2 * (limit + 1)], cap) or more_distinct_rows(pooled, cap)
+    if more:
+        _learn(a, b, at_least=cap + 1)
+    else:
+        _learn(a, b, at_most=cap)
+    return not more
 
 
 def __getattr__(name: str) -> Any:

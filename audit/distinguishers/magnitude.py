@@ -42,8 +42,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..events import Array, Event, as_rows, event_type, require_width, row_keys
-from .base import Candidates, HistogramDistinguisher, tail_candidates
+from ..events import Array, Event, as_rows, event_type, require_width
+from .base import Candidates, HistogramDistinguisher, few_distinct, tail_candidates
 from .registry import CHEAP, DEFAULT, distinguisher
 
 __all__ = ["MagnitudeDistinguisher", "MagnitudeEvent"]
@@ -137,7 +137,7 @@ class MagnitudeDistinguisher:
         d = min(a.shape[1], self.max_coordinates)
         signed = np.flatnonzero(_two_signed(a[:, :d], b[:, :d]))
         both = [int(j) for j in signed[_heavy(a[:, signed], b[:, signed])]] if signed.size else []
-        if not both or _few_distinct(a, b, self.max_bins):
+        if not both or few_distinct(a, b, limit=self.max_bins, repeats=MIN_REPEATS):
             return None
         keys: list[tuple[int | None, str | None]] = [(j, None) for j in both]
         if a.shape[1] > 1:
@@ -157,9 +157,10 @@ class MagnitudeDistinguisher:
 def _two_signed(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
     """Per column: whether the pooled values take both signs (|x| then drops information x's
     tails keep)."""
-    lo = np.minimum(a.min(axis=0, initial=0.0), b.min(axis=0, initial=0.0))
-    hi = np.maximum(a.max(axis=0, initial=0.0), b.max(axis=0, initial=0.0))
-    return (lo < 0.0) & (hi > 0.0)
+    negative = np.minimum(a.min(axis=0, initial=0.0), b.min(axis=0, initial=0.0)) < 0.0
+    if not negative.any():  # most outputs (counts, codes, indices): the maxima are not needed
+        return negative
+    return negative & (np.maximum(a.max(axis=0, initial=0.0), b.max(axis=0, initial=0.0)) > 0.0)
 
 
 def _heavy(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
@@ -173,13 +174,3 @@ def _heavy(a: NDArray[np.float64], b: NDArray[np.float64]) -> NDArray[np.bool_]:
         far = np.quantile(np.abs(x - med), 0.99, axis=0)
         heavy |= far > HEAVY_RATIO * (q3 - q1)
     return heavy
-
-
-def _few_distinct(a: NDArray[np.float64], b: NDArray[np.float64], limit: int) -> bool:
-    """Whether the pooled rows take at most `limit` distinct values, each seen `MIN_REPEATS` times
-    on average (a prefix first, so continuous outputs are recognised cheaply)."""
-    pooled = np.concatenate([a, b])
-    cap = min(limit, pooled.shape[0] // MIN_REPEATS)
-    if np.unique(row_keys(pooled[: 2 * (limit + 1)])).size > cap:
-        return False
-    return bool(np.unique(row_keys(pooled)).size <= cap)

@@ -11,7 +11,10 @@ checked against the computation it replaced, to the last bit.
 - the learned statistics' candidates go through the same grids;
 - the state-trajectory model bins its step samples by one stable sort, not a mask per bin;
 - the histogram declines a wide selection split on a prefix that already has too many values, and
-  it and the learned statistics' gate count distinct rows on a hash of their bits first.
+  it and the learned statistics' gate count distinct rows on a hash of their bits first;
+- what is known of a selection split's distinct rows is kept for the next distinguisher asking
+  (the histogram's count, each gate's answer), and the trajectory statistic projects each
+  structure once for its two models.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from scipy import special
 
 from dpaudit.engine import bounds
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds
+from dpaudit.engine import distinguishers
 from dpaudit.engine.distinguishers import (
     DEFAULT_DISTINGUISHERS,
     Candidates,
@@ -429,3 +433,35 @@ def test_more_distinct_rows_equals_counting_the_rows_bytes() -> None:
             rows = rng.normal(size=(n, d))
         limit = int(rng.integers(0, 2 * n))
         assert more_distinct_rows(rows, limit) == (np.unique(row_keys(rows)).size > limit)
+
+
+def _plain_few_distinct(a: np.ndarray, b: np.ndarray, limit: int, repeats: int) -> bool:
+    """The gate as each distinguisher computed it before the pair's count was kept."""
+    if limit <= 0:
+        return False
+    pooled = np.concatenate([a, b])
+    return bool(np.unique(row_keys(pooled)).size <= min(limit, pooled.shape[0] // repeats))
+
+
+def test_the_kept_distinct_count_answers_as_a_fresh_count() -> None:
+    """`base.few_distinct` keeps what the histogram and earlier gates learned of the pair's
+    distinct rows; every later question (any limit, any repeats, after the histogram or not)
+    gets the answer a fresh count gives, and a different pair of arrays is never answered from
+    the kept one."""
+    rng = np.random.default_rng(12)
+    few_distinct = distinguishers.base.few_distinct
+    for trial in range(200):
+        n, d = int(rng.integers(20, 3000)), int(rng.integers(1, 4))
+        values = int(rng.choice([2, 5, 40, 5000]))
+        a = rng.integers(0, values, (n, d)).astype(float)
+        b = rng.integers(0, values, (int(rng.integers(20, 3000)), d)).astype(float)
+        if trial % 4 == 0:
+            a = rng.normal(size=a.shape)
+        if trial % 2 == 0:
+            HistogramDistinguisher(max_bins=int(rng.choice([8, 64, 4096]))).propose(a, b)
+        for _ in range(3):
+            limit, repeats = int(rng.choice([0, 4, 64, 4096])), int(rng.choice([1, 10, 100]))
+            assert few_distinct(a, b, limit=limit, repeats=repeats) == _plain_few_distinct(a, b, limit, repeats)
+        assert few_distinct(a, b, limit=4096, repeats=10) == _plain_few_distinct(a, b, 4096, 10)
+        c, e = rng.normal(size=a.shape), b.copy()  # another pair: same shapes, other rows
+        assert few_distinct(c, e, limit=4096, repeats=10) == _plain_few_distinct(c, e, 4096, 10)

@@ -23,8 +23,9 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ...events import Array, Event, as_rows, event_type, more_distinct_rows, require_width
+from ...events import Array, Event, as_rows, event_type, require_width
 from ..base import Candidates, HistogramDistinguisher, tail_candidates
+from ..base import few_distinct as base_few_distinct
 
 Floats = NDArray[np.float64]
 
@@ -100,18 +101,9 @@ def single_threaded_blas() -> Iterator[None]:
 
 
 def few_distinct(a: Floats, b: Floats, limit: int) -> bool:
-    """True in the histogram's case: the pooled rows take at most `limit` distinct values, each
-    seen `MIN_REPEATS` times on average (so their likelihood ratios are estimated from counts).
-
-    A continuous sample smaller than `limit` has about as many distinct values as rows and is not
-    in this case. A prefix is checked first, so continuous outputs are recognised cheaply."""
-    if limit <= 0:
-        return False
-    pooled = np.concatenate([a, b])
-    cap = min(limit, pooled.shape[0] // MIN_REPEATS)
-    if more_distinct_rows(pooled[: 2 * (limit + 1)], cap):
-        return False
-    return not more_distinct_rows(pooled, cap)
+    """True in the histogram's case (`base.few_distinct` at `MIN_REPEATS` rows per distinct value
+    on average): the learned statistics stay silent there."""
+    return base_few_distinct(a, b, limit=limit, repeats=MIN_REPEATS)
 
 
 def applicable(a: Floats, b: Floats, *, skip_if_distinct_at_most: int) -> bool:

@@ -45,6 +45,7 @@ from ...events import Array, Event, as_rows, event_type, require_width
 from .fitted import Floats
 from .steps import (
     EVIDENCE,
+    Sides,
     mixture_log,
     projected_sides,
     projected_updates,
@@ -56,6 +57,7 @@ __all__ = [
     "StateStatistic",
     "StateTrajectoryEvent",
     "fit_state_model",
+    "fit_state_projected",
     "state_dependent",
     "state_llr",
 ]
@@ -210,7 +212,11 @@ def _pooled_rate(dmu: Floats, dvar: Floats, n: Floats) -> float | None:
 def fit_state_model(a: Floats, b: Floats, d: int, iterates: bool) -> StateTrajectoryEvent | None:
     """The binned conditional model of one structure (module docstring), as an event with
     threshold 0 (the threshold is set by the candidates); None if degenerate."""
-    sides = projected_sides(a, b, d, iterates)
+    return fit_state_projected(projected_sides(a, b, d, iterates), d, iterates)
+
+
+def fit_state_projected(sides: Sides | None, d: int, iterates: bool) -> StateTrajectoryEvent | None:
+    """`fit_state_model` on the structure's projected sides (`steps.projected_sides`)."""
     if sides is None:
         return None
     v, ya, yb = sides

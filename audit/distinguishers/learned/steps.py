@@ -24,6 +24,7 @@ __all__ = [
     "MAX_BLOCK",
     "MAX_STRUCTURES",
     "MIN_STEPS",
+    "Sides",
     "mixture_log",
     "projected_sides",
     "projected_updates",
@@ -65,7 +66,11 @@ def projected_updates(rows: Floats, d: int, iterates: bool, direction: Floats) -
     return np.asarray(updates(rows, d, iterates) @ direction, dtype=np.float64)
 
 
-def projected_sides(a: Floats, b: Floats, d: int, iterates: bool) -> tuple[Floats, Floats, Floats] | None:
+Sides = tuple[Floats, Floats, Floats]
+"""(v, y_a, y_b) of `projected_sides`."""
+
+
+def projected_sides(a: Floats, b: Floats, d: int, iterates: bool) -> Sides | None:
     """(v, y_a, y_b): the unit mean over steps of the sides' mean update difference, and each
     side's (n, T) updates projected on it (None if v is 0 or not finite)."""
     ua, ub = updates(a, d, iterates), updates(b, d, iterates)

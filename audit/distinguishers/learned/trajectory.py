@@ -57,11 +57,12 @@ from .fitted import (
     split_half,
     statistic_candidates,
 )
-from .state_trajectory import StateStatistic, fit_state_model
+from .state_trajectory import StateStatistic, fit_state_projected
 from .steps import (
     EVIDENCE,
     MAX_BLOCK,
     MAX_STRUCTURES,
+    Sides,
     mixture_log,
     projected_sides,
     structures,
@@ -149,7 +150,12 @@ def llr(rows: Floats, m: TrajectoryEvent) -> Floats:
 def fit_model(a: Floats, b: Floats, d: int, iterates: bool) -> TrajectoryEvent | None:
     """The per-step Gaussian / inclusion-mixture model of one structure (module docstring), as
     an event with threshold 0 (the threshold is set by the candidates); None if degenerate."""
-    sides = projected_sides(a, b, d, iterates)
+    return fit_projected(projected_sides(a, b, d, iterates), d, iterates)
+
+
+def fit_projected(sides: Sides | None, d: int, iterates: bool) -> TrajectoryEvent | None:
+    """`fit_model` on the structure's projected sides (`steps.projected_sides`, computed once for
+    this model and the state model)."""
     if sides is None:
         return None
     v, ya, yb = sides
@@ -205,12 +211,13 @@ class TrajectoryDistinguisher:
         (fit_a, eval_a), (fit_b, eval_b) = split_half(a), split_half(b)
         fit_a, fit_b = fit_a[: self.max_fit], fit_b[: self.max_fit]
         shapes = structures(a.shape[1])
-        models = [fit_model(fit_a, fit_b, d, it) for d, it in shapes]
+        sides = [projected_sides(fit_a, fit_b, d, it) for d, it in shapes]
+        models = [fit_projected(s, d, it) for s, (d, it) in zip(sides, shapes, strict=True)]
         # a plain shift (q̂ = 1) is linear in the outputs: the projections' case, not evaluated
         statistics: list[ThresholdStatistic] = [
             _ModelStatistic(m) for m in models if m is not None and m.rate < 1.0
         ]
-        states = [fit_state_model(fit_a, fit_b, d, it) for d, it in shapes]
+        states = [fit_state_projected(s, d, it) for s, (d, it) in zip(sides, shapes, strict=True)]
         statistics += [StateStatistic(m) for m in states if m is not None]
         eval_a, eval_b = eval_a[: self.max_eval], eval_b[: self.max_eval]
         best = most_separating(statistics, eval_a, eval_b)
