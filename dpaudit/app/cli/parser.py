@@ -310,10 +310,15 @@ def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
     s.add_argument("--only", action="append", default=[], metavar="TEXT",
                    help="scan only exports whose name contains TEXT (repeatable)")
     s.add_argument("--budget", type=_positive_int, default=None, metavar="N",
-                   help="samples per side for each audit (default 4,000 for diffprivlib, 1,000 otherwise)")
+                   help="samples per side for each audit, as given (default 4,000 for diffprivlib, 1,000 "
+                   "otherwise, each lowered to what fits the --timeout at the export's measured cost)")
     s.add_argument("--seed", type=_seed, default=0)
-    s.add_argument("--confidence", type=_probability, default=0.95,
-                   help="for the whole table (β is split over the audits; default 0.95)")
+    level = s.add_mutually_exclusive_group()
+    level.add_argument("--confidence", type=_probability, default=0.95,
+                       help="for the whole table (β is split over the audits; default 0.95)")
+    level.add_argument("--row-failure-probability", type=_probability, default=None, metavar="BETA",
+                       help="each audit's own failure probability instead of the split (what a row's "
+                       "reproduce command passes)")
     s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
                    help="per export: one not decided by then is a 'timed out' row (default 300)")
     s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")

@@ -15,7 +15,17 @@ EXIT_OK, EXIT_VIOLATION = 0, 1
 def cmd_scan(args: argparse.Namespace) -> int:
     from dpaudit.engine.outfiles import write_text
 
-    from ..scan import ScanConfig, ScanRow, canonical, default_budget, library_targets, render, scan, to_json
+    from ..scan import (
+        TIMEOUT_SHARE,
+        ScanConfig,
+        ScanRow,
+        canonical,
+        default_budget,
+        library_targets,
+        render,
+        scan,
+        to_json,
+    )
     from ..scan.table import line
 
     args.library = canonical(args.library)
@@ -25,10 +35,13 @@ def cmd_scan(args: argparse.Namespace) -> int:
     jobs = all_cores() if args.jobs in (None, -1) else max(1, args.jobs)
     budget = args.budget if args.budget is not None else default_budget(args.library)
     config = ScanConfig(num_samples=budget, seed=args.seed, failure_probability=1 - args.confidence,
-                        timeout=args.timeout, jobs=jobs)
+                        timeout=args.timeout, jobs=jobs, fit_budget=args.budget is None,
+                        row_failure_probability=args.row_failure_probability)
     built = sum(t.build is not None for t in targets)
+    fitting = (f", fitted lower where the measured cost does not fit {TIMEOUT_SHARE:.0%} of the "
+               f"{config.timeout:g} s timeout" if config.fit_budget else "")
     print(f"dpaudit: scanning {built} of {len(targets)} exports of {args.library} "
-          f"({config.num_samples:,} samples per side each, {jobs} at a time)", file=sys.stderr)
+          f"({config.num_samples:,} samples per side each{fitting}, {jobs} at a time)", file=sys.stderr)
     done = [0]
 
     def progress(row: ScanRow) -> None:
