@@ -9,7 +9,8 @@ checked against the computation it replaced, to the last bit.
 - the screens (the pilot's and the selection's) rank the runs of consecutive candidates with equal
   counts, not every candidate;
 - the learned statistics' candidates go through the same grids;
-- the state-trajectory model bins its step samples by one stable sort, not a mask per bin;
+- the state-trajectory model bins its step samples by one stable sort, not a mask per bin, and
+  takes its bin edges and medians from the pooled states sorted once;
 - the histogram declines a wide selection split on a prefix that already has too many values, and
   it and the learned statistics' gate count distinct rows on a hash of their bits first;
 - what is known of a selection split's distinct rows is kept for the next distinguisher asking
@@ -25,9 +26,8 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dpaudit.engine import bounds
+from dpaudit.engine import bounds, distinguishers
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds
-from dpaudit.engine import distinguishers
 from dpaudit.engine.distinguishers import (
     DEFAULT_DISTINGUISHERS,
     Candidates,
@@ -461,7 +461,54 @@ def test_the_kept_distinct_count_answers_as_a_fresh_count() -> None:
             HistogramDistinguisher(max_bins=int(rng.choice([8, 64, 4096]))).propose(a, b)
         for _ in range(3):
             limit, repeats = int(rng.choice([0, 4, 64, 4096])), int(rng.choice([1, 10, 100]))
-            assert few_distinct(a, b, limit=limit, repeats=repeats) == _plain_few_distinct(a, b, limit, repeats)
+            want = _plain_few_distinct(a, b, limit, repeats)
+            assert few_distinct(a, b, limit=limit, repeats=repeats) == want
         assert few_distinct(a, b, limit=4096, repeats=10) == _plain_few_distinct(a, b, 4096, 10)
         c, e = rng.normal(size=a.shape), b.copy()  # another pair: same shapes, other rows
         assert few_distinct(c, e, limit=4096, repeats=10) == _plain_few_distinct(c, e, 4096, 10)
+
+
+def _plain_bin_moments(ya: np.ndarray, yb: np.ndarray, za: np.ndarray, zb: np.ndarray) -> np.ndarray | None:
+    """`state_trajectory._bin_moments` as it was: quantiles of the unsorted states, a mask per bin."""
+    st = state_trajectory
+    edges = np.quantile(np.concatenate([za.ravel(), zb.ravel()]), np.linspace(0.0, 1.0, st.BINS + 1))[1:-1]
+    ia, ib = np.searchsorted(edges, za), np.searchsorted(edges, zb)
+    rows, centred_a, centred_b = [], [], []
+    for j in range(st.BINS):
+        ra, rb = ya[ia == j], yb[ib == j]
+        if ra.size < st.MIN_PER_BIN or rb.size < st.MIN_PER_BIN:
+            continue
+        knot = float(np.median(np.concatenate([za[ia == j], zb[ib == j]])))
+        var_a, var_b = ra.var(), rb.var()
+        se_dmu, se_mean = np.sqrt(var_a / ra.size + var_b / rb.size), np.sqrt(var_b / rb.size)
+        rows.append((knot, rb.mean(), var_b, ra.mean() - rb.mean(), var_a - var_b, ra.size, se_dmu, se_mean))
+        centred_a.append(ra - ra.mean())
+        centred_b.append(rb - rb.mean())
+    table = np.asarray(rows, dtype=np.float64)
+    if table.shape[0] < 2 or np.any(np.diff(table[:, 0]) <= 0) or np.any(table[:, 2] <= 0):
+        return None
+    ca, cb = np.concatenate(centred_a), np.concatenate(centred_b)
+    if float(ca.var() - cb.var()) <= st.EVIDENCE * st.variance_se(ca, cb):
+        return None
+    return table if st.state_dependent(table) else None
+
+
+def test_state_bin_moments_from_sorted_states_equal_the_unsorted_quantiles() -> None:
+    """Quantile edges and bin medians taken on the pooled states sorted once are those of the
+    unsorted states to the last bit, on continuous and on tied (integer-coded) states."""
+    rng = np.random.default_rng(13)
+    fitted_some = 0
+    for trial in range(40):
+        n, t = int(rng.integers(200, 3000)), int(rng.integers(2, 30))
+        ya, yb = rng.normal(size=(n, t)), rng.normal(size=(n, t))
+        ya += (rng.random((n, t)) < 0.2) * np.linspace(2.0, 0.0, t)  # a state-dependent mixture
+        if trial % 3 == 0:  # codes: many ties at the edges
+            ya, yb = np.rint(ya * 2.0), np.rint(yb * 2.0)
+        za, zb = state_trajectory._states(ya), state_trajectory._states(yb)
+        got = state_trajectory._bin_moments(ya, yb, za, zb)
+        want = _plain_bin_moments(ya, yb, za, zb)
+        assert (got is None) == (want is None)
+        if got is not None and want is not None:
+            fitted_some += 1
+            assert got.tobytes() == want.tobytes()
+    assert fitted_some >= 5
