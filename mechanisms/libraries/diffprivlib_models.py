@@ -67,10 +67,15 @@ class _Make:
 
     def __call__(self, rng: np.random.Generator) -> Any:
         import diffprivlib.models as models
+        from diffprivlib.accountant import BudgetAccountant
 
         warnings.filterwarnings("ignore", module="diffprivlib")
         seed = int(rng.integers(2**31))
-        return getattr(models, self.cls)(epsilon=self.epsilon, random_state=seed, **self.kwargs)
+        # a fresh accountant per model, as the scan's (dpaudit/app/scan/diffprivlib_targets.py): the
+        # process-wide default one would record every fit of the audit, a list growing with the
+        # samples drawn; an accountant with no limit only records, no release depends on it
+        with BudgetAccountant():
+            return getattr(models, self.cls)(epsilon=self.epsilon, random_state=seed, **self.kwargs)
 
 
 def model(key: str, *, epsilon: float = 1.0) -> CallableMechanism:
