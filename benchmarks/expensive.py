@@ -42,8 +42,9 @@ cap below the default, today's main at that same cap (fixed n) is run beside it 
 a saving that today's main gets too at that cap is the default budget's generosity, not this
 tree's doing. Where this tree registers another default budget than today's main (the diffprivlib
 `LinearRegression` and `KMeans` presets: 4,000 against 2,000 and 1,000), the default line's cap is
-this tree's, with today's main at that cap as its control. `--new CHECKOUT` runs the new side from another checkout (e.g. a branch not merged
-yet), `--new-args` adds `dpaudit run` arguments to it (e.g. `--pairs search`).
+this tree's, with today's main at that cap as its control. `--new CHECKOUT` runs the new side
+from another checkout (e.g. a branch not merged yet), `--new-args` adds `dpaudit run` arguments
+to it (e.g. `--pairs search`).
 """
 
 from __future__ import annotations
@@ -402,7 +403,7 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
             own = budget_of(row, kept(args.work, f"new-{f:g}", row))
             if own is not None and own != budget:
                 cap, shown = own, own
-        if cap is not None and (f != 1 or cap != (base or budget)):  # the control: today's main at the same cap
+        if cap is not None and (f != 1 or cap != (base or budget)):  # today's main at the same cap
             cmd = command(row, sequential=False, num_samples=cap, python=python)
             control = outcome(row, f"old-{f:g}", cmd, home=args.old.resolve(), **_kw(args))
         lines.append(table_line(row, old, new, cap=cap_words(f, shown), control=control))
