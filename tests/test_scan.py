@@ -93,6 +93,14 @@ def test_the_command_exits_1_on_a_flag_and_writes_the_table(
     assert main(["scan", "fakelib", "--only", "Correct", "--budget", "20000", "--jobs", "1"]) == 0
 
 
+def test_one_export_is_scanned_without_a_pool_of_idle_workers(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setitem(scan_wing.LIBRARIES, "fakelib", fake_library)
+    assert main(["scan", "fakelib", "--only", "Correct", "--budget", "2000", "--jobs", "4"]) == 0
+    assert "1 at a time" in capsys.readouterr().err
+
+
 def test_the_default_budget_is_the_librarys(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

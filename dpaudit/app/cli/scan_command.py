@@ -32,12 +32,12 @@ def cmd_scan(args: argparse.Namespace) -> int:
     targets = library_targets(args.library, tuple(args.only))
     if args.out is not None:
         args.out.mkdir(parents=True, exist_ok=True)
-    jobs = all_cores() if args.jobs in (None, -1) else max(1, args.jobs)
+    built = sum(t.build is not None for t in targets)
+    jobs = max(1, min(built, all_cores() if args.jobs in (None, -1) else args.jobs))  # no idle worker
     budget = args.budget if args.budget is not None else default_budget(args.library)
     config = ScanConfig(num_samples=budget, seed=args.seed, failure_probability=1 - args.confidence,
                         timeout=args.timeout, jobs=jobs, fit_budget=args.budget is None,
                         row_failure_probability=args.row_failure_probability)
-    built = sum(t.build is not None for t in targets)
     fitting = (f", fitted lower where the measured cost does not fit {TIMEOUT_SHARE:.0%} of the "
                f"{config.timeout:g} s timeout" if config.fit_budget else "")
     print(f"dpaudit: scanning {built} of {len(targets)} exports of {args.library} "
