@@ -42,7 +42,8 @@ cap below the default, today's main at that same cap (fixed n) is run beside it 
 a saving that today's main gets too at that cap is the default budget's generosity, not this
 tree's doing. Where this tree registers another default budget than today's main (the diffprivlib
 `LinearRegression` and `KMeans` presets: 4,000 against 2,000 and 1,000), the default line's cap is
-this tree's, with today's main at that cap as its control. `--new CHECKOUT` runs the new side
+this tree's, with today's main at that cap as its control, and the fractions after it are of this
+tree's default. `--new CHECKOUT` runs the new side
 from another checkout (e.g. a branch not merged yet), `--new-args` adds `dpaudit run` arguments
 to it (e.g. `--pairs search`).
 """
@@ -384,9 +385,9 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
     old_cmd = command(row, sequential=False, num_samples=base, python=python)
     old = outcome(row, "old", old_cmd, home=args.old.resolve(), **_kw(args))
     budget = budget_of(row, kept(args.work, "old", row))
-    lines = []
+    lines, scale = [], budget  # fractions of this tree's default once its line has read it
     for f in args.fractions:
-        cap = base if f == 1 else (None if budget is None else max(1, round(f * budget)))
+        cap = base if f == 1 else (None if scale is None else max(1, round(f * scale)))
         if f != 1 and cap is None:
             none = Outcome(verdict="no default budget read", samples=None, seconds=None)
             lines.append(table_line(row, old, none, control=none))
@@ -402,7 +403,7 @@ def row_lines(row: Row, args: argparse.Namespace) -> list[str]:
         if f == 1 and base is None:  # a registered budget this tree changed: today's main at it too
             own = budget_of(row, kept(args.work, f"new-{f:g}", row))
             if own is not None and own != budget:
-                cap, shown = own, own
+                cap, shown, scale = own, own, own
         if cap is not None and (f != 1 or cap != (base or budget)):  # today's main at the same cap
             cmd = command(row, sequential=False, num_samples=cap, python=python)
             control = outcome(row, f"old-{f:g}", cmd, home=args.old.resolve(), **_kw(args))
