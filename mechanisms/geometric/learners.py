@@ -56,7 +56,7 @@ from ...neighbors.base import Dataset, Domain, NeighborPair, Relation
 from ..base import PrivacyClaim
 from .arrangement import HalfplaneCells, halfplane_cells, triangle_patterns
 from .scl import _BATCH as SCL_BATCH
-from .scl import PAPER, SetCoverLearner, build_table, epsilon_from_losses
+from .scl import PAPER, TABLES, SetCoverLearner, Table, build_table, epsilon_from_losses
 
 
 def labelled(points: list[Any], labels: list[int], width: int) -> Dataset:
@@ -432,13 +432,8 @@ class ConvexProbeLearner(ConvexKGonLearner):
         return labels[:, [pts.index(r) for r in rows]]
 
     def sample(self, dataset: Dataset, num_samples: int, *, rng: np.random.Generator) -> NDArray[Any]:
-        pts, n1, n0 = self.reduce(dataset)
-        cells = self._cells_for(pts)
-        lab = cells.labels[:, [cells.index_of((int(x), int(y))) for x, y in pts]]
-        tab = build_table(lab, cells.log_area, n1, n0, self.form)
+        tab, probe, code = TABLES.get((self,), ("probe", dataset.key), lambda: self._probe_table(dataset))
         P0 = len(CONVEX_PROBE_POINTS)
-        probe = cells.labels[:, :P0].astype(bool)
-        code = np.append(probe.astype(np.int64) @ (np.int64(1) << np.arange(P0, dtype=np.int64)), -1)
         Tw = self.output_iterations()
         out = np.empty((num_samples, Tw + P0))
         for lo in range(0, num_samples, SCL_BATCH):
@@ -447,6 +442,18 @@ class ConvexProbeLearner(ConvexKGonLearner):
         ids = out[:, :Tw].astype(np.intp)  # −1 (did not run) maps to code −1
         out[:, :Tw] = code[ids]
         return out
+
+    def _probe_table(self, dataset: Dataset) -> tuple[Table, NDArray[np.bool_], NDArray[np.int64]]:
+        """The table on the arrangement of the probe set ∪ the support, the probe's labels and the
+        cells' bit-mask codes: functions of the dataset alone, so kept per dataset (`scl.TABLES`)."""
+        pts, n1, n0 = self.reduce(dataset)
+        cells = self._cells_for(pts)
+        lab = cells.labels[:, [cells.index_of((int(x), int(y))) for x, y in pts]]
+        tab = build_table(lab, cells.log_area, n1, n0, self.form)
+        P0 = len(CONVEX_PROBE_POINTS)
+        probe = cells.labels[:, :P0].astype(bool)
+        code = np.append(probe.astype(np.int64) @ (np.int64(1) << np.arange(P0, dtype=np.int64)), -1)
+        return tab, probe, code
 
     def geometry(self) -> dict[str, tuple[float, ...]]:
         return {"xstar": (256.0, 256.0), "near": (128.0, 129.0), "cluster": (128.0, 128.0), "far": (0.0, 0.0)}

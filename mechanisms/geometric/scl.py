@@ -78,8 +78,12 @@ from numpy.typing import NDArray
 
 from ...neighbors.base import Dataset, NeighborPair, Relation
 from ..base import ClaimFromClaims, ClaimKind, PrivacyClaim
+from ..memo import Memo
 from ..oracle_budget import charge
 from . import scl_fast
+
+TABLES = Memo(16)
+"""The last few (learner, dataset) tables (`SetCoverLearner.table`)."""
 
 PAPER = "Kaplan, Mansour, Matias & Stemmer, Differentially Private Learning of Geometric Concepts"
 _BATCH = 8192
@@ -403,6 +407,12 @@ class SetCoverLearner(ClaimFromClaims):
         return pts, n1.astype(np.float64), n0.astype(np.float64)
 
     def table(self, dataset: Dataset) -> tuple[Table, NDArray[np.uint8]]:
+        """The dataset's table and support labels, computed once per (learner, dataset content) among
+        the last few asked (`mechanisms.memo`): a function of both alone, reused across the
+        chunks and rounds that sample one dataset (the same object, so the same draws)."""
+        return TABLES.get((self,), dataset.key, lambda: self._table(dataset))
+
+    def _table(self, dataset: Dataset) -> tuple[Table, NDArray[np.uint8]]:
         pts, n1, n0 = self.reduce(dataset)
         lab = self.hypothesis_labels(pts)
         tab = build_table(lab, self.candidate_log_base(lab, n1, n0), n1, n0, self.form)

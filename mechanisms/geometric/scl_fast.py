@@ -40,6 +40,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..memo import Memo
+
 SetCoverLearner = Any  # scl.SetCoverLearner (not imported: scl imports this module)
 Table = Any  # scl.Table
 
@@ -50,6 +52,8 @@ TINY_G = 4  # up to this many groups a draw gathers column by column
 SMALL_G = 16  # up to this many groups a draw compares whole rows, above it bisects
 GUIDE_BUDGET = 1 << 20  # cells of the within-group guide table
 MAX_SUPPORT = 62  # support points a bit mask (int64) can hold
+GUIDES = Memo(16)
+"""The guides of the last few tables (`StepTable.guide`): a function of the table alone."""
 
 
 STEP_HOOKS = ("select", "score", "running", "delete")
@@ -281,20 +285,22 @@ class StepTable:
         """(M, lo, hi): for cell c of group g (u ∈ [c/M, (c+1)/M)), searchsorted(key, ·, right)
         at the cell's two ends widened by a margin far above the rounding of g + u; equal ends
         mean every query in the cell has that answer."""
-        if self._guide is not None:
-            return self._guide or None
+        if self._guide is None:  # one guide per table, however many step tables are made on it
+            self._guide = GUIDES.get((self.tab,), self.G, self._build_guide)
+        return self._guide or None
+
+    def _build_guide(self) -> tuple[Any, ...]:
+        """The guide of `guide`, () when it would exceed `GUIDE_BUDGET`."""
         tab = self.tab
         sizes = np.bincount(tab.group_of, minlength=self.G)
         M = 1 << max(3, int(8 * sizes.max()).bit_length())
         if self.G * M > GUIDE_BUDGET:
-            self._guide = ()
-            return None
+            return ()
         edges = np.arange(self.G)[:, None] + np.arange(M + 1)[None, :] / M
         margin = 1e-9
         lo = np.searchsorted(tab.key, (edges[:, :-1] - margin).ravel(), side="right")
         hi = np.searchsorted(tab.key, (edges[:, 1:] + margin).ravel(), side="right")
-        self._guide = (M, lo.astype(np.int64), hi.astype(np.int64))
-        return self._guide
+        return (M, lo.astype(np.int64), hi.astype(np.int64))
 
     def removal_counts(self, h: NDArray[np.int64], removes: NDArray[np.bool_]) -> NDArray[np.int32]:
         """(R, P0): per run and probe point, #steps whose hypothesis removes it (histogram of
