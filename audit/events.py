@@ -45,10 +45,35 @@ def distinct_rows_at_least(rows: NDArray[np.float64]) -> int:
     wide rows' bytes). 0 (no bound) for one column, whose keys compare as numbers."""
     if not 1 < rows.shape[1] <= _ROW_HASH.size:
         return 0
+    return int(np.unique(_row_hashes(rows)).size)
+
+
+def _row_hashes(rows: NDArray[np.float64]) -> NDArray[np.uint64]:
+    """A 64-bit hash of each row's bits (2 ≤ columns ≤ 4096): equal rows hash equally."""
     bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
     mixed = (bits ^ (bits >> np.uint64(32))) * _ROW_HASH[: rows.shape[1]]  # high bits reach low ones
-    hashed = (mixed ^ (mixed >> np.uint64(29))).sum(axis=1, dtype=np.uint64)  # wraps mod 2**64
-    return int(np.unique(hashed).size)
+    return np.asarray((mixed ^ (mixed >> np.uint64(29))).sum(axis=1, dtype=np.uint64))  # wraps mod 2**64
+
+
+def unique_row_keys(rows: NDArray[np.float64]) -> tuple[Array, NDArray[np.intp]]:
+    """`np.unique(row_keys(rows), return_inverse=True)`, to the last bit, without sorting every
+    row's bytes: rows are grouped on their hashes, the grouping is checked bit for bit against
+    each group's first row (a collision falls back to `np.unique`), and only the distinct rows
+    are sorted as bytes, which gives `np.unique`'s order."""
+    keys = row_keys(rows)
+    if not 1 < rows.shape[1] <= _ROW_HASH.size or rows.shape[0] < 2:
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    _, first, group = np.unique(_row_hashes(rows), return_index=True, return_inverse=True)
+    group = group.reshape(-1)
+    bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
+    if not np.array_equal(bits, bits[first][group]):  # two different rows with one hash
+        uniq, inverse = np.unique(keys, return_inverse=True)
+        return uniq, inverse.reshape(-1)
+    order = np.argsort(keys[first], kind="stable")
+    rank = np.empty(order.size, dtype=np.intp)
+    rank[order] = np.arange(order.size)
+    return keys[first][order], rank[group]
 
 
 def more_distinct_rows(rows: NDArray[np.float64], limit: int) -> bool:

@@ -20,7 +20,14 @@ from typing import Any, Protocol
 import numpy as np
 from numpy.typing import NDArray
 
-from ..events import Event, SetEvent, ThresholdEvent, distinct_rows_at_least, more_distinct_rows, row_keys
+from ..events import (
+    Event,
+    SetEvent,
+    ThresholdEvent,
+    distinct_rows_at_least,
+    more_distinct_rows,
+    unique_row_keys,
+)
 from .grids import tail_counts, tail_grid_counts, threshold_grid
 from .registry import CHEAP, DEFAULT, distinguisher, members
 
@@ -205,27 +212,27 @@ class HistogramDistinguisher:
         if head.shape[0] > self.max_bins and distinct_rows_at_least(head) > self.max_bins:
             _learn(a, b, at_least=self.max_bins + 1)
             return None  # then more in all: cheaper to see on a prefix's hashes
-        ka, kb = row_keys(a), row_keys(b)
-        uniq, inv = np.unique(np.concatenate([ka, kb]), return_inverse=True)
+        pooled_rows = np.concatenate([a, b])
+        uniq, inv = unique_row_keys(pooled_rows)
         _learn(a, b, at_least=uniq.size, at_most=uniq.size)
         if uniq.size > self.max_bins:
             return None
-        pooled_rows = np.concatenate([a, b])
+        ka, kb = a.shape[0], b.shape[0]
         first = np.zeros(uniq.size, dtype=np.intp)
         first[inv[::-1]] = np.arange(inv.size)[::-1]
-        inv_a, inv_b = inv[: ka.size], inv[ka.size :]
+        inv_a, inv_b = inv[:ka], inv[ka:]
         na = np.bincount(inv_a, minlength=uniq.size).astype(float)
         nb = np.bincount(inv_b, minlength=uniq.size).astype(float)
         eligible = np.flatnonzero(na + nb >= self.min_count)
         # counts that rank the values (fit) and counts the candidates report (count)
         fit_a, fit_b, count_a, count_b = na, nb, na, nb
         tot_a, tot_b = a.shape[0], b.shape[0]
-        if eligible.size > self.holdout_above and min(ka.size, kb.size) >= 4:
-            ha, hb = ka.size // 2, kb.size // 2
+        if eligible.size > self.holdout_above and min(ka, kb) >= 4:
+            ha, hb = ka // 2, kb // 2
             fit_a = np.bincount(inv_a[:ha], minlength=uniq.size).astype(float)
             fit_b = np.bincount(inv_b[:hb], minlength=uniq.size).astype(float)
-            count_a = (na - fit_a) * (ka.size / (ka.size - ha))
-            count_b = (nb - fit_b) * (kb.size / (kb.size - hb))
+            count_a = (na - fit_a) * (ka / (ka - ha))
+            count_b = (nb - fit_b) * (kb / (kb - hb))
             eligible = np.flatnonzero(fit_a + fit_b >= self.min_count)
             tot_a, tot_b = ha, hb
         if eligible.size == 0:

@@ -15,7 +15,8 @@ checked against the computation it replaced, to the last bit.
   it and the learned statistics' gate count distinct rows on a hash of their bits first;
 - what is known of a selection split's distinct rows is kept for the next distinguisher asking
   (the histogram's count, each gate's answer), and the trajectory statistic projects each
-  structure once for its two models.
+  structure once for its two models;
+- the histogram groups a selection split's rows on their hashes before sorting the distinct ones.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import numpy as np
 import pytest
 from scipy import special
 
-from dpaudit.engine import bounds, distinguishers
+from dpaudit.engine import bounds, distinguishers, events
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds, projected_bounds
 from dpaudit.engine.distinguishers import (
     DEFAULT_DISTINGUISHERS,
@@ -46,7 +47,7 @@ from dpaudit.engine.distinguishers import (
 )
 from dpaudit.engine.distinguishers.base import HistogramDistinguisher
 from dpaudit.engine.distinguishers.learned import fitted, state_trajectory
-from dpaudit.engine.events import more_distinct_rows, row_keys
+from dpaudit.engine.events import more_distinct_rows, row_keys, unique_row_keys
 from dpaudit.engine.search import ranking
 from dpaudit.engine.search.ranking import PILOT_SELECTION_PESSIMISM, pilot_event
 
@@ -512,3 +513,31 @@ def test_state_bin_moments_from_sorted_states_equal_the_unsorted_quantiles() -> 
             fitted_some += 1
             assert got.tobytes() == want.tobytes()
     assert fitted_some >= 5
+
+
+def test_unique_row_keys_equal_numpys_unique_of_the_rows_bytes() -> None:
+    """The histogram's distinct rows grouped on hashes first: the same distinct keys in the same
+    order and the same inverse as `np.unique` of the rows' bytes (−0.0 against 0.0, NaNs, one and
+    many columns, all distinct or few), and a forced hash collision falls back to `np.unique`."""
+    rng = np.random.default_rng(14)
+    for trial in range(300):
+        n, d = int(rng.integers(1, 2500)), int(rng.integers(1, 70))
+        rows = rng.integers(-2, int(rng.integers(1, 5)), (n, d)).astype(float)
+        if trial % 3 == 0:
+            rows[rng.random((n, d)) < 0.1] *= -1.0
+        if trial % 7 == 0:
+            rows[rng.random((n, d)) < 0.05] = np.nan
+        if trial % 11 == 0:
+            rows = rng.normal(size=(n, d))
+        want_keys, want_inverse = np.unique(row_keys(rows), return_inverse=True)
+        got_keys, got_inverse = unique_row_keys(rows)
+        assert got_keys.dtype == want_keys.dtype and got_keys.tobytes() == want_keys.tobytes()
+        assert got_inverse.tolist() == want_inverse.reshape(-1).tolist()
+
+
+def test_unique_row_keys_survive_a_hash_collision(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [0.0, 5.0]])
+    monkeypatch.setattr(events, "_row_hashes", lambda r: np.zeros(r.shape[0], dtype=np.uint64))
+    keys, inverse = unique_row_keys(rows)
+    want_keys, want_inverse = np.unique(row_keys(rows), return_inverse=True)
+    assert keys.tobytes() == want_keys.tobytes() and inverse.tolist() == want_inverse.tolist()
