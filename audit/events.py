@@ -76,6 +76,29 @@ def unique_row_keys(rows: NDArray[np.float64]) -> tuple[Array, NDArray[np.intp]]
     return keys[first][order], rank[group]
 
 
+def rows_in(rows: NDArray[np.float64], members: NDArray[np.float64]) -> NDArray[np.bool_]:
+    """`np.isin(row_keys(rows), row_keys(members))`, to the last bit, without sorting every row's
+    bytes: each row's hash is looked up among the members' (distinct) hashes and a match is
+    confirmed bit for bit against that member. Members sharing a hash (a repeated member or a
+    collision) fall back to `np.isin`."""
+    if not 1 < rows.shape[1] <= _ROW_HASH.size or members.shape[0] == 0 or rows.shape[1] != members.shape[1]:
+        return np.isin(row_keys(rows), row_keys(members))
+    member_hashes = _row_hashes(members)
+    order = np.argsort(member_hashes, kind="stable")
+    sorted_hashes = member_hashes[order]
+    if np.any(sorted_hashes[1:] == sorted_hashes[:-1]):
+        return np.isin(row_keys(rows), row_keys(members))
+    row_hashes = _row_hashes(rows)
+    at = np.minimum(np.searchsorted(sorted_hashes, row_hashes), sorted_hashes.size - 1)
+    hit = sorted_hashes[at] == row_hashes
+    found = np.flatnonzero(hit)
+    if found.size:
+        row_bits = np.ascontiguousarray(rows[found], dtype=np.float64).view(np.uint64)
+        member_bits = np.ascontiguousarray(members, dtype=np.float64).view(np.uint64)[order[at[found]]]
+        hit[found[~(row_bits == member_bits).all(axis=1)]] = False
+    return hit
+
+
 def more_distinct_rows(rows: NDArray[np.float64], limit: int) -> bool:
     """Whether `rows` take more than `limit` distinct values (as `row_keys`), decided on
     `distinct_rows_at_least` when it exceeds `limit`, else exactly."""
@@ -194,16 +217,13 @@ class SetEvent:
 
     values: tuple[tuple[float, ...], ...]
 
-    def _keys(self) -> Array:
-        return np.sort(row_keys(np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1)))
-
     def indicator(self, outputs: Array) -> NDArray[np.bool_]:
         """Rows of another width than the stored values are never in the set (no error: a
         mechanism whose output width varies with the dataset, or changed since a baseline)."""
         rows = as_rows(outputs)
         if not self.values or rows.shape[1] != len(self.values[0]):
             return np.zeros(outputs.shape[0], dtype=bool)
-        return np.isin(row_keys(rows), self._keys())
+        return rows_in(rows, np.asarray(self.values, dtype=np.float64).reshape(len(self.values), -1))
 
     def to_spec(self) -> dict[str, Any]:
         return {"type": "set", "values": [list(v) for v in self.values]}

@@ -16,7 +16,8 @@ checked against the computation it replaced, to the last bit.
 - what is known of a selection split's distinct rows is kept for the next distinguisher asking
   (the histogram's count, each gate's answer), and the trajectory statistic projects each
   structure once for its two models;
-- the histogram groups a selection split's rows on their hashes before sorting the distinct ones.
+- the histogram groups a selection split's rows on their hashes before sorting the distinct ones,
+  and a set event looks its members up by hash, each match checked bit for bit.
 """
 
 from __future__ import annotations
@@ -541,3 +542,29 @@ def test_unique_row_keys_survive_a_hash_collision(monkeypatch: pytest.MonkeyPatc
     keys, inverse = unique_row_keys(rows)
     want_keys, want_inverse = np.unique(row_keys(rows), return_inverse=True)
     assert keys.tobytes() == want_keys.tobytes() and inverse.tolist() == want_inverse.tolist()
+
+
+def test_rows_in_equals_numpys_isin_of_the_rows_bytes() -> None:
+    """`SetEvent`'s membership on hashes checked bit for bit: the same as `np.isin` of the rows'
+    bytes, with repeated members, −0.0, NaNs and hash collisions (forced) among them."""
+    rng = np.random.default_rng(15)
+    for trial in range(300):
+        n, m, d = int(rng.integers(1, 2000)), int(rng.integers(1, 40)), int(rng.integers(1, 50))
+        rows = rng.integers(-2, 3, (n, d)).astype(float)
+        members = rows[rng.integers(0, n, m)] if trial % 2 else rng.integers(-2, 3, (m, d)).astype(float)
+        if trial % 5 == 0:
+            rows[rng.random((n, d)) < 0.1] *= -1.0
+            members[rng.random((m, d)) < 0.1] *= -1.0
+        if trial % 7 == 0:
+            rows[rng.random((n, d)) < 0.05] = np.nan
+        want = np.isin(row_keys(rows), row_keys(members))
+        assert events.rows_in(rows, members).tolist() == want.tolist()
+
+
+def test_rows_in_survives_hash_collisions(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = np.array([[1.0, 2.0], [3.0, 4.0], [1.0, 2.0], [0.0, 5.0]])
+    for members in (np.array([[1.0, 2.0]]), np.array([[1.0, 2.0], [0.0, 5.0]]), np.array([[9.0, 9.0]])):
+        want = np.isin(row_keys(rows), row_keys(members)).tolist()
+        monkeypatch.setattr(events, "_row_hashes", lambda r: np.zeros(r.shape[0], dtype=np.uint64))
+        assert events.rows_in(rows, members).tolist() == want  # every row's hash matches a member's
+        monkeypatch.undo()
