@@ -167,12 +167,13 @@ def test_a_diffprivlib_model_records_its_spends_on_an_accountant_of_its_own() ->
     forest deep-copies into every tree (its fits slowed with every fit before them)."""
     from diffprivlib.accountant import BudgetAccountant
 
-    from dpaudit.app.scan.diffprivlib_targets import DOCUMENTED, _Make
+    from dpaudit.app.scan.diffprivlib_targets import DOCUMENTED
+    from dpaudit.mechanisms.libraries import ModelMaker
 
     default = BudgetAccountant.load_default(None)
     spent = len(default.spent_budget)
-    make = _Make("RandomForestClassifier", {"epsilon": 1.0, "bounds": DOCUMENTED["bounds"],
-                                            "classes": [0.0, 1.0, 2.0], "n_estimators": 3})
+    make = ModelMaker("RandomForestClassifier", {"epsilon": 1.0, "bounds": DOCUMENTED["bounds"],
+                                                "classes": [0.0, 1.0, 2.0], "n_estimators": 3})
     forest = make(np.random.default_rng(0))
     assert forest.accountant is not default and forest.estimator.accountant is not default
     forest.fit(np.random.default_rng(1).uniform(-1.0, 1.0, (12, 2)), np.resize([0.0, 1.0, 2.0], 12))

@@ -22,10 +22,11 @@ from .common import (
     smartnoise_available,
     smartnoise_mwem_available,
 )
+from .diffprivlib_models import ModelMaker
 
 FAMILY = "libraries"
 
-__all__ = ["DEFAULT_NUM_SAMPLES", "FAMILY", "INSTALL_HINT", "REGISTRY_ENTRIES", "missing_hint"]
+__all__ = ["DEFAULT_NUM_SAMPLES", "FAMILY", "INSTALL_HINT", "REGISTRY_ENTRIES", "ModelMaker", "missing_hint"]
 
 DEFAULT_NUM_SAMPLES: dict[str, int] = {
     "opendp_laplace": 100_000,

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 
 from dpaudit.mechanisms.adapters import from_estimator
 from dpaudit.mechanisms.base import ClaimKind, Mechanism, PrivacyClaim, from_callable
+from dpaudit.mechanisms.libraries import ModelMaker
 from dpaudit.neighbors.base import Dataset, Domain, NeighborPair, Relation
 
 from .targets import LibraryNotInstalledError, Target, preset
@@ -98,30 +99,6 @@ def _model_target(cls_name: str) -> Target:
     return Target(library=LIBRARY, export=export, kind="model", build=functools.partial(model, cls_name))
 
 
-class _Make:
-    """`make(rng)`: the model with ε = 1, the documented parameters and a seed drawn from rng.
-
-    Each model is made inside a fresh `BudgetAccountant` context (the library's documented way to
-    set the default accountant), so it and the parts it makes for itself record their spends
-    there. Otherwise they hold diffprivlib's process-wide default accountant, whose list of spends
-    grows by one with every fit of any model in the process, and `RandomForestClassifier`
-    deep-copies its tree template, accountant included, into every tree it fits (sklearn's
-    `clone`): its fits slow down with every fit before them (3.5 ms on an empty default
-    accountant, 95 ms on one with 30,000 spends), so a scan's row of it at 4,000 per side timed
-    out at 300 s. An accountant with no limit only records spends: no release depends on it."""
-
-    def __init__(self, cls_name: str, kwargs: dict[str, Any]) -> None:
-        self.cls_name, self.kwargs = cls_name, kwargs
-
-    def __call__(self, rng: np.random.Generator) -> Any:
-        import diffprivlib.models as models
-        from diffprivlib.accountant import BudgetAccountant
-
-        warnings.filterwarnings("ignore", module="diffprivlib")
-        with BudgetAccountant():
-            return getattr(models, self.cls_name)(random_state=int(rng.integers(2**31)), **self.kwargs)
-
-
 def model(cls_name: str) -> Mechanism:
     """A diffprivlib model no preset covers, built from its constructor's signature."""
     import diffprivlib.models as models
@@ -134,7 +111,7 @@ def model(cls_name: str) -> Mechanism:
     kwargs.update({k: v for k, v in DOCUMENTED.items() if k in params})
     if "classes" in params:
         kwargs["classes"] = list(domain.labels or ())
-    make = _Make(cls_name, kwargs)
+    make = ModelMaker(cls_name, kwargs)
     output, probe = _released(make, domain)
     built = f"models.{cls_name}(" + ", ".join(f"{k}={v!r}" for k, v in kwargs.items()) + ")"
     return from_estimator(
@@ -149,7 +126,7 @@ def model(cls_name: str) -> Mechanism:
     )
 
 
-def _released(make: _Make, domain: Domain) -> tuple[tuple[str, ...], Any]:
+def _released(make: ModelMaker, domain: Domain) -> tuple[tuple[str, ...], Any]:
     """The fitted public numeric attributes, else a prediction on the probe points."""
     rng = np.random.default_rng(0)
     X = rng.uniform(-1.0, 1.0, size=(12, 2))
