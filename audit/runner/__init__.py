@@ -11,7 +11,7 @@ stage, fixed-n or look by look), `budget` (a budget fitted to a mechanism's meas
 samples' tasks and seed keys, for every caller that draws them). This module is the wing's only door.
 """
 
-from .budget import DEFAULT_TIME_BUDGET, budget_from_cost, duration, measured_chunk
+from .budget import DEFAULT_TIME_BUDGET, CostBudget, budget_from_cost, duration, measured_chunk
 from .plan import AuditInputError, objectives_for, plan_audit
 from .procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
 from .resume import package_version
@@ -27,6 +27,7 @@ __all__ = [
     "DEFAULT_TIME_BUDGET",
     "NO_EVIDENCE_SHARE",
     "AuditInputError",
+    "CostBudget",
     "LookSchedule",
     "WhiteBoxReference",
     "budget_from_cost",

@@ -32,9 +32,10 @@ and a loaded machine.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
-from dpaudit.engine.runner import budget_from_cost, duration
+from dpaudit.engine.runner import CostBudget, budget_from_cost, duration
 from dpaudit.mechanisms.base import Mechanism
 
 from ..route import pairs_for
@@ -49,16 +50,18 @@ class Fitted:
 
     stated: int
     """The scan's budget per side (`--budget`, else the library's default)."""
-    num_samples: int
-    """The budget audited: `stated`, or the largest that fits (≥ `MIN_BUDGET` unless stated lower)."""
-    seconds_per_sample: float
-    pairs: int
+    cost: CostBudget
+    """The budget audited (`num_samples`: `stated`, or the largest that fits, ≥ `MIN_BUDGET` unless
+    stated lower) with its measured cost, its pairs, one worker and the timeout's share."""
     timeout: float
 
     @property
-    def estimate_seconds(self) -> float:
-        """Sampling estimate of `num_samples` per side: 2 · pairs · N · seconds per sample."""
-        return 2 * self.pairs * self.num_samples * self.seconds_per_sample
+    def num_samples(self) -> int:
+        return self.cost.num_samples
+
+    @property
+    def seconds_per_sample(self) -> float:
+        return self.cost.seconds_per_sample
 
     @property
     def lowered(self) -> bool:
@@ -67,14 +70,14 @@ class Fitted:
     @property
     def over(self) -> bool:
         """Even the audited budget's estimate exceeds the timeout's share (too slow to fit)."""
-        return self.estimate_seconds > TIMEOUT_SHARE * self.timeout
+        return self.cost.estimate_seconds > TIMEOUT_SHARE * self.timeout
 
     def note(self) -> str:
         """What the row says about its budget ("" when the stated budget fits)."""
         cost = f"{duration(self.seconds_per_sample)} per sample"
         if self.over:
             return (f"too slow for the {self.timeout:g} s timeout at {cost}: ≈ "
-                    f"{duration(self.estimate_seconds)} of sampling for {self.num_samples:,} of "
+                    f"{duration(self.cost.estimate_seconds)} of sampling for {self.num_samples:,} of "
                     f"{self.stated:,} samples per side, audited anyway")
         if self.lowered:
             return (f"budget fitted to the {self.timeout:g} s timeout: {self.num_samples:,} of "
@@ -89,6 +92,5 @@ def fit_budget(mechanism: Mechanism, *, stated: int, timeout: float, seed: int) 
     pairs = pairs_for(mechanism)
     cost = budget_from_cost(mechanism, pairs[0].dataset, pairs=len(pairs), workers=1,
                             time_budget=TIMEOUT_SHARE * timeout, seed=seed)
-    return Fitted(stated=stated, num_samples=min(stated, cost.num_samples),
-                  seconds_per_sample=cost.seconds_per_sample, pairs=len(pairs), timeout=timeout)
-
+    audited = dataclasses.replace(cost, num_samples=min(stated, cost.num_samples))
+    return Fitted(stated=stated, cost=audited, timeout=timeout)
