@@ -226,7 +226,7 @@ class HistogramDistinguisher:
         eligible = np.flatnonzero(na + nb >= self.min_count)
         # counts that rank the values (fit) and counts the candidates report (count)
         fit_a, fit_b, count_a, count_b = na, nb, na, nb
-        tot_a, tot_b = a.shape[0], b.shape[0]
+        tot_a, tot_b = ka, kb
         if eligible.size > self.holdout_above and min(ka, kb) >= 4:
             ha, hb = ka // 2, kb // 2
             fit_a = np.bincount(inv_a[:ha], minlength=uniq.size).astype(float)
