@@ -36,6 +36,8 @@ def row_keys(rows: NDArray[np.float64]) -> Array:
     return contiguous.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
+_COLUMN_SUM_MAX = 16
+"""`_row_hashes` adds up to this many columns one by one, wider rows with one reduction."""
 _ROW_HASH = np.random.default_rng(0x5EED).integers(1, 2**63, size=4096, dtype=np.uint64) | np.uint64(1)
 
 
@@ -52,7 +54,13 @@ def _row_hashes(rows: NDArray[np.float64]) -> NDArray[np.uint64]:
     """A 64-bit hash of each row's bits (2 ≤ columns ≤ 4096): equal rows hash equally."""
     bits = np.ascontiguousarray(rows, dtype=np.float64).view(np.uint64)
     mixed = (bits ^ (bits >> np.uint64(32))) * _ROW_HASH[: rows.shape[1]]  # high bits reach low ones
-    return np.asarray((mixed ^ (mixed >> np.uint64(29))).sum(axis=1, dtype=np.uint64))  # wraps mod 2**64
+    mixed ^= mixed >> np.uint64(29)
+    if rows.shape[1] > _COLUMN_SUM_MAX:
+        return np.asarray(mixed.sum(axis=1, dtype=np.uint64))  # wraps mod 2**64
+    acc = mixed[:, 0].copy()  # a few columns: added column by column (the sum mod 2**64 is the same
+    for c in range(1, rows.shape[1]):  # in any order), faster than a reduction over a short axis
+        acc += mixed[:, c]
+    return acc
 
 
 def unique_row_keys(rows: NDArray[np.float64]) -> tuple[Array, NDArray[np.intp]]:

@@ -102,6 +102,9 @@ ROWS = (
     Row(name="laplace_sum_range_bug", kind="textbook (buggy twin)"),
     Row(name="laplace_sum", kind="textbook"),
     Row(name="randomized_response", kind="textbook"),
+    Row(name="private_decision_list", kind="learner"),
+    Row(name="geo_halfplane_grid4_corrected", kind="learner"),
+    Row(name="dpsgd_canary_t10", kind="training"),
 )
 
 

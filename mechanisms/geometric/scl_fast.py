@@ -235,8 +235,8 @@ class StepTable:
             if (self.rows + int(miss.sum())) * self.G > ROW_BUDGET:
                 self.reset_rows()
                 miss = np.ones(st.shape[0], dtype=bool)
-            _, inv = np.unique(idx[miss], return_inverse=True)
-            first_of = np.flatnonzero(miss)[np.unique(inv, return_index=True)[1]]
+            _, first = np.unique(idx[miss], return_index=True)  # each distinct idx's first run
+            first_of = np.flatnonzero(miss)[first]
             self.add_rows(st[first_of], d[first_of])
             row = self.rix[idx]
         return self.draw(row, u)

@@ -568,3 +568,16 @@ def test_rows_in_survives_hash_collisions(monkeypatch: pytest.MonkeyPatch) -> No
         monkeypatch.setattr(events, "_row_hashes", lambda r: np.zeros(r.shape[0], dtype=np.uint64))
         assert events.rows_in(rows, members).tolist() == want  # every row's hash matches a member's
         monkeypatch.undo()
+
+
+@pytest.mark.parametrize("width", [2, 3, 7, 16, 17, 42])
+def test_row_hashes_added_column_by_column_equal_one_reduction(width: int) -> None:
+    """`events._row_hashes` adds few columns one by one: the same uint64 sums (mod 2**64) as the
+    reduction over the row, for widths on both sides of `_COLUMN_SUM_MAX`."""
+    rng = np.random.default_rng(width)
+    rows = rng.normal(size=(500, width))
+    rows[::3] = np.round(rows[::3])  # repeated rows and integral values too
+    bits = rows.view(np.uint64)
+    mixed = (bits ^ (bits >> np.uint64(32))) * events._ROW_HASH[:width]
+    reference = (mixed ^ (mixed >> np.uint64(29))).sum(axis=1, dtype=np.uint64)
+    assert np.array_equal(events._row_hashes(rows), reference)

@@ -88,6 +88,21 @@ def _seed(text: str) -> int:
     return value
 
 
+BACKENDS = ("loky", "threading", "multiprocessing", "dask")
+"""The joblib backends `--backend` accepts (dask through joblib's `parallel_config`)."""
+
+
+def _jobs(text: str) -> int:
+    error = argparse.ArgumentTypeError(f"expected a number of workers (≥ 1, or -1: all cores), got {text!r}")
+    try:
+        value = int(text)
+    except ValueError:
+        raise error from None
+    if value < 1 and value != -1:
+        raise error
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -152,7 +167,7 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
     r.add_argument("--seed", type=_seed, default=0, help="seed of every sample stream (default 0)")
     r.add_argument(
         "--jobs",
-        type=int,
+        type=_jobs,
         default=None,
         help="parallel workers (-1: all; default all cores with --all or --backend dask, else 1)",
     )
@@ -186,7 +201,12 @@ def _add_run(sub: argparse._SubParsersAction[_Parser]) -> None:
         metavar="SECONDS",
         help="stop an audit that takes longer (exit 2, naming the phase); per audit with --all",
     )
-    r.add_argument("--backend", default="loky", help="joblib backend for --jobs (loky, threading, dask)")
+    r.add_argument(
+        "--backend",
+        default="loky",
+        choices=BACKENDS,
+        help="joblib backend for --jobs (default loky)",
+    )
     r.add_argument("--scheduler", metavar="ADDRESS", help="Dask scheduler address (with --backend dask)")
 
 
@@ -296,7 +316,7 @@ def _add_gate(sub: argparse._SubParsersAction[_Parser]) -> None:
     )
     g.add_argument("--out", type=Path, help="directory for results, gate.json, gate.md and junit.xml")
     g.add_argument("--resume", action="store_true", help="continue an interrupted gate from --out")
-    g.add_argument("--jobs", type=int, default=None, help="parallel workers (-1 or default: all cores)")
+    g.add_argument("--jobs", type=_jobs, default=None, help="parallel workers (-1 or default: all cores)")
 
 
 def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
@@ -319,9 +339,10 @@ def _add_scan(sub: argparse._SubParsersAction[_Parser]) -> None:
     level.add_argument("--row-failure-probability", type=_probability, default=None, metavar="BETA",
                        help="each audit's own failure probability instead of the split (what a row's "
                        "reproduce command passes)")
-    s.add_argument("--timeout", type=float, default=300.0, metavar="SECONDS",
+    s.add_argument("--timeout", type=_seconds, default=300.0, metavar="SECONDS",
                    help="per export: one not decided by then is a 'timed out' row (default 300)")
-    s.add_argument("--jobs", type=int, default=None, help="exports audited side by side (default: all cores)")
+    s.add_argument("--jobs", type=_jobs, default=None,
+                   help="exports audited side by side (default: all cores)")
     s.add_argument("--out", type=Path, help="directory for scan.json and scan.txt")
 
 
