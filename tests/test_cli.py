@@ -114,6 +114,7 @@ def test_out_dir_and_report(tmp_path: Path, capsys: pytest.CaptureFixture[str]) 
         (["frobnicate"], "invalid choice"),
         (["run", "laplace_sum", "--jobs", "0"], "number of workers"),
         (["run", "laplace_sum", "--backend", "nope"], "invalid choice"),
+        (["run", "laplace_sum", "--backend", "multiprocessing"], "invalid choice"),
         (["scan", "opendp", "--jobs", "-3"], "number of workers"),
         (["scan", "opendp", "--timeout", "0"], "positive number of seconds"),
         (["gate", "--jobs", "abc"], "number of workers"),

@@ -88,8 +88,9 @@ def _seed(text: str) -> int:
     return value
 
 
-BACKENDS = ("loky", "threading", "multiprocessing", "dask")
-"""The joblib backends `--backend` accepts (dask through joblib's `parallel_config`)."""
+BACKENDS = ("loky", "threading", "dask")
+"""The joblib backends `--backend` accepts (dask through joblib's `parallel_config`; joblib's
+multiprocessing backend cannot return results as they come, which the runner needs)."""
 
 
 def _jobs(text: str) -> int:
