@@ -71,7 +71,7 @@ class Row:
         return self.cpu_b / self.cpu_a if self.cpu_a > 0 else float("inf")
 
 
-def _env() -> dict[str, str]:
+def checkout_env() -> dict[str, str]:
     env = dict(os.environ, CI="true", DPAUDIT_PROGRESS="0")
     env.pop("PYTHONPATH", None)  # the checkout's own dpaudit, from its root
     return env
@@ -79,7 +79,12 @@ def _env() -> dict[str, str]:
 
 def main_job_names(checkout: Path) -> list[str]:
     out = subprocess.run(
-        [sys.executable, "-c", NAMES], cwd=checkout, env=_env(), check=True, capture_output=True, text=True
+        [sys.executable, "-c", NAMES],
+        cwd=checkout,
+        env=checkout_env(),
+        check=True,
+        capture_output=True,
+        text=True,
     )
     return out.stdout.split()
 
@@ -88,7 +93,7 @@ def _driver(checkout: Path, out: Path, seed: int, warmup: str) -> subprocess.Pop
     proc = subprocess.Popen(
         [sys.executable, "-c", DRIVER, str(out), str(seed), warmup],
         cwd=checkout,
-        env=_env(),
+        env=checkout_env(),
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,

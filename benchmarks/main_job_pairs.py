@@ -5,8 +5,8 @@
         [--work DIR]
 
 Each run is the README's main job, `CI=true python -m dpaudit run --all --out DIR --format json`,
-started in the checkout's root with `PYTHONPATH` set to it (so `import dpaudit` is that
-checkout's), old then new, `--pairs` times: alternating, so a drift in the machine's load falls on
+started in the checkout's root in `main_job_cpu`'s environment (no `PYTHONPATH`: `import dpaudit`
+is that checkout's), old then new, `--pairs` times: alternating, so a drift in the machine's load falls on
 both sides alike. Wall seconds are measured around the process and CPU seconds (user + sys of the
 run and every worker it waited for) and its peak resident set size come from `os.wait4`, as
 `/usr/bin/time` reports them. Printed: one line per run, then each side's mean, the new side's
@@ -20,12 +20,18 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
+
+try:  # imported as benchmarks.main_job_pairs (the tests) or run as a script from benchmarks/
+    from benchmarks.main_job_cpu import checkout_env
+except ImportError:
+    from main_job_cpu import checkout_env  # type: ignore[no-redef]
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 
@@ -43,10 +49,11 @@ class Run:
 
 def main_job(checkout: Path, out: Path, side: str) -> Run:
     """Run the main job from `checkout` into `out` and measure it."""
-    env = dict(os.environ, CI="true", PYTHONPATH=str(checkout), DPAUDIT_PROGRESS="0")
     argv = [sys.executable, "-m", "dpaudit", "run", "--all", "--out", str(out), "--format", "json"]
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, cwd=checkout, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        argv, cwd=checkout, env=checkout_env(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+    )
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
@@ -64,17 +71,13 @@ def results(out: Path) -> dict[str, tuple[object, object]]:
     return found
 
 
-def mean(values: list[float]) -> float:
-    return sum(values) / len(values)
-
-
 def summary(runs: list[Run]) -> list[str]:
     """Each side's mean wall and CPU seconds, and the new side's ratios to the old."""
     lines = []
     means = {}
     for side in ("old", "new"):
         mine = [r for r in runs if r.side == side]
-        means[side] = (mean([r.wall for r in mine]), mean([r.cpu for r in mine]))
+        means[side] = (statistics.fmean(r.wall for r in mine), statistics.fmean(r.cpu for r in mine))
         walls = ", ".join(f"{r.wall:.1f}" for r in mine)
         cpus = ", ".join(f"{r.cpu:.1f}" for r in mine)
         lines.append(

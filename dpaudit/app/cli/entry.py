@@ -202,8 +202,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
         raise UsageError("--scheduler needs --backend dask")
     if args.jobs is None:  # one audit: in-process (no worker start-up); --all: every core
         args.jobs = -1 if args.backend == "dask" else all_cores() if args.all else 1
-    if args.jobs == 0 or args.jobs < -1:
-        raise UsageError("--jobs must be ≥ 1 or -1")
     fmts = output_formats(args)
     params = parse_params(args.param)
     client = _connect_dask(args.scheduler) if args.backend == "dask" else None
