@@ -20,7 +20,12 @@ vertices are rational), so the table is exact at any d; the check Σ area = 16 d
 area > 0 for every face is asserted at construction. Log-areas are taken from the exact
 fractions (`math.log` of the integer numerator and denominator), so cells of area ~d⁻⁴ next to
 a box of area 16 d⁴ keep full relative precision at d = 256 and beyond (docs/specs/seed-002.md bug B12
-`float_area`). Only the continuous (â, b) draw is rounded to float64 at the end.
+`float_area`). Only the continuous (â, b) draw is rounded to float64 at the end. Two sign tests
+are taken in float64 first (whether a line misses a face, on which side of a line a face's
+interior point lies) and decided exactly only where the float margin (`SIGN_TOLERANCE`) cannot
+settle them, and areas are summed in integers over a common denominator: the same table, bit for
+bit, as the all-Fraction computation (tests/mechanisms/test_geometric.py keeps that one as the
+reference), about five times faster on the full grid X_8².
 
 Triangles (§5): a triangle is an AND of three halfplanes of F × D; SelectTriangle picks a
 triple of faces ∝ area₁·area₂·area₃·exp(ε·q). Grouping triples by their labelling π of P gives
@@ -64,14 +69,40 @@ def _split(poly: list[Vertex], x: int, y: int) -> tuple[list[Vertex], list[Verte
     return neg, pos
 
 
-def _area(poly: list[Vertex]) -> Fraction:
-    s = Fraction(0)
-    m = len(poly)
-    for i in range(m):
-        a1, b1 = poly[i]
-        a2, b2 = poly[(i + 1) % m]
+SIGN_TOLERANCE = 1e-9
+"""Relative margin of the float sign test (`_side`): a float64 vertex is within 2⁻⁵³ of the
+exact one (Fraction → float rounds correctly) and the test's three operations add a few more
+units of 2⁻⁵³ ≈ 1.1·10⁻¹⁶ of |b| + |x·a| + |y|; 10⁻⁹ of that is ~10⁷ times the worst error."""
+
+
+def _side(fpoly: list[tuple[float, float]], x: int, y: int) -> bool:
+    """True when g(a, b) = b + x·a − y has one strict sign on every vertex of `fpoly` (the float
+    copy of a face), so the line certainly misses the face's interior; False when the float test
+    cannot tell (the exact `_split` then decides)."""
+    above = below = False
+    for a, b in fpoly:
+        g = b + x * a - y
+        if abs(g) <= SIGN_TOLERANCE * (abs(b) + abs(x * a) + abs(y)):
+            return False
+        if g > 0:
+            above = True
+        else:
+            below = True
+        if above and below:
+            return False
+    return True
+
+
+def _area(poly: list[Vertex] | tuple[Vertex, ...]) -> Fraction:
+    """The exact area of a polygon (shoelace), summed in integers over the vertices' common
+    denominator L and reduced once: Fraction(|Σ|, 2L²) is the same reduced fraction as the sum
+    taken in Fractions, at a fraction of the cost."""
+    den = math.lcm(*(v.denominator for vertex in poly for v in vertex))
+    ints = [(a.numerator * (den // a.denominator), b.numerator * (den // b.denominator)) for a, b in poly]
+    s = 0
+    for (a1, b1), (a2, b2) in zip(ints, ints[1:] + ints[:1], strict=True):
         s += a1 * b2 - a2 * b1
-    return abs(s) / 2
+    return Fraction(abs(s), 2 * den * den)
 
 
 def _log_fraction(f: Fraction) -> float:
@@ -122,21 +153,88 @@ def grid_points(d: int) -> tuple[tuple[int, int], ...]:
     return tuple((x, y) for x in range(d + 1) for y in range(d + 1))
 
 
+def _labels(
+    ca: Fraction,
+    cb: Fraction,
+    pts: tuple[tuple[int, int], ...],
+    xs: NDArray[np.float64],
+    ys: NDArray[np.float64],
+) -> NDArray[np.uint8]:
+    """f(x, y) = 1 iff b ≤ y − x·a (z = +1) at a face's interior point (ca, cb), for every probe
+    point: strictly on one side of each dual line, so the sign of g = cb + x·ca − y is never 0.
+    Taken from float64 where the float test's margin (`SIGN_TOLERANCE`) settles it, exactly
+    elsewhere: the same labels as the exact test everywhere."""
+    fa, fb = float(ca), float(cb)
+    g = fb + xs * fa - ys
+    out = (g < 0).astype(np.uint8)
+    for j in np.flatnonzero(np.abs(g) <= SIGN_TOLERANCE * (abs(fb) + np.abs(xs * fa) + np.abs(ys))):
+        x, y = pts[j]
+        out[j] = 1 if cb + x * ca - y < 0 else 0
+    return out
+
+
+FloatVertex = tuple[float, float]
+
+
+def _faces(
+    R: Fraction, pts: tuple[tuple[int, int], ...]
+) -> tuple[list[list[Vertex]], list[list[FloatVertex]]]:
+    """The faces of the arrangement of the dual lines of `pts` in [−R, R]², exact, in the order of
+    splitting the box by each line in turn, with their vertices rounded to float64. A face the
+    float test (`_side`) shows on one side of a line is kept without exact arithmetic: the same
+    faces as testing every face exactly."""
+    faces: list[list[Vertex]] = [[(-R, -R), (R, -R), (R, R), (-R, R)]]
+    floats = [[(float(a), float(b)) for a, b in faces[0]]]
+    for x, y in pts:
+        nxt: list[list[Vertex]] = []
+        nxt_f: list[list[FloatVertex]] = []
+        for poly, fpoly in zip(faces, floats, strict=True):
+            s = None if _side(fpoly, x, y) else _split(poly, x, y)
+            if s is None:
+                nxt.append(poly)
+                nxt_f.append(fpoly)
+            else:
+                nxt.extend(s)
+                nxt_f.extend([(float(a), float(b)) for a, b in half] for half in s)
+        faces, floats = nxt, nxt_f
+    return faces, floats
+
+
+@dataclass(frozen=True, slots=True)
+class _Fan:
+    """A face cut into the triangles (v₀, v_i, v_{i+1}): their float64 vertices, the cumulative
+    shares of the face's area they cover (exact, rounded once), and the exact area centroid."""
+
+    triangles: list[tuple[FloatVertex, FloatVertex, FloatVertex]]
+    cumulative: list[float]
+    centroid: FloatVertex
+
+
+def _fan(poly: list[Vertex], fpoly: list[FloatVertex], area: Fraction) -> _Fan:
+    m = len(poly)
+    tris = [(poly[0], poly[i], poly[i + 1]) for i in range(1, m - 1)]
+    tareas = [_area(t) for t in tris]
+    # exact area centroid: Σ area_t · centroid_t / area
+    gx = sum(
+        (ta * (t[0][0] + t[1][0] + t[2][0]) / 3 for t, ta in zip(tris, tareas, strict=True)), Fraction(0)
+    )
+    gy = sum(
+        (ta * (t[0][1] + t[1][1] + t[2][1]) / 3 for t, ta in zip(tris, tareas, strict=True)), Fraction(0)
+    )
+    acc, cumulative = Fraction(0), []
+    for ta in tareas:
+        acc += ta
+        cumulative.append(float(acc / area))
+    triangles = [(fpoly[0], fpoly[i], fpoly[i + 1]) for i in range(1, m - 1)]
+    return _Fan(triangles=triangles, cumulative=cumulative, centroid=(float(gx / area), float(gy / area)))
+
+
 @cache
 def halfplane_cells(d: int, points: tuple[tuple[int, int], ...] | None = None) -> HalfplaneCells:
     """Exact arrangement of the dual lines of `points` (default: the full grid) in D²."""
     pts = grid_points(d) if points is None else tuple(points)
     R = Fraction(2 * d * d)
-    faces: list[list[Vertex]] = [[(-R, -R), (R, -R), (R, R), (-R, R)]]
-    for x, y in pts:
-        nxt: list[list[Vertex]] = []
-        for poly in faces:
-            s = _split(poly, x, y)
-            if s is None:
-                nxt.append(poly)
-            else:
-                nxt.extend(s)
-        faces = nxt
+    faces, floats = _faces(R, pts)
     areas = [_area(p) for p in faces]
     total = sum(areas, Fraction(0))
     if total != 16 * d**4 or min(areas) <= 0:
@@ -148,33 +246,19 @@ def halfplane_cells(d: int, points: tuple[tuple[int, int], ...] | None = None) -
     tri = np.zeros((2 * C, tmax, 3, 2))
     cum = np.ones((2 * C, tmax))
     shift = 4 * d * d
-    for c, poly in enumerate(faces):
+    xs, ys = (np.array([p[i] for p in pts], dtype=np.float64) for i in (0, 1))
+    for c, (poly, fpoly, area) in enumerate(zip(faces, floats, areas, strict=True)):
         m = len(poly)
         ca = sum((v[0] for v in poly), Fraction(0)) / m
         cb = sum((v[1] for v in poly), Fraction(0)) / m
-        for j, (x, y) in enumerate(pts):
-            # interior point (vertex average) strictly on one side; z=+1: f = 1 iff b ≤ y − x·a
-            lab[c, j] = 1 if cb + x * ca - y < 0 else 0
-        tris = [(poly[0], poly[i], poly[i + 1]) for i in range(1, m - 1)]
-        tareas = [_area(list(t)) for t in tris]
-        acc = Fraction(0)
-        # exact area centroid: Σ area_t · centroid_t / area
-        gx = sum(
-            (ta * (t[0][0] + t[1][0] + t[2][0]) / 3 for t, ta in zip(tris, tareas, strict=True)), Fraction(0)
-        )
-        gy = sum(
-            (ta * (t[0][1] + t[1][1] + t[2][1]) / 3 for t, ta in zip(tris, tareas, strict=True)), Fraction(0)
-        )
-        cen[c] = (float(gx / areas[c]), float(gy / areas[c]))
-        for i, (t, ta) in enumerate(zip(tris, tareas, strict=True)):
-            acc += ta
-            cum[c, i] = float(acc / areas[c])
-            cum[C + c, i] = cum[c, i]
-            for v in range(3):
-                tri[c, i, v] = (float(t[v][0]), float(t[v][1]))
-                tri[C + c, i, v] = (float(t[v][0]) + shift, float(t[v][1]))
-        cum[c, len(tris) - 1 :] = 1.0
-        cum[C + c, len(tris) - 1 :] = 1.0
+        lab[c] = _labels(ca, cb, pts, xs, ys)
+        fan = _fan(poly, fpoly, area)
+        cen[c] = fan.centroid
+        k = len(fan.triangles)
+        cum[c, :k] = cum[C + c, :k] = fan.cumulative
+        cum[c, k - 1 :] = cum[C + c, k - 1 :] = 1.0
+        tri[c, :k] = tri[C + c, :k] = fan.triangles
+        tri[C + c, :k, :, 0] += shift
     labels = np.concatenate([lab, 1 - lab]).astype(np.uint8)
     log_area = np.array([_log_fraction(a) for a in areas] * 2)
     centroid = np.concatenate([cen, cen + np.array([shift, 0.0])])

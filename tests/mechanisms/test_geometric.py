@@ -363,3 +363,118 @@ def test_select_triangle_twins_exact_epsilon() -> None:
     b8 = TriangleEpsLabel()
     assert b8.epsilon == 2.0 == b8.claim.epsilon
     assert b8.claim.epsilon + 0.3 < max(b8.exact_epsilon(p) for p in pairs) <= 2 * b8.epsilon
+
+
+def _reference_cells(
+    d: int, pts: tuple[tuple[int, int], ...]
+) -> tuple[list[list[tuple[Fraction, Fraction]]], list[Fraction]]:
+    """The arrangement's faces and areas split and summed in Fractions throughout, every face
+    tested against every line exactly (what `halfplane_cells` computed before its float tests)."""
+    R = Fraction(2 * d * d)
+    faces = [[(-R, -R), (R, -R), (R, R), (-R, R)]]
+    for x, y in pts:
+        nxt = []
+        for poly in faces:
+            g = [b + x * a - y for a, b in poly]
+            if all(v >= 0 for v in g) or all(v <= 0 for v in g):
+                nxt.append(poly)
+                continue
+            neg, pos = [], []
+            for i, (p, gp) in enumerate(zip(poly, g, strict=True)):
+                q, gq = poly[(i + 1) % len(poly)], g[(i + 1) % len(poly)]
+                neg += [p] if gp <= 0 else []
+                pos += [p] if gp >= 0 else []
+                if (gp < 0 < gq) or (gq < 0 < gp):
+                    t = gp / (gp - gq)
+                    v = (p[0] + t * (q[0] - p[0]), p[1] + t * (q[1] - p[1]))
+                    neg.append(v)
+                    pos.append(v)
+            nxt += [neg, pos]
+        faces = nxt
+
+    def area(poly: list[tuple[Fraction, Fraction]]) -> Fraction:
+        s = sum(
+            (a1 * b2 - a2 * b1 for (a1, b1), (a2, b2) in zip(poly, poly[1:] + poly[:1], strict=True)),
+            Fraction(0),
+        )
+        return abs(s) / 2
+
+    return faces, [area(p) for p in faces]
+
+
+@pytest.mark.parametrize(
+    ("d", "points"),
+    [
+        (3, None),  # many concurrent dual lines: lines through vertices, the float test undecided
+        (5, None),
+        (256, CONVEX_PROBE_POINTS),
+        (256, ((0, 0), (1, 0), (255, 256), (256, 255), (128, 128), (128, 129), (127, 128), (256, 0))),
+    ],
+)
+def test_cell_table_float_tests_change_nothing(d: int, points: tuple[tuple[int, int], ...] | None) -> None:
+    """The float sign tests (which face a line misses, which side of a line a face's interior point
+    lies) and the integer shoelace give the table the all-Fraction computation gives, bit for bit:
+    the same faces in the same order, areas, labels and sampling tables."""
+    from dpaudit.mechanisms.geometric.arrangement import grid_points
+
+    pts = grid_points(d) if points is None else points
+    faces, areas = _reference_cells(d, pts)
+    c = halfplane_cells.__wrapped__(d, points)
+    C = len(faces)
+    assert c.num_cells == 2 * C and list(c.areas[:C]) == areas
+    for k, poly in enumerate(faces):
+        ca, cb = (sum((v[i] for v in poly), Fraction(0)) / len(poly) for i in (0, 1))
+        expect = [1 if cb + x * ca - y < 0 else 0 for x, y in pts]
+        assert c.labels[k].tolist() == expect
+        fan = [(poly[0], poly[i], poly[i + 1]) for i in range(1, len(poly) - 1)]
+        assert c.tri[k, : len(fan)].tolist() == [[[float(a), float(b)] for a, b in t] for t in fan]
+        assert c.tri[C + k, : len(fan), :, 0].tolist() == [[float(a) + 4 * d * d for a, _ in t] for t in fan]
+        assert not c.tri[k, len(fan) :].any() and not c.tri[C + k, len(fan) :].any()
+        acc, cum = Fraction(0), []
+        for ta in _tri_areas(fan):
+            acc += ta
+            cum.append(float(acc / areas[k]))
+        assert c.tri_cum[k, : len(fan) - 1].tolist() == cum[:-1] and np.all(
+            c.tri_cum[k, len(fan) - 1 :] == 1.0
+        )
+        gx, gy = (
+            sum(
+                (ta * sum(v[i] for v in t) / 3 for t, ta in zip(fan, _tri_areas(fan), strict=True)),
+                Fraction(0),
+            )
+            for i in (0, 1)
+        )
+        assert c.centroid[k].tolist() == [float(gx / areas[k]), float(gy / areas[k])]
+    assert np.array_equal(c.log_area[:C], [math.log(a.numerator) - math.log(a.denominator) for a in areas])
+
+
+def _tri_areas(fan: list[tuple[tuple[Fraction, Fraction], ...]]) -> list[Fraction]:
+    return [
+        abs(
+            sum(
+                (a1 * b2 - a2 * b1 for (a1, b1), (a2, b2) in zip(t, (*t[1:], t[0]), strict=True)), Fraction(0)
+            )
+        )
+        / 2
+        for t in fan
+    ]
+
+
+def test_float_side_test_defers_to_exact_near_a_line() -> None:
+    """The float test decides only where its margin covers rounding: a vertex 10⁻²⁰ above the line
+    b = −5a rounds to a float 2·10⁻¹⁶ below it, so a test without the margin would call this
+    triangle (cut by the line, exactly) uncut."""
+    from dpaudit.mechanisms.geometric.arrangement import _side, _split
+
+    exact = [
+        (Fraction(1, 3), Fraction(-5, 3) + Fraction(1, 10**20)),
+        (Fraction(0), Fraction(-10)),
+        (Fraction(1), Fraction(-10)),
+    ]
+    floats = [(float(a), float(b)) for a, b in exact]
+    assert floats[0][1] + 5 * floats[0][0] < 0 < exact[0][1] + 5 * exact[0][0]
+    assert _split(exact, 5, 0) is not None and not _side(floats, 5, 0)
+    square = [(-2.0, -2.0), (2.0, -2.0), (2.0, 2.0), (-2.0, 2.0)]
+    assert _side(square, 1, 5)  # b = 5 − a: above every vertex
+    assert not _side(square, 1, 4)  # through the vertex (2, 2)
+    assert not _side(square, 0, 0)  # through the interior
