@@ -65,20 +65,34 @@ def cp_upper(k: ArrayLike, n: ArrayLike, level: float) -> NDArray[np.float64]:
 
 DISTINCT_MIN = 32
 """Arrays at least this long are evaluated on their distinct (a, b) pairs only (`distinct_betaincinv`)."""
+MEMO_MAX = 1 << 17
+"""Values of the inverse incomplete beta kept across calls (`distinct_betaincinv`), about 25 MB at
+most; the memo is emptied when it would grow past this."""
+_MEMO: dict[tuple[float, float, float], float] = {}
 
 
 def distinct_betaincinv(a: NDArray[np.float64], b: NDArray[np.float64], y: float) -> NDArray[np.float64]:
     """`scipy.special.betaincinv(a, b, y)` for 1-D `a`, `b` of one length, evaluated once per
-    distinct pair (a, b) and scattered back: the same values bit for bit (an elementwise function
-    of its arguments), at a fraction of the cost where counts repeat. They do in the search's
-    ranking: thousands of candidate events ranked on a few dozen samples take a few distinct
-    counts, and the inverse incomplete beta costs ~10 µs per element."""
-    if a.size < DISTINCT_MIN:
-        return np.asarray(special.betaincinv(a, b, y), dtype=float)
-    pairs, back = np.unique(a + 1j * b, return_inverse=True)  # complex: sorted by (a, b)
-    if pairs.size == a.size:
-        return np.asarray(special.betaincinv(a, b, y), dtype=float)
-    return np.asarray(special.betaincinv(pairs.real, pairs.imag, y), dtype=float)[back.reshape(a.shape)]
+    distinct pair (a, b) and scattered back, and looked up in a memo of the values already
+    computed: the same values bit for bit (an elementwise function of its arguments), at a
+    fraction of the cost where counts repeat. They do in the search's ranking: thousands of
+    candidate events ranked on a few dozen samples take a few distinct counts, call after call,
+    and the inverse incomplete beta costs ~10 µs per element."""
+    back = None
+    if a.size >= DISTINCT_MIN:
+        pairs, back = np.unique(a + 1j * b, return_inverse=True)  # complex: sorted by (a, b)
+        a, b = pairs.real, pairs.imag
+    keys = [(x, z, y) for x, z in zip(a.tolist(), b.tolist(), strict=True)]
+    values = [_MEMO.get(k) for k in keys]
+    missing = [i for i, v in enumerate(values) if v is None]
+    if missing:
+        computed = np.asarray(special.betaincinv(a[missing], b[missing], y), dtype=float).tolist()
+        if len(_MEMO) + len(missing) > MEMO_MAX:
+            _MEMO.clear()
+        for i, v in zip(missing, computed, strict=True):
+            values[i] = _MEMO[keys[i]] = v
+    out = np.array(values, dtype=float)
+    return out if back is None else out[back.reshape(-1)]
 
 
 def epsilon_from_bounds(p_lo: ArrayLike, q_hi: ArrayLike, *, delta: float) -> NDArray[np.float64]:

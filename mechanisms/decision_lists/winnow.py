@@ -138,6 +138,9 @@ class DPWinnow(ClaimFromClaims):
     """B-W4 hook: cache test on the private shadow w instead of the released w̃."""
     reinitialise_svt: ClassVar[bool] = True
     """B-W6 hook: False keeps L̂ and the count after ⊤."""
+    stop_when_final: ClassVar[bool] = True
+    """`sample` stops drawing once every run has reached the update cap (its release is final and
+    nothing after the loop draws: the same outputs; tests turn it off)."""
 
     def __post_init__(self) -> None:
         if self.num_features < 1 or self.horizon < 1 or self.max_updates < 1 or self.num_draws < 1:
@@ -257,6 +260,8 @@ class DPWinnow(ClaimFromClaims):
         eta = self.run_learning_rate()
         live = np.arange(R)  # runs below the cap: a capped run's release is final
         for t in range(T):
+            if live.size == 0 and self.stop_when_final:
+                break  # every release is final; the draws left would go unused
             lap = rng.laplace(0.0, b_q, size=R)  # every run's draw, so the stream is unchanged
             if live.size == 0:
                 continue

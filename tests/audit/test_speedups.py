@@ -1,7 +1,8 @@
 """The main job's speed-ups change no figure (issue 44, last "Done when" item): each faster path is
 checked against the computation it replaced, to the last bit.
 
-- Clopper–Pearson bounds evaluate the inverse incomplete beta once per distinct (a, b) pair;
+- Clopper–Pearson bounds evaluate the inverse incomplete beta once per distinct (a, b) pair, and
+  look up the values already computed in a bounded memo;
 - the magnitude distinguisher's sign and tail checks run over all columns at once;
 - the pilot projects every distinguisher's screened events in one call and keeps the first best;
 - the threshold grids and tail counts of all statistics are computed at once (`grids`), and only
@@ -83,9 +84,28 @@ def test_cp_bounds_on_distinct_pairs_equal_the_elementwise_ones_and_evaluate_few
         evaluated.append(np.asarray(a).size)
         return real_betaincinv(a, b, y)
 
+    reversed_plain, short_plain = _plain_lower(k[::-1], 16.0, 0.25), _plain_lower(k[:7], 16.0, 0.25)
     monkeypatch.setattr(bounds.special, "betaincinv", counting)
+    monkeypatch.setattr(bounds, "_MEMO", {})
     cp_lower(k, 16, 0.25)
     assert evaluated == [np.unique(k[k > 0]).size]
+    assert np.array_equal(cp_lower(k[::-1], 16, 0.25), reversed_plain)
+    assert np.array_equal(cp_lower(k[:7], 16, 0.25), short_plain)  # a short array
+    assert evaluated == [np.unique(k[k > 0]).size]  # both answered from the memo
+
+
+def test_betaincinv_memo_is_bounded_and_keyed_by_the_level(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The memo of inverse incomplete beta values never holds more than `MEMO_MAX` entries, and
+    a value is only ever reused for the same (a, b, level)."""
+    monkeypatch.setattr(bounds, "_MEMO", {})
+    monkeypatch.setattr(bounds, "MEMO_MAX", 40)
+    rng = np.random.default_rng(1)
+    for n in (16, 17, 30, 31):
+        for level in (0.25, 0.05):
+            counts = rng.integers(0, n + 1, size=60).astype(float)
+            assert np.array_equal(cp_lower(counts, n, level), _plain_lower(counts, float(n), level))
+            assert np.array_equal(cp_upper(counts, n, level), _plain_upper(counts, float(n), level))
+            assert len(bounds._MEMO) <= 40
 
 
 def test_magnitude_checks_over_all_columns_equal_the_per_column_ones() -> None:
