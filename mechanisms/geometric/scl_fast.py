@@ -29,6 +29,10 @@ the table's arrays did not capture everything a row depends on, so a table built
 served another and results depended on which datasets a worker had sampled before (`--jobs 1` and
 `--jobs 2` chose different events on `geo_conj_small`); tested in test_sampler_laws.py.
 
+The released probe columns (which points a run's hypotheses ever removed, and at which step
+first) are taken on one int64 of bits per run (`_ever_removed`, `_first_removal`), the same
+booleans and steps as the row-by-row computation (tested against it).
+
 Memory: a table caches at most `ROW_BUDGET` floats of rows (it is cleared when full; one step
 needs at most R rows), so memory does not grow with the number of samples.
 """
@@ -372,25 +376,75 @@ def _outputs(
 ) -> NDArray[np.float64]:
     """The generic engine's released columns from the (T, R) hypothesis ids."""
     T, R = h.shape
-    P0 = probe.shape[1]
     removes = ~probe if mech.form == "and" else probe
     ids = np.full((R, Tw), -1.0)
     ids[:, :T] = h.T
     first = None
     if mech.first_removal_features:
-        first = np.full((R, P0), Tw + 1, dtype=np.int32)
-        for j in range(T - 1, -1, -1):
-            first[removes[h[j]]] = j + 1  # the earliest step writes last
+        first = _first_removal(removes, h, Tw)
     if mech.count_features:
         count = table.removal_counts(h, removes)
         fin = count == 0 if mech.form == "and" else count > 0
     else:
-        seen = np.zeros((R, P0), dtype=bool)
-        for j in range(T):
-            seen |= removes[h[j]]
+        seen = _ever_removed(removes, h)
         count = None
         fin = ~seen if mech.form == "and" else seen
     parts = [first.astype(np.float64)] if first is not None else []
     if count is not None:
         parts.append(count.astype(np.float64))
     return np.concatenate([*parts, ids, fin.astype(np.float64)], axis=1)
+
+
+PACKED_MAX = 63
+"""Probe points whose removals `_ever_removed` and `_first_removal` track as bits of one int64."""
+
+
+def _bits(removes: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """Each hypothesis' removed probe points as the bits of one int64 (bit p = point p)."""
+    weights = np.int64(1) << np.arange(removes.shape[1], dtype=np.int64)
+    return np.asarray((removes.astype(np.int64) * weights).sum(axis=1), dtype=np.int64)
+
+
+def _unpack(bits: NDArray[np.int64], width: int) -> NDArray[np.bool_]:
+    return np.asarray((bits[:, None] >> np.arange(width, dtype=np.int64)) & 1, dtype=bool)
+
+
+def _ever_removed(removes: NDArray[np.bool_], h: NDArray[np.int64]) -> NDArray[np.bool_]:
+    """(R, P0): whether any of a run's hypotheses removes the probe point (OR over steps), on
+    one int64 of bits per run where the probe fits: the same booleans as OR-ing the rows."""
+    T, R = h.shape
+    if removes.shape[1] > PACKED_MAX:
+        seen = np.zeros((R, removes.shape[1]), dtype=bool)
+        for j in range(T):
+            seen |= removes[h[j]]
+        return seen
+    bits = _bits(removes)
+    acc = np.zeros(R, dtype=np.int64)
+    for j in range(T):
+        acc |= bits[h[j]]
+    return _unpack(acc, removes.shape[1])
+
+
+def _first_removal(removes: NDArray[np.bool_], h: NDArray[np.int64], Tw: int) -> NDArray[np.int32]:
+    """(R, P0): 1 + the first step whose hypothesis removes the probe point (Tw + 1: none). On
+    bits where the probe fits: each step writes only the runs with a point removed for the first
+    time, which is what writing every step from the last to the first leaves."""
+    T, R = h.shape
+    P0 = removes.shape[1]
+    first = np.full((R, P0), Tw + 1, dtype=np.int32)
+    if P0 > PACKED_MAX:
+        for j in range(T - 1, -1, -1):
+            first[removes[h[j]]] = j + 1  # the earliest step writes last
+        return first
+    bits = _bits(removes)
+    acc = np.zeros(R, dtype=np.int64)
+    for j in range(T):
+        step = bits[h[j]]
+        runs = np.flatnonzero(step & ~acc)
+        if runs.size:
+            new = _unpack(step[runs] & ~acc[runs], P0)
+            block = first[runs]
+            block[new] = j + 1
+            first[runs] = block
+            acc[runs] |= step[runs]
+    return first

@@ -291,3 +291,22 @@ def test_winnow_stopping_once_every_run_is_capped_changes_no_output(name: str) -
             a = full.sample(side, 3000, rng=np.random.default_rng(i))
             b = mech.sample(side, 3000, rng=np.random.default_rng(i))
             assert np.array_equal(a, b), f"{name} pair {i}"
+
+
+@pytest.mark.parametrize("width", [1, 19, 63, 64, 70])
+def test_set_cover_probe_columns_on_bits_equal_the_row_by_row_ones(width: int) -> None:
+    """The released probe columns, taken on int64 bit masks where the probe fits (≤ 63 points),
+    equal the row-by-row computation they replaced: OR of the removals, and the first removing
+    step written from the last step to the first (wider probes take that computation itself)."""
+    rng = np.random.default_rng(width)
+    removes = rng.random((30, width)) < 0.1
+    h = rng.integers(0, 30, size=(12, 500))
+    seen = np.zeros((500, width), dtype=bool)
+    first = np.full((500, width), 15, dtype=np.int32)
+    for j in range(12):
+        seen |= removes[h[j]]
+    for j in range(11, -1, -1):
+        first[removes[h[j]]] = j + 1
+    assert np.array_equal(scl_fast._ever_removed(removes, h), seen)
+    assert np.array_equal(scl_fast._first_removal(removes, h, 14), first)
+    assert seen.any() and not seen.all() and (first <= 12).any() and (first == 15).any()
