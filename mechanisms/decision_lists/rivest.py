@@ -266,24 +266,34 @@ class PrivateDecisionList(ClaimFromClaims):
         )
 
     # ------------------------------------------------------------------ sampling
-    def _select(
-        self, logw: NDArray[np.float64], avail: NDArray[np.bool_], rng: np.random.Generator
-    ) -> NDArray[np.intp]:
-        """Exponential mechanism over the (runs, 2(|F|+1)) log-weights restricted to `avail`:
-        inverse-CDF sampling with one uniform per run (exact; cheaper than Gumbel-max)."""
-        return self._select_with(logw, avail, np.asarray(rng.random(logw.shape[0])))
-
     @staticmethod
-    def _select_with(
-        logw: NDArray[np.float64], avail: NDArray[np.bool_], uniform: NDArray[np.float64]
+    def _select_columns(
+        scores: tuple[NDArray[np.float64], NDArray[np.float64]],
+        unused: NDArray[np.float64],
+        barred: NDArray[np.float64],
+        uniform: NDArray[np.float64],
     ) -> NDArray[np.intp]:
-        """`_select` with its uniforms given (one per row)."""
-        top = np.where(avail, logw, -np.inf).max(axis=1, keepdims=True)
-        w = np.exp(np.minimum(logw - top, 0.0)) * avail  # finite exponents only (exp(−inf) is slow)
-        cum = np.cumsum(w, axis=1)
-        u = uniform * cum[:, -1]
-        choice = (cum <= u[:, None]).sum(axis=1)
-        return np.minimum(choice, logw.shape[1] - 1)
+        """Exponential mechanism over the candidates (f, 1) then (f, 0), one run per column:
+        `scores` the two blocks of log-weights (|F|+1, runs), `unused` 1.0 where f is still
+        available (else 0.0) and `barred` 0.0 there (else −inf). Inverse-CDF sampling with one
+        uniform per run (exact; cheaper than Gumbel-max): the largest available log-weight is
+        subtracted, exponentials are taken of finite exponents only (exp(−inf) is slow), the
+        unavailable weights multiplied by 0, and the weights accumulated row by row in place,
+        the additions of a cumulative sum along each run in the same order."""
+        top = np.maximum(*((block + barred).max(axis=0) for block in scores))
+        steps = unused.shape[0]
+        w = np.empty((2 * steps, unused.shape[1]))
+        for k, block in enumerate(scores):
+            part = w[k * steps : (k + 1) * steps]
+            np.subtract(block, top, out=part)
+            np.minimum(part, 0.0, out=part)
+            np.exp(part, out=part)
+            part *= unused
+        for j in range(1, w.shape[0]):
+            w[j] += w[j - 1]
+        u = uniform * w[-1]
+        choice = (w <= u).sum(axis=0)
+        return np.minimum(choice, w.shape[0] - 1)
 
     @staticmethod
     def _compress(dataset: Dataset) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float64]]:
@@ -301,7 +311,8 @@ class PrivateDecisionList(ClaimFromClaims):
         table on the probe, which is final once every probe point is assigned (at the latest
         when TRUE is chosen): such runs leave the working arrays (their uniforms are still
         drawn, so every other run sees the same stream and the output is the same as running
-        them to the end)."""
+        them to the end). The features' working arrays hold one run per column (the scores'
+        sums are of integer counts, exact in any order)."""
         feats = self.features_for(dataset)
         Xu, ypos, mult = self._compress(dataset)
         Fd = evaluate_features(feats, Xu).astype(np.float64)  # (u, Fp)
@@ -310,7 +321,8 @@ class PrivateDecisionList(ClaimFromClaims):
         R, Fp, P = num_samples, Fd.shape[1], Fp_bool.shape[0]
         c = self.weight()
         mask = np.ones((R, Xu.shape[0]), dtype=bool)
-        used = np.zeros((R, Fp), dtype=bool)
+        unused = np.ones((Fp, R))  # feature × run: 1.0 while f is available, then 0.0
+        barred = np.zeros((Fp, R))  # 0.0 while f is available, then −inf
         assigned = np.zeros((R, P), dtype=bool)
         pred = np.full((R, P), -1, dtype=np.int8)
         out = np.full((R, P), -1, dtype=np.int8)
@@ -322,10 +334,11 @@ class PrivateDecisionList(ClaimFromClaims):
                 keep = ~assigned.all(axis=1)
                 if not keep.all():
                     out[live[~keep]] = pred[~keep]
-                    live, mask, used, assigned, pred = (
+                    live, mask, unused, barred, assigned, pred = (
                         live[keep],
                         mask[keep],
-                        used[keep],
+                        np.compress(keep, unused, axis=1),  # row-major, as `a[:, keep]` is not
+                        np.compress(keep, barred, axis=1),
                         assigned[keep],
                         pred[keep],
                     )
@@ -333,10 +346,8 @@ class PrivateDecisionList(ClaimFromClaims):
                     continue
             r = live.size
             m = self.score_mask(mask).astype(np.float64)
-            p_f = (m * pos) @ Fd
-            n_f = (m * neg) @ Fd
-            logw = np.concatenate([-c * n_f, -c * p_f], axis=1)  # b = 1 block, then b = 0
-            choice = self._select_with(logw, np.concatenate([~used, ~used], axis=1), uniform[live])
+            scores = (-c * (Fd.T @ (m * neg).T), -c * (Fd.T @ (m * pos).T))  # b = 1, then b = 0
+            choice = self._select_columns(scores, unused, barred, uniform[live])
             f, b = choice % Fp, (choice < Fp).astype(np.int8)
             active = np.asarray(mask.any(axis=1)) if self.stop_when_covered else np.ones(r, dtype=bool)
             if not active.any():
@@ -346,7 +357,9 @@ class PrivateDecisionList(ClaimFromClaims):
             newly = Fp_bool[:, f].T & ~assigned & active[:, None]
             pred = np.where(newly, b[:, None], pred)
             assigned |= newly
-            used[np.arange(r)[active], f[active]] = True
+            runs = np.arange(r)[active]
+            unused[f[active], runs] = 0.0
+            barred[f[active], runs] = -np.inf
         out[live] = pred
         return out
 
