@@ -143,12 +143,18 @@ def test_weighted_projection_equals_the_projection_of_the_expanded_rows() -> Non
 def test_decision_list_dropping_finished_runs_changes_no_output(name: str) -> None:
     """Runs whose truth table is final leave the working arrays; the outputs are those of
     running every run through all |F| + 1 steps (same seed, bit for bit)."""
+    _same_outputs_with_shortcut_off(name, "drop_finished_runs", 2000)
+
+
+def _same_outputs_with_shortcut_off(name: str, flag: str, num_samples: int) -> None:
+    """The registered mechanism's outputs equal, bit for bit at the same seed, those of its class
+    with the class flag `flag` (a sampler shortcut) set to False, on every registered pair."""
     mech: Any = entries()[name].build()
-    full = type("Full", (type(mech),), {"drop_finished_runs": False, "__slots__": ()})()
+    full = type("Full", (type(mech),), {flag: False, "__slots__": ()})()
     for i, pair in enumerate(mech.neighbor_pairs()):
         for side in (pair.dataset, pair.neighbor):
-            a = full.sample(side, 2000, rng=np.random.default_rng(i))
-            b = mech.sample(side, 2000, rng=np.random.default_rng(i))
+            a = full.sample(side, num_samples, rng=np.random.default_rng(i))
+            b = mech.sample(side, num_samples, rng=np.random.default_rng(i))
             assert np.array_equal(a, b), f"{name} pair {i}"
 
 
@@ -284,13 +290,7 @@ def test_winnow_stopping_once_every_run_is_capped_changes_no_output(name: str) -
     """DP-Winnow stops drawing once every run has made its last update; the outputs are those of
     drawing the query noise through the whole stream (same seed, bit for bit), on every registered
     variant (the twins change the cache test, the SVT schedule, the cap)."""
-    mech: Any = entries()[name].build()
-    full = type("Full", (type(mech),), {"stop_when_final": False, "__slots__": ()})()
-    for i, pair in enumerate(mech.neighbor_pairs()):
-        for side in (pair.dataset, pair.neighbor):
-            a = full.sample(side, 3000, rng=np.random.default_rng(i))
-            b = mech.sample(side, 3000, rng=np.random.default_rng(i))
-            assert np.array_equal(a, b), f"{name} pair {i}"
+    _same_outputs_with_shortcut_off(name, "stop_when_final", 3000)
 
 
 @pytest.mark.parametrize("width", [1, 19, 63, 64, 70])
