@@ -268,22 +268,22 @@ class PrivateDecisionList(ClaimFromClaims):
     # ------------------------------------------------------------------ sampling
     @staticmethod
     def _select_columns(
-        scores: tuple[NDArray[np.float64], NDArray[np.float64]],
+        logw: tuple[NDArray[np.float64], NDArray[np.float64]],
         unused: NDArray[np.float64],
         barred: NDArray[np.float64],
         uniform: NDArray[np.float64],
     ) -> NDArray[np.intp]:
         """Exponential mechanism over the candidates (f, 1) then (f, 0), one run per column:
-        `scores` the two blocks of log-weights (|F|+1, runs), `unused` 1.0 where f is still
+        `logw` the two blocks of log-weights (|F|+1, runs), `unused` 1.0 where f is still
         available (else 0.0) and `barred` 0.0 there (else −inf). Inverse-CDF sampling with one
         uniform per run (exact; cheaper than Gumbel-max): the largest available log-weight is
         subtracted, exponentials are taken of finite exponents only (exp(−inf) is slow), the
         unavailable weights multiplied by 0, and the weights accumulated row by row in place,
         the additions of a cumulative sum along each run in the same order."""
-        top = np.maximum(*((block + barred).max(axis=0) for block in scores))
+        top = np.maximum(*((block + barred).max(axis=0) for block in logw))
         steps = unused.shape[0]
         w = np.empty((2 * steps, unused.shape[1]))
-        for k, block in enumerate(scores):
+        for k, block in enumerate(logw):
             part = w[k * steps : (k + 1) * steps]
             np.subtract(block, top, out=part)
             np.minimum(part, 0.0, out=part)
@@ -311,8 +311,8 @@ class PrivateDecisionList(ClaimFromClaims):
         table on the probe, which is final once every probe point is assigned (at the latest
         when TRUE is chosen): such runs leave the working arrays (their uniforms are still
         drawn, so every other run sees the same stream and the output is the same as running
-        them to the end). The features' working arrays hold one run per column (the scores'
-        sums are of integer counts, exact in any order)."""
+        them to the end). The features' working arrays hold one run per column (the log-weights
+        are c times sums of integer counts, exact in any order)."""
         feats = self.features_for(dataset)
         Xu, ypos, mult = self._compress(dataset)
         Fd = evaluate_features(feats, Xu).astype(np.float64)  # (u, Fp)
@@ -346,8 +346,8 @@ class PrivateDecisionList(ClaimFromClaims):
                     continue
             r = live.size
             m = self.score_mask(mask).astype(np.float64)
-            scores = (-c * (Fd.T @ (m * neg).T), -c * (Fd.T @ (m * pos).T))  # b = 1, then b = 0
-            choice = self._select_columns(scores, unused, barred, uniform[live])
+            logw = (-c * (Fd.T @ (m * neg).T), -c * (Fd.T @ (m * pos).T))  # b = 1, then b = 0
+            choice = self._select_columns(logw, unused, barred, uniform[live])
             f, b = choice % Fp, (choice < Fp).astype(np.int8)
             active = np.asarray(mask.any(axis=1)) if self.stop_when_covered else np.ones(r, dtype=bool)
             if not active.any():
