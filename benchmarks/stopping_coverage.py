@@ -20,13 +20,20 @@ audit (`runner.round_levels`: every round's looks at the runner's own levels, fr
 round), beside the same rounds with the split dropped. `--runner N` adds N seeded `run_audit`s
 through the runner's own stopping rule and selection rounds on `randomized_response` and
 `laplace_sum` (claim = exact ε = 1, the events chosen on each round's selection sample): false
-violations out of N.
+violations out of N. `--route N` adds N seeded audits through the whole sequential default route
+(`dpaudit run NAME --sequential`: the first round on the registered pairs at a quarter of β, then
+the pair search, its pilot choosing pairs and events, certified sequentially on the rest) on the
+same rows at `--route-samples` per side (30,000 by default: large enough that the search runs
+rather than falling back): false violations (the claim is the exact ε, so every violation
+verdict is a failure: an ε bound above it, a δ bound above the claim's δ or a profile point above a
+proved claim), and among them the audits whose certified ε bound exceeds the exact ε.
 
 **Samples to a decision** (`--decision`): registered pairs, `run_audit` with and without
 `AuditConfig.sequential` (selection in rounds) at the registered default budget, seeds 0..S−1:
 verdicts and the samples per side and pair each drew, selection included.
 
     python benchmarks/stopping_coverage.py [--audits 1000] [--cap 20000] [--runner 1000]
+                                           [--route 1000 [--route-samples 30000] [--jobs 2]]
                                            [--decision 5 [--rows NAME …]]
 """
 
@@ -39,7 +46,7 @@ from typing import Any
 
 import numpy as np
 
-from dpaudit.app.route import pairs_for
+from dpaudit.app.route import Route, certify, pairs_for
 from dpaudit.engine.bounds import cp_lower, cp_upper, epsilon_from_bounds
 from dpaudit.engine.runner import (
     LookSchedule,
@@ -175,6 +182,35 @@ def runner_coverage(audits: int, num_samples: int, rows: tuple[str, ...] = RUNNE
             )
 
 
+def _route_audit(name: str, seed: int, beta: float, num_samples: int) -> tuple[bool, float, bool]:
+    """One seeded sequential audit through the default route: (violation, certified ε, searched)."""
+    mechanism, _ = resolve(name, {})
+    config = AuditConfig(num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True)
+    r = certify(mechanism, config, Route("all"), show_progress=False).result
+    return bool(r.violation), float(r.epsilon_lower_bound), "search" in r.extra
+
+
+def route_coverage(audits: int, num_samples: int, jobs: int, rows: tuple[str, ...] = RUNNER_ROWS) -> None:
+    """Seeded audits through the whole sequential default route (first round, then the search)
+    on registered rows whose claim is their exact ε: false violations and bounds above it."""
+    from joblib import Parallel, delayed
+
+    for name in rows:
+        print(f"\nroute: {name} (claim = exact ε = 1), {audits} seeds, --sequential", end="")
+        print(f" --num-samples {num_samples}")
+        print("| β | false violations | CP 95% upper | ε bound above the exact ε | audits that searched |")
+        print("|---|---|---|---|---|")
+        for beta in BETAS:
+            runs = Parallel(n_jobs=jobs)(
+                delayed(_route_audit)(name, seed, beta, num_samples) for seed in range(audits)
+            )
+            bad = sum(v for v, _, _ in runs)
+            above = sum(e > EXACT for _, e, _ in runs)
+            searched = sum(s for _, _, s in runs)
+            upper = float(cp_upper(bad, audits, 0.05))
+            print(f"| {beta} | {bad}/{audits} | {upper:.3f} | {above}/{audits} | {searched}/{audits} |")
+
+
 def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
     print(f"\nsamples to a decision: registered pairs, default budgets, seeds 0–{seeds - 1}")
     print("| mechanism | route | verdicts | samples drawn per side and pair (median, range) | mean ε bound |")
@@ -209,6 +245,9 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runner", type=int, default=0, help="seeded run_audit's per β (default 0: skip)")
     ap.add_argument("--runner-samples", type=int, default=2000, help="--num-samples of those audits")
+    ap.add_argument("--route", type=int, default=0, help="seeded default-route audits per β (0: skip)")
+    ap.add_argument("--route-samples", type=int, default=30_000, help="--num-samples of those audits")
+    ap.add_argument("--jobs", type=int, default=1, help="processes for the --route audits")
     ap.add_argument(
         "--decision", type=int, default=0, help="seeds of the samples-to-decision table (0: skip)"
     )
@@ -221,6 +260,8 @@ def main() -> None:
     rounds_coverage(args.audits, args.cap, args.seed)
     if args.runner:
         runner_coverage(args.runner, args.runner_samples)
+    if args.route:
+        route_coverage(args.route, args.route_samples, args.jobs)
     if args.decision:
         decision(args.decision, tuple(args.rows))
     print(f"\n{time.process_time() - start:.0f} s CPU")
