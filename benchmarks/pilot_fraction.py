@@ -18,7 +18,6 @@ pilot samples per side drawn in all (every twin counted).
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import time
 from dataclasses import dataclass
 
@@ -54,8 +53,7 @@ def audit(name: str, fraction: float | None, seed: int) -> Outcome:
     mechanism, entry = resolve(name, {})
     assert entry is not None
     config = AuditConfig(num_samples=entry.default_num_samples, seed=seed, sequential=True)
-    route = dataclasses.replace(Route(mode="all"), pilot_fraction=fraction)
-    r = certify(mechanism, config, route, show_progress=False).result
+    r = certify(mechanism, config, Route(mode="all", pilot_fraction=fraction), show_progress=False).result
     search, first = r.extra.get("search"), r.extra.get("first_round")
     pilot = int(search.get("pilot_samples", 0)) if isinstance(search, dict) else 0
     return Outcome(

@@ -39,6 +39,7 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -75,14 +76,23 @@ exact one (Fraction → float rounds correctly) and the test's three operations 
 units of 2⁻⁵³ ≈ 1.1·10⁻¹⁶ of |b| + |x·a| + |y|; 10⁻⁹ of that is ~10⁷ times the worst error."""
 
 
-def _side(fpoly: list[tuple[float, float]], x: int, y: int) -> bool:
+FloatVertex = tuple[float, float]
+
+
+def _undecided(g: Any, a: Any, b: Any, x: Any, y: Any) -> Any:
+    """Whether the float value g = b + x·a − y is too close to 0 for its sign to be trusted
+    (`SIGN_TOLERANCE`); scalars or arrays alike."""
+    return abs(g) <= SIGN_TOLERANCE * (abs(b) + abs(x * a) + abs(y))
+
+
+def _side(fpoly: list[FloatVertex], x: int, y: int) -> bool:
     """True when g(a, b) = b + x·a − y has one strict sign on every vertex of `fpoly` (the float
     copy of a face), so the line certainly misses the face's interior; False when the float test
     cannot tell (the exact `_split` then decides)."""
     above = below = False
     for a, b in fpoly:
         g = b + x * a - y
-        if abs(g) <= SIGN_TOLERANCE * (abs(b) + abs(x * a) + abs(y)):
+        if _undecided(g, a, b, x, y):
             return False
         if g > 0:
             above = True
@@ -167,13 +177,10 @@ def _labels(
     fa, fb = float(ca), float(cb)
     g = fb + xs * fa - ys
     out = (g < 0).astype(np.uint8)
-    for j in np.flatnonzero(np.abs(g) <= SIGN_TOLERANCE * (abs(fb) + np.abs(xs * fa) + np.abs(ys))):
+    for j in np.flatnonzero(_undecided(g, fa, fb, xs, ys)):
         x, y = pts[j]
         out[j] = 1 if cb + x * ca - y < 0 else 0
     return out
-
-
-FloatVertex = tuple[float, float]
 
 
 def _faces(

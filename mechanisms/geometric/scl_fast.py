@@ -60,6 +60,13 @@ GUIDES = Memo(16)
 """The guides of the last few tables (`StepTable.guide`): a function of the table alone."""
 
 
+def _packed(rows: NDArray[np.bool_]) -> NDArray[np.int64]:
+    """Each boolean row as the bits of one int64 (bit p = column p; at most 63 columns): a
+    hypothesis' removed support points (`StepTable.remmask`) or probe points (`_first_removal`)."""
+    weights = np.int64(1) << np.arange(rows.shape[1], dtype=np.int64)
+    return np.asarray((rows.astype(np.int64) * weights).sum(axis=1), dtype=np.int64)
+
+
 STEP_HOOKS = ("select", "score", "running", "delete")
 """The hooks that shape a step: a learner overriding one of them runs the generic engine."""
 
@@ -91,9 +98,7 @@ class StepTable:
         self.Delta = float(mech.Delta)
         self.finite = np.isfinite(tab.log_base)
         bits = np.int64(1) << np.arange(self.S, dtype=np.int64)
-        self.remmask = (
-            (tab.removal.astype(np.int64) * bits).sum(axis=1) if self.S else np.zeros(self.G, np.int64)
-        )
+        self.remmask = _packed(tab.removal)
         self.bits = bits
         self._guide: tuple[Any, ...] | None = None
         self.full = int(bits.sum()) if self.S else 0
@@ -399,12 +404,6 @@ PACKED_MAX = 63
 """Probe points whose removals `_ever_removed` and `_first_removal` track as bits of one int64."""
 
 
-def _bits(removes: NDArray[np.bool_]) -> NDArray[np.int64]:
-    """Each hypothesis' removed probe points as the bits of one int64 (bit p = point p)."""
-    weights = np.int64(1) << np.arange(removes.shape[1], dtype=np.int64)
-    return np.asarray((removes.astype(np.int64) * weights).sum(axis=1), dtype=np.int64)
-
-
 def _unpack(bits: NDArray[np.int64], width: int) -> NDArray[np.bool_]:
     return np.asarray((bits[:, None] >> np.arange(width, dtype=np.int64)) & 1, dtype=bool)
 
@@ -418,7 +417,7 @@ def _ever_removed(removes: NDArray[np.bool_], h: NDArray[np.int64]) -> NDArray[n
         for j in range(T):
             seen |= removes[h[j]]
         return seen
-    bits = _bits(removes)
+    bits = _packed(removes)
     acc = np.zeros(R, dtype=np.int64)
     for j in range(T):
         acc |= bits[h[j]]
@@ -436,7 +435,7 @@ def _first_removal(removes: NDArray[np.bool_], h: NDArray[np.int64], Tw: int) ->
         for j in range(T - 1, -1, -1):
             first[removes[h[j]]] = j + 1  # the earliest step writes last
         return first
-    bits = _bits(removes)
+    bits = _packed(removes)
     acc = np.zeros(R, dtype=np.int64)
     for j in range(T):
         step = bits[h[j]]
