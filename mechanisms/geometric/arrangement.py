@@ -25,7 +25,7 @@ are taken in float64 first (whether a line misses a face, on which side of a lin
 interior point lies) and decided exactly only where the float margin (`SIGN_TOLERANCE`) cannot
 settle them, and areas are summed in integers over a common denominator: the same table, bit for
 bit, as the all-Fraction computation (tests/mechanisms/test_geometric.py keeps that one as the
-reference), about five times faster on the full grid X_8².
+reference), at a fraction of its cost.
 
 Triangles (§5): a triangle is an AND of three halfplanes of F × D; SelectTriangle picks a
 triple of faces ∝ area₁·area₂·area₃·exp(ε·q). Grouping triples by their labelling π of P gives
