@@ -85,6 +85,14 @@ class AuditConfig:
     """Which independent seed stream a sequential audit's selection rounds draw from
     (`runner_rounds`: keys (pair, side, phase, stream, round, chunk)); the default route's first
     round draws stream 1, so the audits after it never redraw its samples."""
+    futility_scale: float = 1.0
+    """Sequential certification only: judge futility at this many times the cap (1: the cap).
+    The default route's first search round sets it to the second round's budget over its own,
+    so the first round stops early, and the route after it, only when its events could not
+    certify a violation even on the certification the second round would plan."""
+    futility_level: float = 1.0
+    """…at the cap's test level times this (the second search round's share of β over the
+    first's)."""
 
     def __post_init__(self) -> None:
         if not isinstance(self.num_samples, int) or self.num_samples < 200:
@@ -101,6 +109,8 @@ class AuditConfig:
             raise ValueError("chunk_size must be ≥ 1")
         if self.jobs == 0 or self.jobs < -1:
             raise ValueError("jobs must be ≥ 1 (or -1 for all cores)")
+        if not (self.futility_scale >= 1 and self.futility_level >= 1):
+            raise ValueError("futility_scale and futility_level must be ≥ 1")
         if self.timeout is not None and not (self.timeout > 0 and math.isfinite(self.timeout)):
             raise ValueError(f"timeout must be a positive number of seconds, got {self.timeout}")
         if any(not 0 <= d < 1 for d in self.profile_deltas):

@@ -145,9 +145,13 @@ def samples_spent(result: dict[str, Any]) -> int:
     records the cap it planned); otherwise (registered pairs, templates) selection plus
     certification, times the pairs; a sequential audit with selection in rounds, what its rounds
     drew in all (`extra.sequential.drawn`, selection included), times the pairs; plus, when the
-    default route's first round (`extra.first_round`) did not decide, what it drew."""
+    default route's first round (`extra.first_round`) did not decide, what it drew, and when the
+    first search round (`extra.search_rounds`) did not decide (a second ran), what it drew."""
     first = result.get("extra", {}).get("first_round")
     before = int(first["drawn"]) if isinstance(first, dict) and first["verdict"] != "violation_found" else 0
+    rounds = result.get("extra", {}).get("search_rounds")
+    if isinstance(rounds, dict) and not rounds["decided"]:
+        before += int(rounds["drawn"])
     return before + _spent(result)
 
 

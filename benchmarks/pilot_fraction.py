@@ -1,18 +1,21 @@
-"""What a smaller search pilot costs the sequential default route: every buggy twin audited at
-several pilot fractions (issue 44: the measurement behind a search pilot in rounds).
+"""What a smaller search pilot costs the sequential default route, and what the search in two
+rounds saves: every buggy twin audited at several settings (issue 44).
 
-    python benchmarks/pilot_fraction.py [--fractions auto 0.05] [--seed 0] [--jobs 2] [--only NAME ...]
+    python benchmarks/pilot_fraction.py [--settings auto auto/one 0.05/one] [--seed 0] [--jobs 2]
+                                        [--only NAME ...]
 
-Each audit is `dpaudit run NAME --sequential --seed S [--pilot-fraction F]` ("auto": without it,
-the default that adapts to the budget; the gate's route: the
-first round on the registered pairs at a quarter of β, then the pair search at the rest, certified
-sequentially), at the twin's registered budget; twins of the DP-library and Opacus families are
-left out, as in the main job. A search pilot in rounds would start with a small pilot and go on
-only when that round is not futile; this table shows which twins a small pilot alone would lose or
-gain. Printed: one row per twin where any fraction differs from the first or where the search
-mattered (not decided in the first round), leaving out twins registered `detectable=False` that no
-fraction flags; then per fraction the twins flagged, those decided in the first round, and the
-pilot samples per side drawn in all (every twin counted).
+Each audit is `dpaudit run NAME --sequential --seed S [--pilot-fraction F]` at the twin's
+registered budget (the gate's route: the first round on the registered pairs at a quarter of β,
+then the pair search at the rest, certified sequentially); twins of the DP-library and Opacus
+families are left out, as in the main job. A setting is a pilot fraction ("auto": without
+`--pilot-fraction`, the default that adapts to the budget) and, with "/one", the search as one
+round on the whole budget (`Route(search_rounds=False)`, as before the search ran in two rounds);
+without it the route's default, a first search round on a quarter of the budget and a second
+only when the first is not decided (`route.SEARCH_FIRST`). Printed: one row per twin where any
+setting differs from the first or where the search mattered (not decided in the first round),
+leaving out twins registered `detectable=False` that no setting flags; then per setting the
+twins flagged, those decided in the first round, and the pilot samples per side drawn in all,
+both search rounds' (every twin counted).
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ class Outcome:
     name: str
     fraction: float | None
     """The pilot fraction asked (None: the automatic default)."""
+    rounds: bool = True
+    """The search in two rounds (the route's default); False: one search."""
     violation: bool
     epsilon: float
     first_round: bool
@@ -49,16 +54,25 @@ def twins() -> list[str]:
     return [e.name for e in entries().values() if e.buggy and e.family not in (LIBRARIES, OPACUS)]
 
 
-def audit(name: str, fraction: float | None, seed: int) -> Outcome:
+Setting = tuple[float | None, bool]
+"""A pilot fraction (None: automatic) and whether the search runs in two rounds."""
+
+
+def audit(name: str, fraction: float | None, seed: int, *, rounds: bool = True) -> Outcome:
     mechanism, entry = resolve(name, {})
     assert entry is not None
     config = AuditConfig(num_samples=entry.default_num_samples, seed=seed, sequential=True)
-    r = certify(mechanism, config, Route(mode="all", pilot_fraction=fraction), show_progress=False).result
+    route = Route(mode="all", pilot_fraction=fraction, search_rounds=rounds)
+    r = certify(mechanism, config, route, show_progress=False).result
     search, first = r.extra.get("search"), r.extra.get("first_round")
     pilot = int(search.get("pilot_samples", 0)) if isinstance(search, dict) else 0
+    earlier = r.extra.get("search_rounds")
+    if isinstance(earlier, dict) and not earlier["decided"]:
+        pilot += int(earlier["pilot"])
     return Outcome(
         name=name,
         fraction=fraction,
+        rounds=rounds,
         violation=bool(r.violation),
         epsilon=float(r.epsilon_lower_bound),
         first_round=isinstance(first, dict) and first.get("verdict") == "violation_found",
@@ -67,25 +81,34 @@ def audit(name: str, fraction: float | None, seed: int) -> Outcome:
     )
 
 
-def label(fraction: float | None) -> str:
-    return "auto" if fraction is None else f"{fraction:g}"
+def label(setting: Setting) -> str:
+    fraction, rounds = setting
+    return ("auto" if fraction is None else f"{fraction:g}") + ("" if rounds else ", one search")
 
 
-def table(outcomes: list[Outcome], fractions: list[float | None]) -> list[str]:
-    by: dict[str, dict[float | None, Outcome]] = {}
+def parse(text: str) -> Setting:
+    """"auto", "0.05", "auto/one", "0.05/one"."""
+    fraction, _, one = text.partition("/")
+    if one not in ("", "one"):
+        raise SystemExit(f"a setting is a fraction or auto, optionally /one; got {text!r}")
+    return (None if fraction == "auto" else float(fraction)), not one
+
+
+def table(outcomes: list[Outcome], settings: list[Setting]) -> list[str]:
+    by: dict[str, dict[Setting, Outcome]] = {}
     for o in outcomes:
-        by.setdefault(o.name, {})[o.fraction] = o
-    head = " | ".join(f"pilot fraction {label(f)}" for f in fractions)
-    lines = [f"| twin | detectable | {head} |", "|---|---|" + "---|" * len(fractions)]
+        by.setdefault(o.name, {})[(o.fraction, o.rounds)] = o
+    head = " | ".join(f"pilot fraction {label(f)}" for f in settings)
+    lines = [f"| twin | detectable | {head} |", "|---|---|" + "---|" * len(settings)]
     for name, row in by.items():
-        first = row[fractions[0]]
-        differs = any(row[f].violation != first.violation for f in fractions)
-        never = not any(row[f].violation for f in fractions)
+        first = row[settings[0]]
+        differs = any(row[f].violation != first.violation for f in settings)
+        never = not any(row[f].violation for f in settings)
         if (first.first_round and not differs) or (never and not first.detectable):
             continue
         cells = " | ".join(
             f"{'V' if row[f].violation else '-'} {row[f].epsilon:.3f} (pilot {row[f].pilot:,})"
-            for f in fractions
+            for f in settings
         )
         lines.append(f"| `{name}` | {'yes' if first.detectable else 'no'} | {cells} |")
     lines += [
@@ -93,8 +116,8 @@ def table(outcomes: list[Outcome], fractions: list[float | None]) -> list[str]:
         "| pilot fraction | flagged | decided in the first round | pilot samples per side |",
         "|---|---|---|---|",
     ]
-    for f in fractions:
-        mine = [o for o in outcomes if o.fraction == f]
+    for f in settings:
+        mine = [o for o in outcomes if (o.fraction, o.rounds) == f]
         flagged = sum(o.violation for o in mine)
         decided = sum(o.first_round for o in mine)
         lines.append(f"| {label(f)} | {flagged}/{len(mine)} | {decided} | {sum(o.pilot for o in mine):,} |")
@@ -103,20 +126,25 @@ def table(outcomes: list[Outcome], fractions: list[float | None]) -> list[str]:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--fractions", nargs="+", default=["auto", "0.05"], help='"auto" or a share in (0, 1)')
+    ap.add_argument(
+        "--settings",
+        nargs="+",
+        default=["auto", "auto/one"],
+        help='"auto" or a share in (0, 1), with "/one" for one search round',
+    )
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--jobs", type=int, default=1, help="processes (one audit each)")
     ap.add_argument("--only", nargs="+", default=None, help="these twins only")
     args = ap.parse_args()
     names = args.only or twins()
-    fractions = [None if f == "auto" else float(f) for f in args.fractions]
+    settings = [parse(s) for s in args.settings]
     start = time.perf_counter()
     from joblib import Parallel, delayed
 
-    calls = (delayed(audit)(n, f, args.seed) for n in names for f in fractions)
+    calls = (delayed(audit)(n, f, args.seed, rounds=r) for n in names for f, r in settings)
     outcomes = list(Parallel(n_jobs=args.jobs)(calls))
     print(f"sequential default route, seed {args.seed}, {len(names)} twins, registered budgets")
-    print("\n".join(table(outcomes, fractions)))
+    print("\n".join(table(outcomes, settings)))
     print(f"\n{time.perf_counter() - start:.0f} s wall")
 
 

@@ -24,9 +24,11 @@ violations out of N. `--route N` adds N seeded audits through the whole sequenti
 (`dpaudit run NAME --sequential`: the first round on the registered pairs at a quarter of β, then
 the pair search, its pilot choosing pairs and events, certified sequentially on the rest) on the
 same rows at `--route-samples` per side (30,000 by default: large enough that the search runs
-rather than falling back): false violations (the claim is the exact ε, so every violation
-verdict is a failure: an ε bound above it, a δ bound above the claim's δ or a profile point above a
-proved claim), and among them the audits whose certified ε bound exceeds the exact ε.
+rather than falling back; 150,000 or more for the search in two rounds, whose first round needs
+`route.SEARCH_ROUNDS_MIN` per side): false violations (the claim is the exact ε, so every
+violation verdict is a failure: an ε bound above it, a δ bound above the claim's δ or a profile
+point above a proved claim), among them the audits whose certified ε bound exceeds the exact ε,
+and the audits whose search ran both rounds. `--audits 0` skips the first two tables.
 
 **Samples to a decision** (`--decision`): registered pairs, `run_audit` with and without
 `AuditConfig.sequential` (selection in rounds) at the registered default budget, seeds 0..S−1:
@@ -182,12 +184,15 @@ def runner_coverage(audits: int, num_samples: int, rows: tuple[str, ...] = RUNNE
             )
 
 
-def _route_audit(name: str, seed: int, beta: float, num_samples: int) -> tuple[bool, float, bool]:
-    """One seeded sequential audit through the default route: (violation, certified ε, searched)."""
+def _route_audit(name: str, seed: int, beta: float, num_samples: int) -> tuple[bool, float, bool, bool]:
+    """One seeded sequential audit through the default route: (violation, certified ε, searched,
+    ran a second search round)."""
     mechanism, _ = resolve(name, {})
     config = AuditConfig(num_samples=num_samples, seed=seed, failure_probability=beta, sequential=True)
     r = certify(mechanism, config, Route("all"), show_progress=False).result
-    return bool(r.violation), float(r.epsilon_lower_bound), "search" in r.extra
+    rounds = r.extra.get("search_rounds")
+    second = isinstance(rounds, dict) and not rounds["decided"]
+    return bool(r.violation), float(r.epsilon_lower_bound), "search" in r.extra, second
 
 
 def route_coverage(audits: int, num_samples: int, jobs: int, rows: tuple[str, ...] = RUNNER_ROWS) -> None:
@@ -198,17 +203,24 @@ def route_coverage(audits: int, num_samples: int, jobs: int, rows: tuple[str, ..
     for name in rows:
         print(f"\nroute: {name} (claim = exact ε = 1), {audits} seeds, --sequential", end="")
         print(f" --num-samples {num_samples}")
-        print("| β | false violations | CP 95% upper | ε bound above the exact ε | audits that searched |")
-        print("|---|---|---|---|---|")
+        print(
+            "| β | false violations | CP 95% upper | ε bound above the exact ε | audits that searched "
+            "| …in two search rounds |"
+        )
+        print("|---|---|---|---|---|---|")
         for beta in BETAS:
             runs = Parallel(n_jobs=jobs)(
                 delayed(_route_audit)(name, seed, beta, num_samples) for seed in range(audits)
             )
-            bad = sum(v for v, _, _ in runs)
-            above = sum(e > EXACT for _, e, _ in runs)
-            searched = sum(s for _, _, s in runs)
+            bad = sum(r[0] for r in runs)
+            above = sum(r[1] > EXACT for r in runs)
+            searched = sum(r[2] for r in runs)
+            second = sum(r[3] for r in runs)
             upper = float(cp_upper(bad, audits, 0.05))
-            print(f"| {beta} | {bad}/{audits} | {upper:.3f} | {above}/{audits} | {searched}/{audits} |")
+            print(
+                f"| {beta} | {bad}/{audits} | {upper:.3f} | {above}/{audits} | {searched}/{audits} "
+                f"| {second}/{audits} |"
+            )
 
 
 def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
@@ -240,7 +252,9 @@ def decision(seeds: int, rows: tuple[str, ...] = DECISION_ROWS) -> None:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--audits", type=int, default=1000, help="seeded audits per row and β (default 1000)")
+    ap.add_argument(
+        "--audits", type=int, default=1000, help="seeded audits per row and β (default 1000; 0: skip)"
+    )
     ap.add_argument("--cap", type=int, default=20_000, help="certification samples per side at the cap")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--runner", type=int, default=0, help="seeded run_audit's per β (default 0: skip)")
@@ -256,8 +270,9 @@ def main() -> None:
     )
     args = ap.parse_args()
     start = time.process_time()
-    coverage(args.audits, args.cap, args.seed)
-    rounds_coverage(args.audits, args.cap, args.seed)
+    if args.audits:
+        coverage(args.audits, args.cap, args.seed)
+        rounds_coverage(args.audits, args.cap, args.seed)
     if args.runner:
         runner_coverage(args.runner, args.runner_samples)
     if args.route:

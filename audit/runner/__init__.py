@@ -19,12 +19,14 @@ from .rounds import round_levels, round_schedule
 from .selection_split import selection_tasks
 from .sequence import LookSchedule, look_schedule, sequence_bounds
 from .sizing import plan as sample_size_plan
+from .stopping import FUTILITY
 from .verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
 from .whitebox import WhiteBoxReference, white_box_reference
 
 __all__ = [
     "CHECKED_FROM",
     "DEFAULT_TIME_BUDGET",
+    "FUTILITY",
     "NO_EVIDENCE_SHARE",
     "AuditInputError",
     "CostBudget",

@@ -11,6 +11,7 @@ samples is drawn, which every certificate assumes.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 
 import numpy as np
@@ -160,7 +161,15 @@ def certify_sequential(
         run_tasks(tasks, jobs=config.jobs, backend=config.backend, on_done=done)
         start = end
         counts = CertifiedCounts(counts=tuple(c.copy() for c in tally.counts), prefix=tuple(tally.prefix))
-        reason = decide(plan, seq, counts, selected, j=j_look)
+        reason = decide(
+            plan,
+            seq,
+            counts,
+            selected,
+            j=j_look,
+            horizon=math.floor(config.futility_scale * seq.schedule.cap),
+            level=config.futility_level,
+        )
         if reason is not None:
             stop = Stop(look=j_look, samples=seq.schedule.looks[j_look], reason=reason, schedule=seq.schedule)
             return counts, stop

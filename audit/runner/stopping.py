@@ -126,17 +126,41 @@ def _real_counts(
     return CertifiedCounts(counts=tuple(rows), prefix=prefix)  # type: ignore[arg-type]
 
 
+def at_horizon(plan_cap: AuditPlan, *, horizon: int, level: float) -> AuditPlan:
+    """The cap's plan moved to `horizon` certification samples per side at `level` × its test
+    level: where a later search round could still certify (`AuditConfig.futility_scale`)."""
+    test_level = plan_cap.test_level * level
+    ceiling = epsilon_ceiling(horizon, bound_level=test_level, delta=plan_cap.verdict_claim.delta)
+    return dataclasses.replace(
+        plan_cap, certification_samples=horizon, test_level=test_level, epsilon_ceiling=ceiling
+    )
+
+
 def decide(
-    plan: AuditPlan, seq: SequentialLayout, counts: CertifiedCounts, selected: Selected, *, j: int
+    plan: AuditPlan,
+    seq: SequentialLayout,
+    counts: CertifiedCounts,
+    selected: Selected,
+    *,
+    j: int,
+    horizon: int = 0,
+    level: float = 1.0,
 ) -> str | None:
-    """Why to stop after look j (VIOLATION, FUTILITY, CAP), or None to draw the next look."""
+    """Why to stop after look j (VIOLATION, FUTILITY, CAP), or None to draw the next look.
+    With a `horizon` beyond the cap (`at_horizon`), futility is judged there, and at the cap
+    too: a round whose events cannot reach a violation at the horizon stops for FUTILITY."""
     if violation(at_look(plan, seq.schedule, j), counts, selected):
         return VIOLATION
     last = len(seq.schedule.looks) - 1
-    if j == last:
+    far = horizon > seq.schedule.cap
+    if j == last and not far:
         return CAP
     cap_plan = at_look(plan, seq.schedule, last)
-    return FUTILITY if futile(cap_plan, counts, selected, n=seq.schedule.looks[j]) else None
+    if far:
+        cap_plan = at_horizon(cap_plan, horizon=horizon, level=level)
+    if futile(cap_plan, counts, selected, n=seq.schedule.looks[j]):
+        return FUTILITY
+    return CAP if j == last else None
 
 
 def trimmed(
@@ -155,6 +179,7 @@ __all__ = [
     "VIOLATION",
     "SequentialLayout",
     "Stop",
+    "at_horizon",
     "at_look",
     "decide",
     "futile",

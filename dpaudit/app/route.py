@@ -20,7 +20,9 @@ import dataclasses
 import functools
 from pathlib import Path
 
-from dpaudit.engine.runner import CHECKED_FROM, check_budget, run_audit
+import numpy as np
+
+from dpaudit.engine.runner import CHECKED_FROM, FUTILITY, check_budget, run_audit
 from dpaudit.engine.sampling import audit_session
 from dpaudit.engine.search import SearchBudgetError, SearchUnsupportedError, search_and_certify
 from dpaudit.engine.types import AuditConfig, AuditResult
@@ -51,6 +53,9 @@ class Route:
     boundary templates: what the registered route would spend)."""
     sweep_max_count: int | None = None
     """The largest k of the count sweeps (None: `neighbors.sweeps.DEFAULT_MAX_COUNT`, 64)."""
+    search_rounds: bool = True
+    """A sequential search with the budget for it runs in two rounds (`SEARCH_FIRST`); False:
+    one search on the whole budget (what `benchmarks/pilot_fraction.py` compares it with)."""
 
 
 def has_registered_pairs(mechanism: Mechanism) -> bool:
@@ -144,7 +149,7 @@ def _certify(
         config = _after_first(config)
     if route.mode != "registered":
         try:
-            found = _search(mechanism, config, route, parameters, command, saved)
+            found = _search_rounds(mechanism, config, route, parameters, command, saved)
             return _with_first(found, first)
         except (SearchBudgetError, SearchUnsupportedError) as exc:
             if route.explicit:
@@ -234,6 +239,109 @@ def _with_first(done: Certified, first: dict[str, object] | None) -> Certified:
     return dataclasses.replace(
         done, result=dataclasses.replace(done.result, failure_probability=whole, extra=extra)
     )
+
+
+SEARCH_FIRST = 0.25
+"""A sequential search runs in two rounds: the first on this share of its budget per side…"""
+SEARCH_FIRST_SHARE = 0.25
+"""…at this share of its failure probability, on a seed of its own (`round_seed`); the second, on
+the rest of both, only when the first neither certified a violation nor found its events out of
+reach at the certification the second round would plan (`AuditConfig.futility_scale`)."""
+SEARCH_ROUNDS_MIN = 20_000
+"""Search budgets (per side and pair) whose first round would be below this run one search: the
+pilot at small budgets is already a race, and a quarter of it would screen too few candidates."""
+ROUND_SEED_KEY = 150
+"""The first search round's seed: `SeedSequence([seed, ROUND_SEED_KEY])`'s first word."""
+
+
+def round_seed(seed: int) -> int:
+    """The first search round's seed, derived from the audit's: its pilot and certification
+    streams are then independent of the second round's (drawn at the audit seed)."""
+    return int(np.random.SeedSequence([seed, ROUND_SEED_KEY]).generate_state(1)[0])
+
+
+def _search_rounds(
+    mechanism: Mechanism,
+    config: AuditConfig,
+    route: Route,
+    parameters: tuple[tuple[str, str], ...],
+    command: str,
+    saved: Saved,
+) -> Certified:
+    """The search, in two rounds on a sequential audit with the budget for them (else one).
+    Validity: each round is a complete search at its own share of β (its pairs and events chosen
+    on its own pilot, certified on its own fresh samples), so by the union bound over the two the
+    route's statements hold together w.p. ≥ 1 − β, whichever round the result comes from and
+    whatever rule (a function of the first round's outcome) decided whether the second ran."""
+    first_cap = int(SEARCH_FIRST * config.num_samples)
+    if not (config.sequential and route.search_rounds) or first_cap < SEARCH_ROUNDS_MIN:
+        return _search(mechanism, config, route, parameters, command, saved)
+    rest = config.num_samples - first_cap
+    first_config = dataclasses.replace(
+        config,
+        num_samples=first_cap,
+        failure_probability=config.failure_probability * SEARCH_FIRST_SHARE,
+        seed=round_seed(config.seed),
+        futility_scale=rest / first_cap,
+        futility_level=(1 - SEARCH_FIRST_SHARE) / SEARCH_FIRST_SHARE,
+    )
+    quiet = dataclasses.replace(saved, checkpoint_path=None, resume=False)
+    try:
+        done = _search(mechanism, first_config, route, parameters, command, quiet)
+    except (SearchBudgetError, SearchUnsupportedError):
+        return _search(mechanism, config, route, parameters, command, saved)
+    record = _round_record(done.result, first_config, asked=config.num_samples)
+    if done.result.violation or record["reason"] == FUTILITY:
+        return _stated(done, config, record, decided=True)
+    second_config = dataclasses.replace(
+        config,
+        num_samples=rest,
+        failure_probability=config.failure_probability * (1 - SEARCH_FIRST_SHARE),
+    )
+    second = _search(mechanism, second_config, route, parameters, command, saved)
+    return _stated(second, config, record, decided=False)
+
+
+def _round_record(result: AuditResult, config: AuditConfig, *, asked: int) -> dict[str, object]:
+    """The first search round, for `extra["search_rounds"]`: the search's budget (`asked`) and
+    the round's, its pilot, share and seed, what it drew per side in all, its verdict and why its
+    certification stopped."""
+    seq, search = result.extra.get("sequential"), result.extra.get("search")
+    return {
+        "asked": asked,
+        "pilot": int(search.get("pilot_samples", 0)) if isinstance(search, dict) else 0,
+        "cap": config.num_samples,
+        "share": SEARCH_FIRST_SHARE,
+        "seed": config.seed,
+        "futility_scale": config.futility_scale,
+        "drawn": search_drawn(result),
+        "verdict": result.verdict.value,
+        "reason": seq.get("reason") if isinstance(seq, dict) else None,
+    }
+
+
+def search_drawn(result: AuditResult) -> int:
+    """Samples per side a search drew in all: its pilot and selection top-up, and each certified
+    pair's certification where its sequence stopped (the search records the cap it planned)."""
+    search = result.extra.get("search")
+    if not isinstance(search, dict) or "total_samples" not in search:
+        return (result.selection_samples + result.certification_samples) * len(result.pairs)
+    k = len(result.pairs)
+    planned = int(search["certification_samples"]) * k
+    return int(search["total_samples"]) - planned + result.certification_samples * k
+
+
+def _stated(done: Certified, config: AuditConfig, record: dict[str, object], *, decided: bool) -> Certified:
+    """`done` (a round at its share of the search's β) stated at the search's whole β, `config`'s
+    (the two rounds' shares sum to it), with the first round recorded in `extra["search_rounds"]`."""
+    rounds = {**record, "decided": decided}
+    result = dataclasses.replace(
+        done.result,
+        failure_probability=config.failure_probability,
+        seed=config.seed,
+        extra={**done.result.extra, "search_rounds": rounds},
+    )
+    return dataclasses.replace(done, result=result)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -50,23 +50,40 @@ def summary(r: AuditResult) -> str:
 
 
 def samples_sentence(r: AuditResult) -> str:
-    """`_samples_sentence`, and the default route's first round (`route.FIRST_SHARE`) where a
-    sequential audit had one: what it drew, and whether it decided."""
-    first = r.extra.get("first_round")
+    """`_samples_sentence`, with the default route's first round (`route.FIRST_SHARE`) and the
+    first search round (`route.SEARCH_FIRST`) where a sequential audit had them: what each drew,
+    and whether it decided."""
+    asked, rest = _samples_sentence(r).split("; ", 1)
+    rest = _search_round(r, rest)
+    rounds, first = r.extra.get("search_rounds"), r.extra.get("first_round")
     if not isinstance(first, dict):
-        return _samples_sentence(r)
+        whole = f"{int(rounds['asked']):,} asked" if isinstance(rounds, dict) else asked
+        return f"{whole}; {rest}"
     where = "templates" if first["pairs"] == "templates" else "registered pairs"
-    rest = _samples_sentence(r).split("; ", 1)[1]
-    asked, cap = int(first["asked"]), int(first["cap"])
+    total, cap = int(first["asked"]), int(first["cap"])
     if first["verdict"] == Verdict.VIOLATION_FOUND.value:
         return (
-            f"{asked:,} asked; a first round on the {where} (a cap of {cap:,} per side and pair) decided: "
+            f"{total:,} asked; a first round on the {where} (a cap of {cap:,} per side and pair) decided: "
             + rest
         )
     return (
-        f"{asked:,} asked; a first round on the {where} drew {int(first['drawn']):,} per side in all "
+        f"{total:,} asked; a first round on the {where} drew {int(first['drawn']):,} per side in all "
         f"({first['verdict'].replace('_', ' ')}), then on the rest: {rest}"
     )
+
+
+def _search_round(r: AuditResult, rest: str) -> str:
+    """`rest` (what the search drew) after the first search round where there was one."""
+    rounds = r.extra.get("search_rounds")
+    if not isinstance(rounds, dict):
+        return rest
+    head = f"a first search round (a cap of {int(rounds['cap']):,} per side and pair)"
+    if rounds["decided"]:
+        why = "a violation" if r.violation else "its events could not reach one on the second's budget"
+        return f"{head} decided ({why}); in it: {rest}"
+    verdict = str(rounds["verdict"]).replace("_", " ")
+    drawn = int(rounds["drawn"])
+    return f"{head} drew {drawn:,} per side in all ({verdict}), then a second on the rest: {rest}"
 
 
 def _samples_sentence(r: AuditResult) -> str:

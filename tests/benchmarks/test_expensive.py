@@ -72,6 +72,12 @@ def test_samples_spent_counts_the_pilot_and_where_certification_stopped() -> Non
     registered = {**OLD, "extra": {}, "pairs": [{}, {}], "selection_samples": 100_000}
     registered["certification_samples"] = 900
     assert samples_spent(registered) == 2 * 100_900
+    # a first search round that did not decide drew on top of the second's; one that decided is
+    # the result itself
+    second = {**NEW, "extra": {**NEW["extra"], "search_rounds": {"decided": False, "drawn": 90_000}}}
+    assert samples_spent(second) == 90_000 + 400_000 + 60_000 + 752
+    decided = {**NEW, "extra": {**NEW["extra"], "search_rounds": {"decided": True, "drawn": 460_752}}}
+    assert samples_spent(decided) == 460_752
 
 
 def test_read_outcome_and_table(tmp_path: Path) -> None:

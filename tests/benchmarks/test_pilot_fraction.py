@@ -3,7 +3,7 @@ fractions, and its table (rows only where the search mattered or a fraction chan
 
 from __future__ import annotations
 
-from benchmarks.pilot_fraction import Outcome, audit, table, twins
+from benchmarks.pilot_fraction import Outcome, audit, label, parse, table, twins
 
 
 def test_a_twin_decided_in_the_first_round_draws_no_pilot() -> None:
@@ -51,7 +51,17 @@ def test_table_keeps_the_rows_where_the_pilot_mattered_and_counts_every_twin() -
             detectable=False,
         ),
     ]
-    lines = table(outcomes, [None, 0.05])
+    lines = table(outcomes, [(None, True), (0.05, True)])
     rows = [line for line in lines if line.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `lost`", "| `same`"]
     assert "| auto | 2/4 | 1 | 210 |" in lines and "| 0.05 | 1/4 | 1 | 55 |" in lines  # counted, not listed
+
+
+def test_settings_parse_and_one_search_runs_no_rounds() -> None:
+    assert parse("auto") == (None, True) and parse("0.05/one") == (0.05, False)
+    assert label((None, False)) == "auto, one search"
+    # a twin the first round does not decide, at its registered budget: two search rounds, unless
+    # asked for one; the pilot counts both rounds'
+    two = audit("agnostic_learner_half_split", None, 0)
+    one = audit("agnostic_learner_half_split", None, 0, rounds=False)
+    assert not two.first_round and not one.first_round and two.pilot != one.pilot
