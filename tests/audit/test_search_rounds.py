@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 import dpaudit
+from dpaudit.app.baseline import recount_samples
 from dpaudit.app.route import SEARCH_FIRST, SEARCH_FIRST_SHARE, Route, certify, round_seed
 from dpaudit.app.summary import samples_sentence
 from dpaudit.engine.runner import run_audit
@@ -51,6 +52,10 @@ def test_a_correct_learner_with_slack_stops_after_the_first_search_round() -> No
     assert r.failure_probability == pytest.approx(0.05)
     assert r.test_level <= 0.05 * 3 / 4 * SEARCH_FIRST_SHARE  # its share of the search's share
     assert "a first search round (a cap of 200,000 per side and pair) decided" in samples_sentence(r)
+    # the gate's witness re-count keeps the power one search on the whole budget would plan
+    seq = r.extra["sequential"]
+    assert isinstance(seq, dict)
+    assert recount_samples(r) == int(seq["cap"]) * asked // int(rounds["cap"]) > int(seq["cap"])
 
 
 def test_an_undecided_first_round_is_followed_by_a_second_on_the_rest() -> None:

@@ -318,11 +318,16 @@ def recount_samples(result: AuditResult) -> int:
     """Samples per side of a witness re-count (baseline or regression): the audit's certification
     split, or for a sequential audit (`AuditConfig.sequential`) its cap, so an audit that stopped
     early keeps the baseline's and the regression test's power (its verdict spent only what it
-    needed)."""
+    needed). A result decided by the first of two search rounds (`extra["search_rounds"]`,
+    `route.SEARCH_FIRST`) planned its cap on that round's share of the budget; the re-count takes
+    the cap scaled to the whole budget, what one search would have planned."""
     seq = result.extra.get("sequential")
-    if isinstance(seq, dict) and isinstance(seq.get("cap"), int):
-        return int(seq["cap"])
-    return result.certification_samples
+    if not (isinstance(seq, dict) and isinstance(seq.get("cap"), int)):
+        return result.certification_samples
+    rounds = result.extra.get("search_rounds")
+    if isinstance(rounds, dict) and rounds.get("decided"):
+        return int(seq["cap"]) * int(rounds["asked"]) // int(rounds["cap"])
+    return int(seq["cap"])
 
 
 def baseline_audit_from_result(
