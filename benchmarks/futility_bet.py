@@ -7,7 +7,7 @@ cannot stop at a fifth of its budget without losing power).
 --sequential` does at its registered budget (1,000,000 per side: the first round, then the search
 in two rounds), with its claim set to each of `--claims` (1 is its exact ε: a correct mechanism
 whose claim stays within reach to the end; 0.99 and 0.985 are violations of 1 % and 1.5 %, which
-the cap can certify), and the futility projection's one-sided level γ (`sequence.OPTIMISM`, 10⁻⁴ in
+the cap can certify), and the futility projection's one-sided level γ (`runner.OPTIMISM`, 10⁻⁴ in
 the product) set to each of `--optimism` for this script only. A larger γ projects the draws still
 to come less optimistically, so audits stop for futility sooner: fewer samples on the exact claim,
 and fewer of the near violations flagged. Printed per γ and claim: audits flagged out of the seeds
@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from dpaudit.app.route import Route, certify
-from dpaudit.engine.runner import sequence
+from dpaudit.engine.runner import optimistic_counts
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.registry import resolve
 
@@ -49,7 +49,7 @@ class Claimed:
 @contextlib.contextmanager
 def optimism(level: float) -> Iterator[None]:
     """The futility projection's γ set to `level` while the block runs (this process only)."""
-    defaults = sequence.optimistic_counts.__kwdefaults__
+    defaults = optimistic_counts.__kwdefaults__
     assert defaults is not None
     before = defaults["optimism"]
     defaults["optimism"] = level

@@ -79,6 +79,7 @@ from .relations import (
     relation_words,
     view,
 )
+from .samples_words import samples_sentence, sequential_lines
 from .search_record import SEARCH_NOTE, SEARCH_TOP, search_record, search_shown, search_summary
 from .words import SHOWN_WITNESSES, violating_pairs, witness_words, witnesses
 
@@ -416,6 +417,8 @@ def _reproduce_facts(r: AuditResult) -> list[tuple[str, str]]:
             f"{r.num_samples:,} ({r.selection_samples:,} selection + "
             f"{r.certification_samples:,} certification)",
         ),
+        ("Samples", samples_sentence(r)),
+        *[("Sequential", line.removeprefix("sequential: ")) for line in sequential_lines(r)],
         ("Failure probability", f"{r.failure_probability:g} (total, Bonferroni-split)"),
         ("Per-test failure probability", fmt(r.test_level)),
         ("dpaudit version", r.package_version),

@@ -36,6 +36,7 @@ from dpaudit.engine.types import (
 from .comparisons import white_box_words
 from .numbers import fmt
 from .relations import delta_words, is_inconclusive, relation_rows, relation_words
+from .samples_words import samples_sentence, sequential_lines
 from .search_record import (
     SEARCH_NOTE,
     search_record,
@@ -308,6 +309,8 @@ def _header_lines(r: AuditResult, fam: str) -> list[str]:
         f"- Samples per side and pair: {r.num_samples:,} ({r.selection_samples:,} selection + "
         f"{r.certification_samples:,} certification); largest certifiable ε at this budget: "
         f"{fmt(r.epsilon_ceiling)}",
+        f"- Samples: {samples_sentence(r)}",
+        *[f"- {line[0].upper()}{line[1:]}" for line in sequential_lines(r)],
         f"- Seed {r.seed}{'' if r.seedable else ' (mechanism not seedable)'}; dpaudit {r.package_version}; "
         f"{r.elapsed_seconds:.1f} s",
     ]

@@ -17,7 +17,7 @@ from .procedure import CHECKED_FROM, check_budget, probe_chunk, run_audit
 from .resume import package_version
 from .rounds import round_levels, round_schedule
 from .selection_split import selection_tasks
-from .sequence import LookSchedule, look_schedule, sequence_bounds
+from .sequence import OPTIMISM, LookSchedule, look_schedule, optimistic_counts, sequence_bounds
 from .sizing import plan as sample_size_plan
 from .stopping import FUTILITY
 from .verdict import NO_EVIDENCE_SHARE, inconclusive_reason, verdict_for
@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_TIME_BUDGET",
     "FUTILITY",
     "NO_EVIDENCE_SHARE",
+    "OPTIMISM",
     "AuditInputError",
     "CostBudget",
     "LookSchedule",
@@ -39,6 +40,7 @@ __all__ = [
     "look_schedule",
     "measured_chunk",
     "objectives_for",
+    "optimistic_counts",
     "package_version",
     "plan_audit",
     "probe_chunk",

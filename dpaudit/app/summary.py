@@ -8,9 +8,10 @@ are the reports' (`reports.markdown.verdict_words`), so the console says what th
 
 from __future__ import annotations
 
-from dpaudit.engine.types import AuditResult, PairResult, Verdict
+from dpaudit.engine.types import AuditResult, PairResult
 from dpaudit.mechanisms.base import ClaimKind, PrivacyClaim
 from dpaudit.reports.markdown import decided_by_stated, fmt, stated_verdict_words, weakened
+from dpaudit.reports.samples_words import samples_sentence, sequential_lines
 from dpaudit.reports.words import SHOWN_WITNESSES, violating_pairs, witnesses
 
 
@@ -47,97 +48,6 @@ def summary(r: AuditResult) -> str:
         + "".join(f"\n  finding: {f}" for f in r.findings)
         + "".join(f"\n  {w}" for w in weakened(r))
     )
-
-
-def samples_sentence(r: AuditResult) -> str:
-    """`_samples_sentence`, with the default route's first round (`route.FIRST_SHARE`) and the
-    first search round (`route.SEARCH_FIRST`) where a sequential audit had them: what each drew,
-    and whether it decided."""
-    asked, rest = _samples_sentence(r).split("; ", 1)
-    rest = _search_round(r, rest)
-    rounds, first = r.extra.get("search_rounds"), r.extra.get("first_round")
-    if not isinstance(first, dict):
-        whole = f"{int(rounds['asked']):,} asked" if isinstance(rounds, dict) else asked
-        return f"{whole}; {rest}"
-    where = "templates" if first["pairs"] == "templates" else "registered pairs"
-    total, cap = int(first["asked"]), int(first["cap"])
-    if first["verdict"] == Verdict.VIOLATION_FOUND.value:
-        return (
-            f"{total:,} asked; a first round on the {where} (a cap of {cap:,} per side and pair) decided: "
-            + rest
-        )
-    return (
-        f"{total:,} asked; a first round on the {where} drew {int(first['drawn']):,} per side in all "
-        f"({first['verdict'].replace('_', ' ')}), then on the rest: {rest}"
-    )
-
-
-def _search_round(r: AuditResult, rest: str) -> str:
-    """`rest` (what the search drew) after the first search round where there was one."""
-    rounds = r.extra.get("search_rounds")
-    if not isinstance(rounds, dict):
-        return rest
-    head = f"a first search round (a cap of {int(rounds['cap']):,} per side and pair)"
-    if rounds["decided"]:
-        why = "a violation" if r.violation else "its events could not reach one on the second's budget"
-        return f"{head} decided ({why}); in it: {rest}"
-    verdict = str(rounds["verdict"]).replace("_", " ")
-    drawn = int(rounds["drawn"])
-    return f"{head} drew {drawn:,} per side in all ({verdict}), then a second on the rest: {rest}"
-
-
-def _samples_sentence(r: AuditResult) -> str:
-    """Samples asked vs spent, in one sentence: "20,000 asked; 18,000 per side spent certifying
-    each of 2 pairs, 7,000 on the pilot (selection included); 43,000 per side in all". Without a
-    search (registered pairs), each pair spends what was asked, split into choosing its event and
-    certifying it. A sequential audit was asked its selection plus the certification cap; one with
-    selection in rounds (`runner_rounds`) the cap, and says what its rounds drew in all."""
-    seq, search = r.extra.get("sequential"), r.extra.get("search")
-    if isinstance(seq, dict) and "drawn" in seq:  # selection in rounds: the cap bounds everything
-        return (
-            f"{int(seq['asked']):,} asked; {int(seq['drawn']):,} per side drawn on {_each(len(r.pairs))} "
-            f"in {len(seq['rounds'])} round(s) of selection and certification"
-        )
-    if isinstance(search, dict) and "asked" in search:  # a search's certified stage has its own n
-        asked = f"{int(search['asked']):,} asked"
-    else:
-        asked = f"{r.selection_samples + int(seq['cap']) if isinstance(seq, dict) else r.num_samples:,} asked"
-    pairs = len(r.pairs)
-    each = _each(pairs)
-    if isinstance(search, dict) and "total_samples" in search:
-        certified = int(search["certification_samples"])
-        total = int(search["total_samples"])
-        pilot = total - certified * pairs
-        return (
-            f"{asked}; {certified:,} per side spent certifying {each}, {pilot:,} on the pilot "
-            f"(selection included); {total:,} per side in all"
-        )
-    return (
-        f"{asked}; {r.selection_samples + r.certification_samples:,} per side spent on {each} "
-        f"({r.selection_samples:,} choosing the event, {r.certification_samples:,} certifying it)"
-    )
-
-
-def _each(pairs: int) -> str:
-    return "the pair" if pairs == 1 else f"each of {pairs} pairs"
-
-
-def sequential_lines(r: AuditResult) -> list[str]:
-    """How a sequential audit (`AuditConfig.sequential`) stopped: its certification samples
-    against the cap and why (empty for a fixed-n audit)."""
-    seq = r.extra.get("sequential")
-    if not isinstance(seq, dict):
-        return []
-    if "rounds" in seq:
-        last = seq["rounds"][-1]
-        return [
-            f"sequential: round {int(seq['round']) + 1} (selection {int(last['selection']):,}) stopped at "
-            f"{seq['stopped_at']:,} of {int(last['cap']):,} certification samples per side ({seq['reason']})"
-        ]
-    return [
-        f"sequential: stopped at {seq['stopped_at']:,} of {seq['cap']:,} certification samples per "
-        f"side ({seq['reason']})"
-    ]
 
 
 def _exceeded_lines(r: AuditResult) -> list[str]:

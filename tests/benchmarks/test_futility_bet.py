@@ -4,15 +4,15 @@ a sequential route drew counted from its result."""
 from __future__ import annotations
 
 from benchmarks.futility_bet import audit, optimism
-from dpaudit.engine.runner import sequence
+from dpaudit.engine.runner import OPTIMISM, optimistic_counts
 
 
 def test_optimism_is_set_inside_the_block_and_restored_after() -> None:
-    defaults = sequence.optimistic_counts.__kwdefaults__
-    assert defaults is not None and defaults["optimism"] == sequence.OPTIMISM
+    defaults = optimistic_counts.__kwdefaults__
+    assert defaults is not None and defaults["optimism"] == OPTIMISM
     with optimism(0.3):
         assert defaults["optimism"] == 0.3
-    assert defaults["optimism"] == sequence.OPTIMISM
+    assert defaults["optimism"] == OPTIMISM
 
 
 def test_a_larger_gamma_stops_an_exact_claim_sooner_and_a_clear_violation_is_flagged() -> None:
