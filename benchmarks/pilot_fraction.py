@@ -5,7 +5,7 @@ rounds saves: every buggy twin audited at several settings (issue 44).
                                         [--only NAME ...]
 
 Each audit is `dpaudit run NAME --sequential --seed S [--pilot-fraction F]` at the twin's
-registered budget (the gate's route: the first round on the registered pairs at a quarter of β,
+registered budget (the sequential default route: the first round on the registered pairs at a quarter of β,
 then the pair search at the rest, certified sequentially); twins of the DP-library and Opacus
 families are left out, as in the main job. A setting is a pilot fraction ("auto": without
 `--pilot-fraction`, the default that adapts to the budget) and, with "/one", the search as one
