@@ -39,7 +39,7 @@ def _search_round(r: AuditResult, rest: str) -> str:
     rounds = r.extra.get("search_rounds")
     if not isinstance(rounds, dict):
         return rest
-    head = f"a first search round (a cap of {int(rounds['cap']):,} per side and pair)"
+    head = f"a first search round (a budget of {int(rounds['cap']):,} per side and pair)"
     if rounds["decided"]:
         why = "a violation" if r.violation else "its events could not reach one on the second's budget"
         return f"{head} decided ({why}); in it: {rest}"

@@ -51,7 +51,7 @@ def test_a_correct_learner_with_slack_stops_after_the_first_search_round() -> No
     assert int(rounds["cap"]) == int(SEARCH_FIRST * asked) and search["asked"] == rounds["cap"]
     assert r.failure_probability == pytest.approx(0.05)
     assert r.test_level <= 0.05 * 3 / 4 * SEARCH_FIRST_SHARE  # its share of the search's share
-    assert "a first search round (a cap of 200,000 per side and pair) decided" in samples_sentence(r)
+    assert "a first search round (a budget of 200,000 per side and pair) decided" in samples_sentence(r)
     # the gate's witness re-count keeps the power one search on the whole budget would plan
     seq = r.extra["sequential"]
     assert isinstance(seq, dict)

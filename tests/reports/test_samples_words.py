@@ -20,7 +20,7 @@ def test_every_format_prints_the_same_samples_sentence_and_stop() -> None:
     r = certify(mechanism, config, Route(mode="all"), show_progress=False).result
     sentence = samples_sentence(r)
     assert "a first round on the registered pairs drew" in sentence
-    assert "a first search round (a cap of 30,000 per side and pair) drew" in sentence
+    assert "a first search round (a budget of 30,000 per side and pair) drew" in sentence
     (stop,) = sequential_lines(r)
     assert sentence in summary(r) and stop in summary(r)
     assert sentence in render_markdown(r) and stop.removeprefix("sequential: ") in render_markdown(r)
