@@ -2,7 +2,7 @@
 rounds saves: every buggy twin audited at several settings (issue 44).
 
     python benchmarks/pilot_fraction.py [--settings auto auto/one 0.05/one] [--seed 0] [--jobs 2]
-                                        [--only NAME ...]
+                                        [--optimism 0.1] [--only NAME ...]
 
 Each audit is `dpaudit run NAME --sequential --seed S [--pilot-fraction F]` at the twin's
 registered budget (the sequential default route: the first round on the registered pairs at a quarter of β,
@@ -15,12 +15,14 @@ only when the first is not decided (`route.SEARCH_FIRST`). Printed: one row per 
 setting differs from the first or where the search mattered (not decided in the first round),
 leaving out twins registered `detectable=False` that no setting flags; then per setting the
 twins flagged, those decided in the first round, and the pilot samples per side drawn in all,
-both search rounds' (every twin counted).
+both search rounds' (every twin counted). `--optimism G` sets the futility projection's γ
+(`benchmarks/futility_bet.py`) for every audit, for this script only.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 from dataclasses import dataclass
 
@@ -29,6 +31,11 @@ from dpaudit.engine.types import AuditConfig
 from dpaudit.mechanisms.libraries import FAMILY as LIBRARIES
 from dpaudit.mechanisms.opacus import FAMILY as OPACUS
 from dpaudit.mechanisms.registry import entries, resolve
+
+try:  # imported as benchmarks.pilot_fraction (the tests) or run as a script from benchmarks/
+    from benchmarks.futility_bet import optimism
+except ImportError:
+    from futility_bet import optimism  # type: ignore[no-redef]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -58,12 +65,15 @@ Setting = tuple[float | None, bool]
 """A pilot fraction (None: automatic) and whether the search runs in two rounds."""
 
 
-def audit(name: str, fraction: float | None, seed: int, *, rounds: bool = True) -> Outcome:
+def audit(
+    name: str, fraction: float | None, seed: int, *, rounds: bool = True, gamma: float | None = None
+) -> Outcome:
     mechanism, entry = resolve(name, {})
     assert entry is not None
     config = AuditConfig(num_samples=entry.default_num_samples, seed=seed, sequential=True)
     route = Route(mode="all", pilot_fraction=fraction, search_rounds=rounds)
-    r = certify(mechanism, config, route, show_progress=False).result
+    with optimism(gamma) if gamma is not None else contextlib.nullcontext():
+        r = certify(mechanism, config, route, show_progress=False).result
     search, first = r.extra.get("search"), r.extra.get("first_round")
     pilot = int(search.get("pilot_samples", 0)) if isinstance(search, dict) else 0
     earlier = r.extra.get("search_rounds")
@@ -133,6 +143,12 @@ def main() -> None:
         help='"auto" or a share in (0, 1), with "/one" for one search round',
     )
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument(
+        "--optimism",
+        type=float,
+        default=None,
+        help="the futility projection's γ for every audit (default: the product's, 1e-4)",
+    )
     ap.add_argument("--jobs", type=int, default=1, help="processes (one audit each)")
     ap.add_argument("--only", nargs="+", default=None, help="these twins only")
     args = ap.parse_args()
@@ -141,9 +157,11 @@ def main() -> None:
     start = time.perf_counter()
     from joblib import Parallel, delayed
 
-    calls = (delayed(audit)(n, f, args.seed, rounds=r) for n in names for f, r in settings)
+    gamma = args.optimism
+    calls = (delayed(audit)(n, f, args.seed, rounds=r, gamma=gamma) for n in names for f, r in settings)
     outcomes = list(Parallel(n_jobs=args.jobs)(calls))
-    print(f"sequential default route, seed {args.seed}, {len(names)} twins, registered budgets")
+    said = "" if gamma is None else f", futility γ = {gamma:g}"
+    print(f"sequential default route, seed {args.seed}, {len(names)} twins, registered budgets{said}")
     print("\n".join(table(outcomes, settings)))
     print(f"\n{time.perf_counter() - start:.0f} s wall")
 
