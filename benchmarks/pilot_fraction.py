@@ -2,7 +2,7 @@
 rounds saves: every buggy twin audited at several settings (issue 44).
 
     python benchmarks/pilot_fraction.py [--settings auto auto/one 0.05/one] [--seed 0] [--jobs 2]
-                                        [--optimism 0.1] [--only NAME ...]
+                                        [--optimism 0.1] [--correct] [--only NAME ...]
 
 Each audit is `dpaudit run NAME --sequential --seed S [--pilot-fraction F]` at the twin's
 registered budget (the sequential default route: the first round on the registered pairs at a quarter of β,
@@ -15,7 +15,9 @@ only when the first is not decided (`route.SEARCH_FIRST`). Printed: one row per 
 setting differs from the first or where the search mattered (not decided in the first round),
 leaving out twins registered `detectable=False` that no setting flags; then per setting the
 twins flagged, those decided in the first round, and the pilot samples per side drawn in all,
-both search rounds' (every twin counted). `--optimism G` sets the futility projection's γ
+both search rounds' (every twin counted), and the samples per side drawn in all. `--correct` runs
+the main job's correct mechanisms instead (a violation there would be a false one, or a claim
+that does not hold). `--optimism G` sets the futility projection's γ
 (`benchmarks/futility_bet.py`) for every audit, for this script only.
 """
 
@@ -33,9 +35,9 @@ from dpaudit.mechanisms.opacus import FAMILY as OPACUS
 from dpaudit.mechanisms.registry import entries, resolve
 
 try:  # imported as benchmarks.pilot_fraction (the tests) or run as a script from benchmarks/
-    from benchmarks.futility_bet import optimism
+    from benchmarks.futility_bet import drawn, optimism
 except ImportError:
-    from futility_bet import optimism  # type: ignore[no-redef]
+    from futility_bet import drawn, optimism  # type: ignore[no-redef]
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -54,11 +56,15 @@ class Outcome:
     pilot: int
     """Pilot samples per side the search drew (0 without a search)."""
     detectable: bool
+    drawn: int = 0
+    """Samples per side the route drew in all (first round, both search rounds, certification
+    where it stopped; `futility_bet.drawn`)."""
 
 
-def twins() -> list[str]:
-    """The registered buggy twins the main job's families hold."""
-    return [e.name for e in entries().values() if e.buggy and e.family not in (LIBRARIES, OPACUS)]
+def twins(*, buggy: bool = True) -> list[str]:
+    """The registered buggy twins the main job's families hold (`buggy=False`: the correct
+    mechanisms the main job audits)."""
+    return [e.name for e in entries().values() if e.buggy == buggy and e.family not in (LIBRARIES, OPACUS)]
 
 
 Setting = tuple[float | None, bool]
@@ -88,6 +94,7 @@ def audit(
         first_round=isinstance(first, dict) and first.get("verdict") == "violation_found",
         pilot=pilot,
         detectable=entry.detectable,
+        drawn=drawn(r),
     )
 
 
@@ -104,12 +111,12 @@ def parse(text: str) -> Setting:
     return (None if fraction == "auto" else float(fraction)), not one
 
 
-def table(outcomes: list[Outcome], settings: list[Setting]) -> list[str]:
+def table(outcomes: list[Outcome], settings: list[Setting], *, kind: str = "twin") -> list[str]:
     by: dict[str, dict[Setting, Outcome]] = {}
     for o in outcomes:
         by.setdefault(o.name, {})[(o.fraction, o.rounds)] = o
     head = " | ".join(f"pilot fraction {label(f)}" for f in settings)
-    lines = [f"| twin | detectable | {head} |", "|---|---|" + "---|" * len(settings)]
+    lines = [f"| {kind} | detectable | {head} |", "|---|---|" + "---|" * len(settings)]
     for name, row in by.items():
         first = row[settings[0]]
         differs = any(row[f].violation != first.violation for f in settings)
@@ -117,20 +124,23 @@ def table(outcomes: list[Outcome], settings: list[Setting]) -> list[str]:
         if (first.first_round and not differs) or (never and not first.detectable):
             continue
         cells = " | ".join(
-            f"{'V' if row[f].violation else '-'} {row[f].epsilon:.3f} (pilot {row[f].pilot:,})"
+            f"{'V' if row[f].violation else '-'} {row[f].epsilon:.3f} (pilot {row[f].pilot:,}; "
+            f"drawn {row[f].drawn:,})"
             for f in settings
         )
         lines.append(f"| `{name}` | {'yes' if first.detectable else 'no'} | {cells} |")
     lines += [
         "",
-        "| pilot fraction | flagged | decided in the first round | pilot samples per side |",
-        "|---|---|---|---|",
+        "| pilot fraction | flagged | decided in the first round | pilot samples per side "
+        "| samples per side drawn in all |",
+        "|---|---|---|---|---|",
     ]
     for f in settings:
         mine = [o for o in outcomes if (o.fraction, o.rounds) == f]
         flagged = sum(o.violation for o in mine)
         decided = sum(o.first_round for o in mine)
-        lines.append(f"| {label(f)} | {flagged}/{len(mine)} | {decided} | {sum(o.pilot for o in mine):,} |")
+        pilot, spent = sum(o.pilot for o in mine), sum(o.drawn for o in mine)
+        lines.append(f"| {label(f)} | {flagged}/{len(mine)} | {decided} | {pilot:,} | {spent:,} |")
     return lines
 
 
@@ -151,8 +161,11 @@ def main() -> None:
     )
     ap.add_argument("--jobs", type=int, default=1, help="processes (one audit each)")
     ap.add_argument("--only", nargs="+", default=None, help="these twins only")
+    ap.add_argument(
+        "--correct", action="store_true", help="the main job's correct mechanisms instead of the twins"
+    )
     args = ap.parse_args()
-    names = args.only or twins()
+    names = args.only or twins(buggy=not args.correct)
     settings = [parse(s) for s in args.settings]
     start = time.perf_counter()
     from joblib import Parallel, delayed
@@ -161,8 +174,9 @@ def main() -> None:
     calls = (delayed(audit)(n, f, args.seed, rounds=r, gamma=gamma) for n in names for f, r in settings)
     outcomes = list(Parallel(n_jobs=args.jobs)(calls))
     said = "" if gamma is None else f", futility γ = {gamma:g}"
-    print(f"sequential default route, seed {args.seed}, {len(names)} twins, registered budgets{said}")
-    print("\n".join(table(outcomes, settings)))
+    kind = "mechanism" if args.correct else "twin"
+    print(f"sequential default route, seed {args.seed}, {len(names)} {kind}s, registered budgets{said}")
+    print("\n".join(table(outcomes, settings, kind=kind)))
     print(f"\n{time.perf_counter() - start:.0f} s wall")
 
 

@@ -54,7 +54,7 @@ def test_table_keeps_the_rows_where_the_pilot_mattered_and_counts_every_twin() -
     lines = table(outcomes, [(None, True), (0.05, True)])
     rows = [line for line in lines if line.startswith("| `")]
     assert [r.split(" | ")[0] for r in rows] == ["| `lost`", "| `same`"]
-    assert "| auto | 2/4 | 1 | 210 |" in lines and "| 0.05 | 1/4 | 1 | 55 |" in lines  # counted, not listed
+    assert "| auto | 2/4 | 1 | 210 | 0 |" in lines and "| 0.05 | 1/4 | 1 | 55 | 0 |" in lines  # counted
 
 
 def test_settings_parse_and_one_search_runs_no_rounds() -> None:
@@ -65,3 +65,5 @@ def test_settings_parse_and_one_search_runs_no_rounds() -> None:
     two = audit("agnostic_learner_half_split", None, 0)
     one = audit("agnostic_learner_half_split", None, 0, rounds=False)
     assert not two.first_round and not one.first_round and two.pilot != one.pilot
+    assert two.drawn > two.pilot > 0 and one.drawn > one.pilot > 0
+    assert "laplace_sum" in twins(buggy=False) and "laplace_sum_range_bug" not in twins(buggy=False)
