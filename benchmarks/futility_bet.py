@@ -28,6 +28,7 @@ from dpaudit.app.route import Route, certify
 from dpaudit.engine.runner import optimistic_counts
 from dpaudit.engine.types import AuditConfig, AuditResult
 from dpaudit.mechanisms.registry import resolve
+from dpaudit.reports.samples_words import search_drawn
 
 NAME = "randomized_response"
 FIXED_N = 1_100_000
@@ -68,11 +69,7 @@ def drawn(r: AuditResult) -> int:
         return total
     if isinstance(rounds, dict) and not rounds["decided"]:
         total += int(rounds["drawn"])
-    if isinstance(search, dict):
-        k = len(r.pairs)
-        unspent = int(search["certification_samples"]) - r.certification_samples
-        total += int(search["total_samples"]) - unspent * k
-    return total
+    return total + (search_drawn(r) if isinstance(search, dict) else 0)
 
 
 def audit(epsilon: float, level: float, seed: int) -> tuple[bool, int]:

@@ -67,19 +67,36 @@ def _samples_sentence(r: AuditResult) -> str:
     pairs = len(r.pairs)
     each = _each(pairs)
     if isinstance(search, dict) and "total_samples" in search:
-        planned = int(search["certification_samples"])
+        planned, certified = int(search["certification_samples"]), _certified(r)
         pilot = int(search["total_samples"]) - planned * pairs
-        # a sequential certification stopped at its n (the search records the cap it planned)
-        certified = r.certification_samples if isinstance(seq, dict) else planned
         cap = f" (a cap of {planned:,})" if certified != planned else ""
         return (
             f"{asked}; {certified:,} per side spent certifying {each}{cap}, {pilot:,} on the pilot "
-            f"(selection included); {pilot + certified * pairs:,} per side in all"
+            f"(selection included); {search_drawn(r):,} per side in all"
         )
     return (
         f"{asked}; {r.selection_samples + r.certification_samples:,} per side spent on {each} "
         f"({r.selection_samples:,} choosing the event, {r.certification_samples:,} certifying it)"
     )
+
+
+def search_drawn(r: AuditResult) -> int:
+    """Samples per side an audit drew in all: with a search (`extra["search"]`), its pilot and
+    selection top-up plus each certified pair's certification (`_certified`); otherwise each
+    pair's selection and certification."""
+    search = r.extra.get("search")
+    if not (isinstance(search, dict) and "total_samples" in search):
+        return (r.selection_samples + r.certification_samples) * len(r.pairs)
+    unspent = int(search["certification_samples"]) - _certified(r)
+    return int(search["total_samples"]) - unspent * len(r.pairs)
+
+
+def _certified(r: AuditResult) -> int:
+    """A search's certification per certified pair: where a sequential certification stopped
+    (`extra["sequential"]`; the search records the cap it planned), else the planned size."""
+    search = r.extra["search"]
+    sequential = isinstance(r.extra.get("sequential"), dict)
+    return r.certification_samples if sequential else int(search["certification_samples"])
 
 
 def _each(pairs: int) -> str:
@@ -104,4 +121,4 @@ def sequential_lines(r: AuditResult) -> list[str]:
     ]
 
 
-__all__ = ["samples_sentence", "sequential_lines"]
+__all__ = ["samples_sentence", "search_drawn", "sequential_lines"]

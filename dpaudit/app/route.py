@@ -30,6 +30,7 @@ from dpaudit.mechanisms.base import Mechanism, claims_of
 from dpaudit.neighbors.base import NeighborPair
 from dpaudit.neighbors.generators import BoundaryPairs, check_amplification
 from dpaudit.neighbors.sweeps import DEFAULT_MAX_COUNT
+from dpaudit.reports.samples_words import search_drawn
 
 FALLBACK = "the default pair search is unavailable"
 
@@ -318,17 +319,6 @@ def _round_record(result: AuditResult, config: AuditConfig, *, asked: int) -> di
         "verdict": result.verdict.value,
         "reason": seq.get("reason") if isinstance(seq, dict) else None,
     }
-
-
-def search_drawn(result: AuditResult) -> int:
-    """Samples per side a search drew in all: its pilot and selection top-up, and each certified
-    pair's certification where its sequence stopped (the search records the cap it planned)."""
-    search = result.extra.get("search")
-    if not isinstance(search, dict) or "total_samples" not in search:
-        return (result.selection_samples + result.certification_samples) * len(result.pairs)
-    k = len(result.pairs)
-    planned = int(search["certification_samples"]) * k
-    return int(search["total_samples"]) - planned + result.certification_samples * k
 
 
 def _stated(done: Certified, config: AuditConfig, record: dict[str, object], *, decided: bool) -> Certified:
