@@ -94,9 +94,11 @@ def search_drawn(r: AuditResult) -> int:
 def _certified(r: AuditResult) -> int:
     """A search's certification per certified pair: where a sequential certification stopped
     (`extra["sequential"]`; the search records the cap it planned), else the planned size."""
+    if isinstance(r.extra.get("sequential"), dict):
+        return r.certification_samples
     search = r.extra["search"]
-    sequential = isinstance(r.extra.get("sequential"), dict)
-    return r.certification_samples if sequential else int(search["certification_samples"])
+    assert isinstance(search, dict)
+    return int(search["certification_samples"])
 
 
 def _each(pairs: int) -> str:
